@@ -1,0 +1,32 @@
+"""A small define-by-run autograd engine on NumPy: usable from Python, and the engine under DG.
+
+    >>> from autograd import tensor
+    >>> x = tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 4.])
+"""
+
+from . import arithmetic, functions, nn, reductions, shaping  # noqa: F401  (install Tensor operators)
+from .arithmetic import add, assign_index, div, floordiv, matmul, mod, mul, neg, pow_, sub
+from .backward import backward, gradient, topological_order
+from .creation import arange, eye, full, linspace, ones, ones_like, rand, randn, seed, tensor, zeros, zeros_like
+from .datasets import moons
+from .errors import AutogradError, GradError, ShapeError, TensorIndexError, TensorTypeError, TensorValueError
+from .functions import abs_, ceil, cos, exp, floor, log, maximum, minimum, relu, sigmoid, sign, sin, sqrt, tanh, where
+from .nn import log_softmax, logsumexp, softmax
+from .reductions import all_, any_, argmax, argmin, max_, mean, min_, sum_
+from .shaping import broadcast_to, concat, flatten, getitem, reshape, stack, sum_to, transpose
+from .tensor import Node, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+__all__ = [
+    "AutogradError", "GradError", "Node", "ShapeError", "Tensor", "TensorIndexError",
+    "TensorTypeError", "TensorValueError", "abs_", "add", "all_", "any_", "arange", "argmax",
+    "argmin", "assign_index", "backward", "broadcast_to", "ceil", "concat", "cos", "div",
+    "enable_grad", "exp", "eye", "flatten", "floor", "floordiv", "full", "getitem", "gradient",
+    "is_grad_enabled", "linspace", "log", "log_softmax", "logsumexp", "matmul", "max_",
+    "maximum", "mean", "min_", "minimum", "mod", "moons", "mul", "neg", "no_grad", "ones",
+    "ones_like", "pow_", "rand", "randn", "relu", "reshape", "seed", "set_grad_enabled",
+    "sigmoid", "sign", "sin", "softmax", "sqrt", "stack", "sub", "sum_", "sum_to", "tanh",
+    "tensor", "topological_order", "transpose", "where", "zeros", "zeros_like",
+]  # fmt: skip

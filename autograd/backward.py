@@ -1,0 +1,140 @@
+"""Reverse mode: walk the recorded graph from an output back to its leaves, applying each rule.
+
+The walk is iterative (a million-node chain needs no recursion), visits each node once after
+every consumer of it has sent its gradient (a topological order), and runs the rules with
+recording off, unless the caller wants the gradient itself to be differentiable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import GradError, ShapeError, TensorTypeError
+from .shaping import sum_to
+from .tensor import Tensor, set_grad_enabled, type_name
+
+# Called with (tensor, gradient arriving, gradients sent to its inputs) at each backward step;
+# the interpreter's tracer sets it. None costs nothing.
+step_hook: Callable[[Tensor, Tensor, tuple[Any, ...]], None] | None = None
+
+
+def topological_order(root: Tensor) -> list[Tensor]:
+    """Every tensor `root` was computed from that requires grad, each after all of its inputs."""
+    order: list[Tensor] = []
+    visited: set[int] = set()
+    stack: list[tuple[Tensor, bool]] = [(root, False)]
+    while stack:
+        t, inputs_done = stack.pop()
+        if inputs_done:
+            order.append(t)
+            continue
+        if id(t) in visited:
+            continue
+        visited.add(id(t))
+        stack.append((t, True))
+        if t.grad_fn is not None:
+            for inp in t.grad_fn.inputs:
+                if inp.requires_grad and id(inp) not in visited:
+                    stack.append((inp, False))
+    return order
+
+
+def _seed(root: Tensor, seed: Any) -> Tensor:
+    if not isinstance(root, Tensor):
+        raise TensorTypeError(f"grad needs a tensor, got {type_name(root)}")
+    if not root.requires_grad:
+        raise GradError(
+            "this tensor is not part of any graph: nothing it was computed from requires grad",
+            help="create the inputs with requires_grad=True, and compute outside `no_grad`",
+        )
+    if seed is None:
+        if root.size != 1:
+            raise GradError(
+                f"grad of a tensor with {root.size} elements (shape {root.shape}) needs a seed",
+                help="reduce it to one element (.sum() or .mean()), or give a seed: `grad y with ones_like(y)`",
+            )
+        return Tensor(np.ones(root.shape))
+    if not isinstance(seed, Tensor):
+        seed = Tensor(np.asarray(seed, dtype=float))
+    if seed.shape != root.shape:
+        raise ShapeError(f"the seed has shape {seed.shape} but the output has shape {root.shape}")
+    return seed
+
+
+def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[int] | None) -> dict[int, tuple[Tensor, Tensor]]:
+    """Send `seed` back from `root`; return {id: (tensor, gradient)} for the leaves, or for `keep`."""
+    grads: dict[int, Tensor] = {id(root): seed}
+    found: dict[int, tuple[Tensor, Tensor]] = {}
+    previous = set_grad_enabled(create_graph)
+    try:
+        for t in reversed(topological_order(root)):
+            g = grads.pop(id(t), None)
+            if g is None:
+                continue
+            node = t.grad_fn
+            wanted = node is None if keep is None else id(t) in keep
+            if wanted:
+                found[id(t)] = (t, g)
+            if node is None:
+                continue
+            if t.version + sum(u.version for u in node.inputs) != node.versions:
+                raise GradError(
+                    f"a tensor the {node.op} step needs was changed in place after it was used",
+                    help="do in-place updates after `grad`, or compute again after the update",
+                )
+            sent = node.backward(g, t)
+            if step_hook is not None:
+                step_hook(t, g, sent)
+            for inp, gi in zip(node.inputs, sent, strict=True):
+                if gi is None or not inp.requires_grad:
+                    continue
+                if gi.shape != inp.shape:
+                    gi = sum_to(gi, inp.shape)  # undo broadcasting
+                key = id(inp)
+                before = grads.get(key)
+                grads[key] = gi if before is None else before + gi
+    finally:
+        set_grad_enabled(previous)
+    return found
+
+
+def backward(root: Tensor, seed: Any = None, create_graph: bool = False) -> None:
+    """Accumulate d root / d leaf into `.grad` of every leaf that requires grad (the `grad` statement)."""
+    start = _seed(root, seed)
+    if start is seed:
+        start = Tensor(np.array(start.data, dtype=float))  # a leaf's .grad must not alias the seed
+    found = _propagate(root, start, create_graph, keep=None)
+    previous = set_grad_enabled(create_graph)
+    try:
+        for leaf, g in found.values():
+            leaf.grad = g if leaf.grad is None else leaf.grad + g
+    finally:
+        set_grad_enabled(previous)
+
+
+def gradient(y: Tensor, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bool = False) -> Any:
+    """d y / d x as new tensors (no `.grad` changes), recorded so they can be differentiated again."""
+    many = isinstance(xs, list | tuple)
+    targets = list(xs) if many else [xs]
+    for x in targets:
+        if not isinstance(x, Tensor):
+            raise TensorTypeError(f"gradient() differentiates with respect to tensors, not {type_name(x)}")
+    if not y.requires_grad and not strict:
+        results = [Tensor(np.zeros(x.shape)) for x in targets]
+        return results if many else results[0]
+    found = _propagate(y, _seed(y, seed), create_graph=True, keep={id(x) for x in targets})
+    results = []
+    for x in targets:
+        if id(x) in found:
+            results.append(found[id(x)][1])
+        elif strict:
+            raise GradError("the output does not depend on this input", help="drop strict=True to get zeros")
+        else:
+            results.append(Tensor(np.zeros(x.shape)))
+    return results if many else results[0]
+
+
+Tensor.backward = backward

@@ -1,0 +1,147 @@
+"""Making tensors: from data, filled with a value, evenly spaced, or random."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import TensorTypeError, TensorValueError
+from .shaping import shape_of
+from .tensor import Tensor, type_name
+
+DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_}
+# The largest tensor a creation function will allocate (8 GiB of float64 would end most sessions).
+max_elements = 2**27
+
+_rng = np.random.default_rng()
+
+
+def seed(n: int) -> None:
+    """Make randn/rand reproducible."""
+    global _rng
+    _rng = np.random.default_rng(int(n))
+
+
+def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
+    if requires_grad and data.dtype.kind != "f":
+        raise TensorTypeError(
+            f"only float tensors can require grad, this one holds {type_name_of_dtype(data)}",
+            help='make it a float tensor: tensor(..., dtype="float")',
+        )
+    return Tensor(data, requires_grad=bool(requires_grad))
+
+
+def type_name_of_dtype(data: np.ndarray) -> str:
+    return {"b": "bools", "i": "ints", "u": "ints"}.get(data.dtype.kind, "floats")
+
+
+def _plain(x: Any) -> Any:
+    """Nested lists of numbers and tensors as nested lists of NumPy values."""
+    if isinstance(x, Tensor):
+        return np.asarray(x.data)
+    if isinstance(x, list | tuple):
+        return [_plain(e) for e in x]
+    if isinstance(x, bool | int | float | np.generic):
+        return x
+    raise TensorTypeError(f"tensor() takes numbers, nested lists of numbers, or tensors; found {type_name(x)}")
+
+
+def _check_size(shape: tuple[int, ...]) -> None:
+    if any(n < 0 for n in shape):
+        raise TensorValueError(f"a shape cannot have negative dimensions: {shape}")
+    if int(np.prod(shape, dtype=object)) > max_elements:
+        raise TensorValueError(
+            f"a tensor of shape {shape} has {int(np.prod(shape, dtype=object)):,} elements, "
+            f"more than the limit of {max_elements:,}"
+        )
+
+
+def tensor(data: Any, requires_grad: bool = False, dtype: str | None = None) -> Tensor:
+    """A new leaf from numbers, nested lists, or another tensor (its values, not its history)."""
+    if dtype is not None and dtype not in DTYPES:
+        raise TensorValueError(f"dtype must be one of {', '.join(DTYPES)}, not {dtype!r}")
+    if dtype is None:
+        keep = isinstance(data, Tensor) and data.dtype != "float"
+        dtype = data.dtype if keep else "float"
+    try:
+        array = np.array(_plain(data), dtype=DTYPES[dtype])
+    except ValueError:
+        raise TensorValueError("tensor() needs a rectangular nested list: some rows have different lengths") from None
+    except (TypeError, OverflowError) as e:
+        raise TensorValueError(f"tensor(): {e}") from None
+    return _leaf(array, requires_grad)
+
+
+def _filled(value: float, shape: tuple[int, ...], requires_grad: bool) -> Tensor:
+    _check_size(shape)
+    return _leaf(np.full(shape, float(value)), requires_grad)
+
+
+def zeros(*shape: Any, requires_grad: bool = False) -> Tensor:
+    return _filled(0.0, shape_of(shape), requires_grad)
+
+
+def ones(*shape: Any, requires_grad: bool = False) -> Tensor:
+    return _filled(1.0, shape_of(shape), requires_grad)
+
+
+def full(shape: Any, value: float, requires_grad: bool = False) -> Tensor:
+    return _filled(value, shape_of((shape,)), requires_grad)
+
+
+def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
+    return _filled(0.0, _tensor_arg(t, "zeros_like").shape, requires_grad)
+
+
+def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
+    return _filled(1.0, _tensor_arg(t, "ones_like").shape, requires_grad)
+
+
+def _tensor_arg(t: Any, name: str) -> Tensor:
+    if not isinstance(t, Tensor):
+        raise TensorTypeError(f"{name}() needs a tensor, got {type_name(t)}")
+    return t
+
+
+def randn(*shape: Any, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples."""
+    dims = shape_of(shape)
+    _check_size(dims)
+    return _leaf(_rng.standard_normal(dims), requires_grad)
+
+
+def rand(*shape: Any, requires_grad: bool = False) -> Tensor:
+    """Uniform samples in [0, 1)."""
+    dims = shape_of(shape)
+    _check_size(dims)
+    return _leaf(_rng.random(dims), requires_grad)
+
+
+def arange(start: float, stop: float | None = None, step: float = 1, requires_grad: bool = False) -> Tensor:
+    """start, start+step, ... below stop; int tensor when all three are ints."""
+    if stop is None:
+        start, stop = 0, start
+    for v in (start, stop, step):
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise TensorTypeError(f"arange takes numbers, not {type_name(v)}")
+    if step == 0:
+        raise TensorValueError("arange: step must not be zero")
+    _check_size((max(0, int(np.ceil((stop - start) / step))),))
+    ints = all(isinstance(v, int) for v in (start, stop, step))
+    return _leaf(np.arange(start, stop, step, dtype=np.int64 if ints else np.float64), requires_grad)
+
+
+def linspace(start: float, stop: float, num: int = 50, requires_grad: bool = False) -> Tensor:
+    """`num` evenly spaced values from start to stop, both included."""
+    if isinstance(num, bool) or not isinstance(num, int):
+        raise TensorTypeError(f"linspace: num must be an int, not {type_name(num)}")
+    _check_size((num,))
+    return _leaf(np.linspace(float(start), float(stop), num), requires_grad)
+
+
+def eye(n: int, m: int | None = None, requires_grad: bool = False) -> Tensor:
+    """The identity matrix (n × m, square by default)."""
+    dims = shape_of((n, n if m is None else m))
+    _check_size(dims)
+    return _leaf(np.eye(*dims), requires_grad)

@@ -1,0 +1,33 @@
+"""Functions built from the primitives, so they need no derivative rules of their own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .functions import exp, log
+from .reductions import sum_
+from .tensor import Tensor, lift
+
+
+def logsumexp(x: Any, axis: int = -1, keepdims: bool = False) -> Tensor:
+    """log(sum(exp(x))) along an axis, shifted by the max so exp never overflows."""
+    x = lift(x)
+    shift = Tensor(np.max(x.data, axis=axis, keepdims=True))  # a constant: the result does not depend on it
+    out = log(sum_(exp(x - shift), axis=axis, keepdims=True)) + shift
+    return out if keepdims else out.reshape(np.squeeze(out.data, axis=axis).shape)
+
+
+def log_softmax(x: Any, axis: int = -1) -> Tensor:
+    x = lift(x)
+    return x - logsumexp(x, axis=axis, keepdims=True)
+
+
+def softmax(x: Any, axis: int = -1) -> Tensor:
+    return exp(log_softmax(x, axis=axis))
+
+
+Tensor.softmax = softmax
+Tensor.log_softmax = log_softmax
+Tensor.logsumexp = logsumexp

@@ -1,0 +1,115 @@
+"""Reductions over axes: sum, mean, max, min (differentiable) and argmax, argmin, any, all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import TensorIndexError, TensorTypeError, TensorValueError
+from .shaping import broadcast_to
+from .tensor import Tensor, lift, record, type_name
+
+Axis = int | tuple[int, ...] | None
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """The reduced axes as non-negative ints; None means all of them."""
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple | list) else (axis,)
+    out = []
+    for a in items:
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise TensorTypeError(f"axis must be an int or a tuple of ints, not {type_name(a)}")
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise TensorIndexError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
+        out.append(a % max(ndim, 1))
+    return tuple(sorted(set(out))) if ndim else ()
+
+
+def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape with each reduced axis kept as 1 (what keepdims=True gives)."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def sum_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    a = lift(a)
+    axes = _axes(axis, a.ndim)
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+        return (broadcast_to(g.reshape(_kept_shape(a.shape, axes)), a.shape),)
+
+    return record(np.sum(a.data, axis=axes, keepdims=keepdims), "Sum", (a,), backward)
+
+
+def mean(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    a = lift(a)
+    axes = _axes(axis, a.ndim)
+    count = int(np.prod([a.shape[i] for i in axes]))
+    if count == 0:
+        raise TensorValueError(f"mean of an empty selection of a tensor of shape {a.shape}")
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+        return (broadcast_to(g.reshape(_kept_shape(a.shape, axes)), a.shape) / count,)
+
+    return record(np.sum(a.data, axis=axes, keepdims=keepdims) / count, "Mean", (a,), backward)
+
+
+def _extreme(a: Any, axis: Axis, keepdims: bool, pick: Any, op: str) -> Tensor:
+    a = lift(a)
+    axes = _axes(axis, a.ndim)
+    if a.size == 0:
+        raise TensorValueError(f"{op.lower()}() of an empty tensor")
+    kept = pick(a.data, axis=axes, keepdims=True)
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+        # The gradient goes to the elements that attained the extreme, shared equally on a tie.
+        hits = np.equal(a.data, kept)
+        share = Tensor(hits / np.sum(hits, axis=axes, keepdims=True))
+        return (broadcast_to(g.reshape(_kept_shape(a.shape, axes)), a.shape) * share,)
+
+    data = kept if keepdims else np.squeeze(kept, axis=axes)
+    return record(data, op, (a,), backward)
+
+
+def max_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    return _extreme(a, axis, keepdims, np.max, "Max")
+
+
+def min_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    return _extreme(a, axis, keepdims, np.min, "Min")
+
+
+def argmax(a: Any, axis: int | None = None) -> Tensor:
+    a = lift(a)
+    if a.size == 0:
+        raise TensorValueError("argmax() of an empty tensor")
+    return Tensor(np.argmax(a.data, axis=None if axis is None else _axes(axis, a.ndim)[0]))
+
+
+def argmin(a: Any, axis: int | None = None) -> Tensor:
+    a = lift(a)
+    if a.size == 0:
+        raise TensorValueError("argmin() of an empty tensor")
+    return Tensor(np.argmin(a.data, axis=None if axis is None else _axes(axis, a.ndim)[0]))
+
+
+def any_(a: Any, axis: Axis = None) -> Tensor:
+    a = lift(a)
+    return Tensor(np.any(a.data, axis=_axes(axis, a.ndim)))
+
+
+def all_(a: Any, axis: Axis = None) -> Tensor:
+    a = lift(a)
+    return Tensor(np.all(a.data, axis=_axes(axis, a.ndim)))
+
+
+Tensor.sum = sum_
+Tensor.mean = mean
+Tensor.max = max_
+Tensor.min = min_
+Tensor.argmax = argmax
+Tensor.argmin = argmin
+Tensor.any = any_
+Tensor.all = all_

@@ -1,0 +1,224 @@
+"""Ops that move values around without changing them: reshape, transpose, broadcast, index, join.
+
+Their rules are each other: the gradient of broadcasting is a sum, of a sum-to-shape is a
+broadcast, of indexing is a scatter into zeros, of that scatter is indexing again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import ShapeError, TensorIndexError, TensorTypeError
+from .tensor import Tensor, lift, record, type_name
+
+
+def reshape(a: Tensor, *shape: Any) -> Tensor:
+    """`x.reshape(2, 3)` or `x.reshape((2, 3))`; one dimension may be -1."""
+    new_shape = shape_of(shape)
+    try:
+        data = np.reshape(a.data, new_shape)
+    except ValueError:
+        raise ShapeError(
+            f"cannot reshape a tensor of shape {a.shape} ({a.size} elements) into {new_shape}"
+        ) from None
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+        return (g.reshape(a.shape),)
+
+    return record(data, "Reshape", (a,), backward)
+
+
+def flatten(a: Tensor) -> Tensor:
+    return reshape(a, -1)
+
+
+def transpose(a: Tensor, axes: Sequence[int] | None = None) -> Tensor:
+    """Reverse the axes (like `.T`), or permute them as `axes` says."""
+    perm = tuple(range(a.ndim))[::-1] if axes is None else tuple(int(i) for i in axes)
+    if sorted(p % max(a.ndim, 1) for p in perm) != list(range(a.ndim)):
+        raise ShapeError(f"transpose: {perm} is not a permutation of the {a.ndim} axes of {a.shape}")
+    inverse = tuple(np.argsort(perm))
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+        return (transpose(g, inverse),)
+
+    return record(np.transpose(a.data, perm), "Transpose", (a,), backward)
+
+
+def swap_last(a: Tensor) -> Tensor:
+    """Transpose the last two axes (matrix transpose, batched)."""
+    perm = list(range(a.ndim))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return transpose(a, perm)
+
+
+def broadcast_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
+    shape = tuple(shape)
+    try:
+        data = np.broadcast_to(a.data, shape)
+    except ValueError:
+        raise ShapeError(f"cannot broadcast shape {a.shape} to {shape}") from None
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+        return (sum_to(g, a.shape),)
+
+    return record(data, "Broadcast", (a,), backward)
+
+
+def sum_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Sum a broadcast result back down to `shape`: the gradient of broadcasting."""
+    shape = tuple(shape)
+    if a.shape == shape:
+        return a
+    lead = a.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1
+    )
+    data = np.sum(a.data, axis=axes, keepdims=True).reshape(shape)
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+        return (broadcast_to(g, a.shape),)
+
+    return record(data, "SumTo", (a,), backward)
+
+
+# ---- indexing -----------------------------------------------------------------------------
+def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
+    """Turn a DG index (ints, slices, None, lists, int or bool tensors) into a NumPy index tuple."""
+    parts = index if isinstance(index, tuple) else (index,)
+    out: list[Any] = []
+    for part in parts:
+        if isinstance(part, Tensor):
+            part = np.asarray(part.data)
+            if part.dtype.kind == "f":
+                raise TensorTypeError(
+                    "tensor indices must be int or bool tensors, not float",
+                    help='make integer indices with tensor(..., dtype="int") or arange(n)',
+                )
+            if part.ndim == 0 and part.dtype.kind in "iu":
+                part = int(part)
+        elif isinstance(part, list):
+            part = np.asarray(part)
+            if part.size and part.dtype.kind not in "iub":
+                raise TensorTypeError("a list used as an index must hold ints or bools")
+            part = part.astype(int) if part.size == 0 else part
+        elif isinstance(part, bool) or not isinstance(part, int | slice | type(None)):
+            raise TensorTypeError(
+                f"tensor indices must be ints, slices, None, lists or tensors, not {type_name(part)}"
+            )
+        if isinstance(part, np.ndarray) and part.dtype.kind == "b":
+            out.extend(np.nonzero(part))  # a mask becomes the coordinates where it holds
+        else:
+            out.append(part)
+    return tuple(out)
+
+
+def _is_basic(index: tuple[Any, ...]) -> bool:
+    """True when no element can be picked twice (so the scatter needs no np.add.at)."""
+    return all(isinstance(p, int | slice | type(None)) for p in index)
+
+
+def getitem(a: Tensor, index: Any) -> Tensor:
+    idx = normalize_index(index, a.shape)
+    try:
+        data = a.data[idx]
+    except IndexError as e:
+        raise TensorIndexError(f"{e} (the tensor has shape {a.shape})") from None
+    except (TypeError, ValueError) as e:
+        raise TensorTypeError(f"invalid index: {e}") from None
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+        return (scatter_add(g, idx, a.shape),)
+
+    return record(data, "Index", (a,), backward)
+
+
+def scatter_add(g: Tensor, index: tuple[Any, ...], shape: tuple[int, ...]) -> Tensor:
+    """Zeros of `shape` with `g` added at `index`: the gradient of indexing."""
+    data = np.zeros(shape)
+    if _is_basic(index):
+        data[index] = g.data
+    else:
+        np.add.at(data, index, g.data)  # repeated indices must add up, not overwrite
+
+    def backward(gg: Tensor, out: Tensor) -> tuple[Tensor]:
+        return (getitem(gg, index),)
+
+    return record(data, "IndexAdd", (g,), backward)
+
+
+# ---- joining --------------------------------------------------------------------------------
+def _tensors(name: str, items: Any) -> list[Tensor]:
+    if not isinstance(items, list | tuple) or not items:
+        raise TensorTypeError(f"{name} needs a non-empty list of tensors, got {type_name(items)}")
+    return [lift(t) for t in items]
+
+
+def _axis(axis: int, ndim: int, name: str) -> int:
+    if not -ndim <= axis < ndim:
+        raise TensorIndexError(f"{name}: axis {axis} is out of range for {ndim} dimensions")
+    return axis % ndim
+
+
+def concat(items: Any, axis: int = 0) -> Tensor:
+    """Join tensors along an existing axis."""
+    parts = _tensors("concat", items)
+    ndim = parts[0].ndim
+    if ndim == 0:
+        raise ShapeError("concat needs tensors with at least one dimension", help="use stack for scalars")
+    axis = _axis(axis, ndim, "concat")
+    try:
+        data = np.concatenate([p.data for p in parts], axis=axis)
+    except ValueError:
+        shapes = ", ".join(str(p.shape) for p in parts)
+        raise ShapeError(f"concat along axis {axis}: shapes {shapes} must agree on every other axis") from None
+    bounds = np.cumsum([0] + [p.shape[axis] for p in parts])
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor, ...]:
+        lead = (slice(None),) * axis
+        return tuple(
+            getitem(g, (*lead, slice(int(lo), int(hi)))) if p.requires_grad else None
+            for p, lo, hi in zip(parts, bounds[:-1], bounds[1:], strict=True)
+        )
+
+    return record(data, "Concat", tuple(parts), backward)
+
+
+def stack(items: Any, axis: int = 0) -> Tensor:
+    """Join tensors of one shape along a new axis."""
+    parts = _tensors("stack", items)
+    axis = _axis(axis, parts[0].ndim + 1, "stack")
+    try:
+        data = np.stack([p.data for p in parts], axis=axis)
+    except ValueError:
+        shapes = ", ".join(str(p.shape) for p in parts)
+        raise ShapeError(f"stack needs tensors of one shape, got {shapes}") from None
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor, ...]:
+        lead = (slice(None),) * axis
+        return tuple(getitem(g, (*lead, i)) if p.requires_grad else None for i, p in enumerate(parts))
+
+    return record(data, "Stack", tuple(parts), backward)
+
+
+def shape_of(args: Sequence[Any]) -> tuple[int, ...]:
+    """Read a shape given as `2, 3` or as one tuple/list `(2, 3)`."""
+    if len(args) == 1 and isinstance(args[0], tuple | list):
+        args = args[0]
+    dims = []
+    for n in args:
+        if isinstance(n, bool) or not isinstance(n, int | Tensor | np.integer):
+            raise TensorTypeError(f"a shape is made of ints, not {type_name(n)}")
+        dims.append(int(n.__index__()))
+    return tuple(dims)
+
+
+Tensor.reshape = reshape
+Tensor.flatten = flatten
+Tensor.transpose = lambda self, *axes: transpose(self, shape_of(axes) if axes else None)
+Tensor.T = property(transpose)
+Tensor.mT = property(swap_last)
+Tensor.__getitem__ = getitem

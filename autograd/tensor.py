@@ -1,0 +1,232 @@
+"""The Tensor (a NumPy value plus what autograd needs) and the Node that records how it was made.
+
+Every op in this package follows one pattern, after micrograd: compute the value with NumPy,
+write the derivative rule right under it as a closure, and hand both to `record`. `record`
+keeps the rule only when grad mode is on and some input requires grad, so a constant or a
+`no_grad` block pays for nothing but the NumPy call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from .errors import TensorTypeError, TensorValueError
+
+# A derivative rule: given the gradient arriving at an op's output (and the output itself),
+# return one gradient per input, or None for an input that needs none.
+Rule = Callable[["Tensor", "Tensor"], tuple["Tensor | None", ...]]
+
+_grad_enabled = True
+# Called with each newly recorded tensor; the interpreter's tracer sets it. None costs nothing.
+record_hook: Callable[[Tensor], None] | None = None
+
+
+class Node:
+    """How a tensor was made: the op's name, its inputs, and the rule that sends gradients back.
+
+    `versions` is the sum of the inputs' versions when the op ran: if it differs at backward
+    time, an input was changed in place and the rule would read the wrong values.
+    `origin` is an opaque slot for whoever builds graphs (the interpreter puts the source
+    span and call there); the engine never reads it.
+    """
+
+    __slots__ = ("backward", "inputs", "op", "origin", "versions")
+
+    def __init__(self, op: str, inputs: tuple[Tensor, ...], backward: Rule, versions: int) -> None:
+        self.op = op
+        self.inputs = inputs
+        self.backward = backward
+        self.versions = versions
+        self.origin: Any = None
+
+    def __repr__(self) -> str:
+        return f"<{self.op}Backward>"
+
+
+class Tensor:
+    """An n-dimensional array of float64 (or int64 / bool) values that can record its history.
+
+    A leaf is a tensor made directly (not by an op); if it has `requires_grad`, backward
+    accumulates into its `.grad`. A tensor made by an op while recording has a `grad_fn`.
+    """
+
+    __slots__ = ("data", "grad", "grad_fn", "name", "requires_grad", "version")
+    __array_ufunc__ = None  # NumPy scalars on the left defer to our operators instead of looping.
+
+    def __init__(self, data: Any, requires_grad: bool = False) -> None:
+        self.data = data
+        self.requires_grad = requires_grad
+        self.grad: Tensor | None = None
+        self.grad_fn: Node | None = None
+        self.version = 0  # bumped by every in-place update
+        self.name: str | None = None  # the variable a program bound it to, for graph pictures
+
+    # ---- what a tensor is ---------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return getattr(self.data, "shape", ())
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.size(self.data))
+
+    @property
+    def dtype(self) -> str:
+        kind = np.asarray(self.data).dtype.kind
+        return "bool" if kind == "b" else "int" if kind in "iu" else "float"
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    def item(self) -> float | int | bool:
+        if self.size != 1:
+            raise TensorValueError(
+                f"item() needs a tensor with one element, this one has shape {self.shape}",
+                help="reduce it first, for example with .sum() or .mean()",
+            )
+        return np.asarray(self.data).reshape(()).item()
+
+    def numpy(self) -> np.ndarray:
+        return np.asarray(self.data)
+
+    def tolist(self) -> Any:
+        return np.asarray(self.data).tolist()
+
+    def detach(self) -> Tensor:
+        """The same values, cut off from the graph."""
+        return Tensor(self.data)
+
+    # ---- Python protocols ---------------------------------------------------------------
+    __hash__ = object.__hash__  # `==` is elementwise, so identity is the only sensible hash
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise TensorValueError(
+                f"the truth value of a tensor with {self.size} elements is ambiguous",
+                help="use .any() or .all(), or reduce it to one element first",
+            )
+        return bool(np.asarray(self.data).reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype != "int" or self.shape != ():
+            raise TensorTypeError(f"only a 0-d int tensor can be used as an integer, not {self.describe()}")
+        return int(self.data)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TensorTypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        # Iterating walks the first axis with recorded indexing, so each row stays differentiable.
+        for i in range(len(self)):
+            yield self[i]
+
+    def describe(self) -> str:
+        """A short phrase for error messages: `float tensor of shape (2, 3)`."""
+        return f"{self.dtype} tensor of shape {self.shape}"
+
+    def __repr__(self) -> str:
+        body = format_values(np.asarray(self.data))
+        if self.grad_fn is not None:
+            return f"tensor({body}, grad_fn=<{self.grad_fn.op}Backward>)"
+        if self.requires_grad:
+            return f"tensor({body}, requires_grad=True)"
+        return f"tensor({body})"
+
+
+def format_values(values: np.ndarray) -> str:
+    """The values as PyTorch prints them: `[ 2., -2.,  4.]`, or 4 decimals once any is fractional."""
+    finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values
+    whole = values.dtype.kind != "f" or bool(np.all(finite == np.round(finite)))
+    return np.array2string(
+        values,
+        separator=", ",
+        prefix="tensor(",
+        precision=4,
+        floatmode="maxprec" if whole else "fixed",
+        max_line_width=80,
+    )
+
+
+# ---- grad mode ----------------------------------------------------------------------------
+def is_grad_enabled() -> bool:
+    return _grad_enabled
+
+
+def set_grad_enabled(enabled: bool) -> bool:
+    """Turn recording on or off; returns the previous setting."""
+    global _grad_enabled
+    previous, _grad_enabled = _grad_enabled, bool(enabled)
+    return previous
+
+
+class no_grad:  # noqa: N801 - named like PyTorch's, used as `with no_grad():`
+    """Inside this block nothing is recorded: results have no grad_fn and leaves update in place."""
+
+    def __enter__(self) -> None:
+        self._previous = set_grad_enabled(False)
+
+    def __exit__(self, *exc: object) -> None:
+        set_grad_enabled(self._previous)
+
+
+class enable_grad:  # noqa: N801
+    """Recording on again inside a `no_grad` block (used to build gradients of gradients)."""
+
+    def __enter__(self) -> None:
+        self._previous = set_grad_enabled(True)
+
+    def __exit__(self, *exc: object) -> None:
+        set_grad_enabled(self._previous)
+
+
+# ---- recording ----------------------------------------------------------------------------
+def record(data: Any, op: str, inputs: tuple[Tensor, ...], backward: Rule) -> Tensor:
+    """Wrap an op's result; keep its rule only if grad mode is on and an input requires grad."""
+    out = Tensor(data)
+    if _grad_enabled:
+        for t in inputs:
+            if t.requires_grad:
+                versions = 0
+                for u in inputs:
+                    versions += u.version
+                out.requires_grad = True
+                out.grad_fn = Node(op, inputs, backward, versions)
+                if record_hook is not None:
+                    record_hook(out)
+                break
+    return out
+
+
+def lift(x: Any) -> Tensor:
+    """Make an operand a Tensor; a plain number becomes a constant that never requires grad."""
+    if type(x) is Tensor:
+        return x
+    if type(x) in (float, int, bool) or isinstance(x, np.generic | np.ndarray):
+        return Tensor(x)
+    raise TensorTypeError(f"expected a tensor or a number, got {type_name(x)}")
+
+
+def type_name(x: Any) -> str:
+    """The name a user knows a value's type by."""
+    if isinstance(x, Tensor):
+        return "tensor"
+    if x is None:
+        return "None"
+    name = type(x).__name__
+    return getattr(type(x), "dg_type_name", name)

@@ -1,0 +1,134 @@
+"""The attributes and methods a program may reach. This whitelist is the sandbox's front door:
+anything not named here (`x.__class__`, `x._data`, ...) does not exist for a DG program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import autograd as ag
+from autograd import Tensor
+from autograd.tensor import type_name
+
+from .errors import DGError
+from .runtime import BoundMethod, suggest
+
+TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {
+    "grad": lambda t: t.grad,
+    "shape": lambda t: t.shape,
+    "ndim": lambda t: t.ndim,
+    "dtype": lambda t: t.dtype,
+    "T": lambda t: t.T,
+    "requires_grad": lambda t: t.requires_grad,
+    "is_leaf": lambda t: t.grad_fn is None,
+    "grad_fn": lambda t: None if t.grad_fn is None else f"<{t.grad_fn.op}Backward>",
+    "data": lambda t: t.detach(),
+}
+
+TENSOR_METHODS: dict[str, Callable[..., Any]] = {
+    "sum": ag.sum_,
+    "mean": ag.mean,
+    "max": ag.max_,
+    "min": ag.min_,
+    "argmax": ag.argmax,
+    "argmin": ag.argmin,
+    "any": ag.any_,
+    "all": ag.all_,
+    "exp": ag.exp,
+    "log": ag.log,
+    "sqrt": ag.sqrt,
+    "abs": ag.abs_,
+    "sin": ag.sin,
+    "cos": ag.cos,
+    "tanh": ag.tanh,
+    "sigmoid": ag.sigmoid,
+    "relu": ag.relu,
+    "softmax": ag.softmax,
+    "log_softmax": ag.log_softmax,
+    "reshape": ag.reshape,
+    "flatten": ag.flatten,
+    "transpose": Tensor.transpose,
+    "item": Tensor.item,
+    "tolist": Tensor.tolist,
+    "detach": Tensor.detach,
+    "numel": lambda t: t.size,
+}
+
+LIST_METHODS: dict[str, Callable[..., Any]] = {
+    "append": list.append,
+    "pop": list.pop,
+    "extend": list.extend,
+    "insert": list.insert,
+    "index": list.index,
+    "copy": list.copy,
+    "reverse": list.reverse,
+}
+
+STR_METHODS: dict[str, Callable[..., Any]] = {
+    "split": str.split,
+    "strip": str.strip,
+    "join": str.join,
+    "upper": str.upper,
+    "lower": str.lower,
+    "replace": str.replace,
+    "startswith": str.startswith,
+    "endswith": str.endswith,
+    "index": str.index,
+    "count": str.count,
+}
+
+PROPERTIES: dict[type, dict[str, Callable[[Any], Any]]] = {Tensor: TENSOR_PROPERTIES}
+METHODS: dict[type, dict[str, Callable[..., Any]]] = {Tensor: TENSOR_METHODS, list: LIST_METHODS, str: STR_METHODS}
+
+
+def _missing(obj: Any, name: str) -> DGError:
+    names = list(PROPERTIES.get(type(obj), {})) + list(METHODS.get(type(obj), {}))
+    hint = suggest(name, names)
+    if not names:
+        return DGError("AttributeError", f"{type_name(obj)} has no attributes", help=None)
+    return DGError("AttributeError", f"{type_name(obj)} has no attribute '{name}'", help=hint)
+
+
+def get_attribute(obj: Any, name: str) -> Any:
+    """obj.name, for a property (x.grad) or a method not yet called (x.sum)."""
+    prop = PROPERTIES.get(type(obj), {}).get(name)
+    if prop is not None:
+        return prop(obj)
+    method = METHODS.get(type(obj), {}).get(name)
+    if method is not None:
+        return BoundMethod(obj, name, method)
+    raise _missing(obj, name)
+
+
+def find_method(obj: Any, name: str) -> Callable[..., Any]:
+    """The function behind obj.name(...), for the evaluator's direct method-call path."""
+    method = METHODS.get(type(obj), {}).get(name)
+    if method is None:
+        if name in PROPERTIES.get(type(obj), {}):
+            raise DGError("TypeError", f"'{name}' is an attribute, not a method", help=f"write .{name} without ()")
+        raise _missing(obj, name)
+    return method
+
+
+def set_attribute(obj: Any, name: str, value: Any) -> None:
+    """obj.name = value: only a tensor's `grad` and `requires_grad` may be set."""
+    if not isinstance(obj, Tensor) or name not in ("grad", "requires_grad"):
+        if isinstance(obj, Tensor) and name in TENSOR_PROPERTIES:
+            raise DGError("AttributeError", f"cannot assign to a tensor's '{name}'")
+        raise _missing(obj, name) if name not in PROPERTIES.get(type(obj), {}) else DGError(
+            "AttributeError", f"cannot assign to '{name}'"
+        )
+    if name == "grad":
+        if value is not None and (not isinstance(value, Tensor) or value.shape != obj.shape):
+            raise DGError("TypeError", f"a tensor's grad must be None or a tensor of shape {obj.shape}")
+        obj.grad = value
+        return
+    if not isinstance(value, bool):
+        raise DGError("TypeError", f"requires_grad must be True or False, not {type_name(value)}")
+    if obj.grad_fn is not None:
+        raise DGError("GradError", "requires_grad can only be changed on a leaf tensor",
+                      help="use .detach() to get a leaf with the same values")  # fmt: skip
+    if value and obj.dtype != "float":
+        raise DGError("TypeError", "only float tensors can require grad")
+    obj.requires_grad = value

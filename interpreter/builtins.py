@@ -1,0 +1,279 @@
+"""The functions every DG program can call. This table is all of Python a program can reach."""
+
+from __future__ import annotations
+
+import builtins as python
+import csv
+import inspect
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+import autograd as ag
+from autograd import Tensor
+from autograd.tensor import type_name
+
+from .errors import DGError
+from .runtime import Builtin, GradMode, iterate, show, text
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+def make_builtins(session: Session) -> dict[str, Any]:
+    """The builtin scope for one session (print writes to the session's output)."""
+    table: dict[str, Any] = {}
+
+    def builtin(fn: Callable[..., Any], name: str | None = None) -> None:
+        name = name or fn.__name__.rstrip("_")
+        table[name] = Builtin(name, fn, signature_text(name, fn))
+
+    # ---- output and conversions --------------------------------------------------------
+    def print_(*values: Any, sep: str = " ", end: str = "\n") -> None:
+        session.write(str(sep).join(text(v) for v in values) + str(end))
+
+    builtin(print_, "print")
+    for fn in (len_, range_, enumerate_, zip_, sorted_, reversed_, list_, tuple_, str_, int_, float_, bool_,
+               round_, type_, abs_, min_, max_, sum_, mean):  # fmt: skip
+        builtin(fn)
+
+    # ---- tensors -----------------------------------------------------------------------
+    for fn in (ag.tensor, ag.zeros, ag.ones, ag.zeros_like, ag.ones_like, ag.full, ag.randn, ag.rand,
+               ag.arange, ag.linspace, ag.eye, ag.seed, ag.softmax, ag.log_softmax, ag.logsumexp,
+               ag.maximum, ag.minimum, ag.where, ag.concat, ag.stack, ag.matmul, ag.argmax, ag.argmin,
+               ag.reshape, ag.transpose, ag.moons, ag.gradient):  # fmt: skip
+        builtin(fn)
+    for name, op in (("exp", ag.exp), ("log", ag.log), ("sqrt", ag.sqrt), ("sin", ag.sin), ("cos", ag.cos),
+                     ("tanh", ag.tanh), ("sigmoid", ag.sigmoid), ("relu", ag.relu)):  # fmt: skip
+        table[name] = Builtin(name, numeric(op), f"{name}(x)")
+    builtin(zero_grad)
+    table["no_grad"] = GradMode("no_grad", False)
+    table["enable_grad"] = GradMode("enable_grad", True)
+    table["pi"] = math.pi
+    table["inf"] = math.inf
+
+    # ---- files -----------------------------------------------------------------------------
+    def load_csv(path: str) -> Tensor:
+        """A numeric CSV file under the program's folder as a 2-D tensor (a header row is skipped)."""
+        return read_csv(session.data_path(path), path)
+
+    builtin(load_csv)
+    return table
+
+
+def signature_text(name: str, fn: Callable[..., Any]) -> str:
+    """`zeros(*shape, requires_grad=False)`: a signature without Python's annotations."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return f"{name}(...)"
+    parts = []
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+        elif p.default is p.empty:
+            parts.append(p.name)
+        else:
+            parts.append(f"{p.name}={show(p.default)}")
+    return f"{name}({', '.join(parts)})"
+
+
+def numeric(op: Callable[[Any], Tensor]) -> Callable[[Any], Any]:
+    """A math function that maps a tensor to a tensor and a number to a number."""
+
+    def apply(x: Any) -> Any:
+        if isinstance(x, Tensor):
+            return op(x)
+        if isinstance(x, bool | int | float):
+            return op(float(x)).item()
+        raise DGError("TypeError", f"expected a number or a tensor, got {type_name(x)}")
+
+    return apply
+
+
+# ---- Python-like builtins, restricted to DG values --------------------------------------------
+def len_(x: Any) -> int:
+    if isinstance(x, Tensor | list | tuple | str | range):
+        return len(x)
+    raise DGError("TypeError", f"{type_name(x)} has no length")
+
+
+def range_(*args: Any) -> range:
+    return python.range(*[_int_arg(a, "range") for a in args])
+
+
+def _int_arg(a: Any, who: str) -> int:
+    if isinstance(a, Tensor):
+        return a.__index__()
+    if isinstance(a, bool) or not isinstance(a, int):
+        raise DGError("TypeError", f"{who}() takes ints, not {type_name(a)}",
+                      help="use int(x) to round a float down to an int" if isinstance(a, float) else None)  # fmt: skip
+    return a
+
+
+def enumerate_(items: Any, start: int = 0) -> list[tuple[int, Any]]:
+    return list(python.enumerate(iterate(items), _int_arg(start, "enumerate")))
+
+
+def zip_(*sequences: Any) -> list[tuple[Any, ...]]:
+    return list(python.zip(*[iterate(s) for s in sequences]))
+
+
+def sorted_(items: Any, reverse: bool = False) -> list[Any]:
+    values = list(iterate(items))
+    if any(isinstance(v, Tensor) for v in values):
+        raise DGError("TypeError", "sorted() cannot order tensors", help="sort numbers, e.g. [t.item() for t in ...]")
+    try:
+        return python.sorted(values, reverse=bool(reverse))
+    except TypeError:
+        raise DGError("TypeError", "sorted() needs values of one comparable kind") from None
+
+
+def reversed_(items: Any) -> list[Any]:
+    return list(iterate(items))[::-1]
+
+
+def list_(items: Any = ()) -> list[Any]:
+    return list(iterate(items))
+
+
+def tuple_(items: Any = ()) -> tuple[Any, ...]:
+    return tuple(iterate(items))
+
+
+def str_(value: Any = "") -> str:
+    return text(value)
+
+
+def int_(value: Any) -> int:
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            raise DGError("ValueError", f"cannot read {value!r} as an int") from None
+    if isinstance(value, bool | int | float | Tensor):
+        return int(value)
+    raise DGError("TypeError", f"int() takes a number, a string or a one-element tensor, not {type_name(value)}")
+
+
+def float_(value: Any) -> float:
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            raise DGError("ValueError", f"cannot read {value!r} as a float") from None
+    if isinstance(value, bool | int | float | Tensor):
+        return float(value)
+    raise DGError("TypeError", f"float() takes a number, a string or a one-element tensor, not {type_name(value)}")
+
+
+def bool_(value: Any) -> bool:
+    return bool(value)
+
+
+def round_(x: Any, ndigits: int | None = None) -> Any:
+    if isinstance(x, Tensor):
+        x = x.item()
+    if not isinstance(x, int | float):
+        raise DGError("TypeError", f"round() takes a number, not {type_name(x)}")
+    return round(x, ndigits) if ndigits is not None else round(x)
+
+
+def type_(value: Any) -> str:
+    """The name of a value's type, as a string: type(x) == "tensor"."""
+    return type_name(value)
+
+
+def abs_(x: Any) -> Any:
+    if isinstance(x, Tensor):
+        return ag.abs_(x)
+    if isinstance(x, bool | int | float):
+        return abs(x)
+    raise DGError("TypeError", f"abs() takes a number or a tensor, not {type_name(x)}")
+
+
+def _extreme(name: str, reduce: Callable[..., Tensor], pick: Callable[..., Any]) -> Callable[..., Any]:
+    def extreme(*values: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        if len(values) == 1 and isinstance(values[0], Tensor):
+            return reduce(values[0], axis=axis, keepdims=keepdims)
+        items = list(iterate(values[0])) if len(values) == 1 else list(values)
+        if any(isinstance(v, Tensor) for v in items):
+            other = "maximum" if name == "max" else "minimum"
+            raise DGError("TypeError", f"{name}() of several tensors is ambiguous",
+                          help=f"use {other}(a, b) for the elementwise {name}, or {name}(x) to reduce one tensor")  # fmt: skip
+        if not items:
+            raise DGError("ValueError", f"{name}() of an empty sequence")
+        try:
+            return pick(items)
+        except TypeError:
+            raise DGError("TypeError", f"{name}() needs values of one comparable kind") from None
+
+    extreme.__name__ = name
+    return extreme
+
+
+min_ = _extreme("min", ag.min_, python.min)
+max_ = _extreme("max", ag.max_, python.max)
+
+
+def sum_(values: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """sum(tensor, axis=...) reduces a tensor; sum(list) adds up its numbers or tensors."""
+    if isinstance(values, Tensor):
+        return ag.sum_(values, axis=axis, keepdims=keepdims)
+    total: Any = 0
+    for v in iterate(values):
+        if not isinstance(v, bool | int | float | Tensor):
+            raise DGError("TypeError", f"sum() adds numbers and tensors, not {type_name(v)}")
+        total = total + v
+    return total
+
+
+def mean(values: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    if isinstance(values, Tensor):
+        return ag.mean(values, axis=axis, keepdims=keepdims)
+    items = list(iterate(values))
+    if not items:
+        raise DGError("ValueError", "mean() of an empty sequence")
+    return sum_(items) / len(items)
+
+
+def zero_grad(*tensors: Any) -> None:
+    """Clear .grad of each tensor (or of each tensor in a list), before the next grad."""
+    for t in tensors:
+        for item in t if isinstance(t, list | tuple) else [t]:
+            if not isinstance(item, Tensor):
+                raise DGError("TypeError", f"zero_grad() takes tensors, not {type_name(item)}")
+            item.grad = None
+
+
+def read_csv(path: Path, shown: str) -> Tensor:
+    try:
+        with path.open(newline="") as f:
+            rows = [row for row in csv.reader(f) if row and any(cell.strip() for cell in row)]
+    except OSError as e:
+        raise DGError("FileError", f"cannot read '{shown}': {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise DGError("FileError", f"'{shown}' is not a text file") from None
+    if rows and not _numeric_row(rows[0]):
+        rows = rows[1:]  # a header
+    if not rows:
+        raise DGError("FileError", f"'{shown}' has no rows of numbers")
+    values = []
+    for number, row in enumerate(rows, 1):
+        if not _numeric_row(row):
+            raise DGError("FileError", f"'{shown}', data row {number}: not all values are numbers: {row}")
+        values.append([float(cell) for cell in row])
+    if len({len(r) for r in values}) != 1:
+        raise DGError("FileError", f"'{shown}': rows have different numbers of columns")
+    return Tensor(np.array(values, dtype=float))
+
+
+def _numeric_row(row: list[str]) -> bool:
+    try:
+        [float(cell) for cell in row]
+        return True
+    except ValueError:
+        return False

@@ -1,0 +1,239 @@
+"""Text → AST: lark's LALR parser over grammar/dg.lark, with syntax errors a student can act on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from lark import Lark, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.indenter import DedentError, PythonIndenter
+
+from . import ast
+from .errors import DGError
+from .source import Source, Span
+
+GRAMMAR = Path(__file__).resolve().parent.parent / "grammar" / "dg.lark"
+
+CLOSING = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
+# How a token type reads in a message; keywords and punctuation read as themselves, quoted.
+TOKEN_WORDS = {
+    "NAME": "a name",
+    "INT": "a number",
+    "FLOAT": "a number",
+    "STRING": "a string",
+    "_NEWLINE": "the end of the line",
+    "_INDENT": "an indented block",
+    "_DEDENT": "the end of the block",
+    "$END": "the end of the input",
+}
+# Tokens that can start an expression: when all are expected, we say "an expression".
+EXPRESSION_STARTS = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "MINUS"}
+
+
+class SyntaxProblem(Exception):
+    """Raised inside the post-lexer, where there is no Source yet; parse() turns it into a DGError."""
+
+    def __init__(self, kind: str, message: str, line: int, column: int, end_column: int, help: str | None = None):
+        super().__init__(message)
+        self.kind, self.message, self.help = kind, message, help
+        self.line, self.column, self.end_column = line, column, end_column
+
+
+class Indenter(PythonIndenter):
+    """lark's PythonIndenter, plus bracket matching and located indentation errors."""
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        self.open_brackets: list[Token] = []
+        return super().process(self._match_brackets(stream))
+
+    def _match_brackets(self, stream: Iterator[Token]) -> Iterator[Token]:
+        for token in stream:
+            if token.type in CLOSING:
+                self.open_brackets.append(token)
+            elif token.type in CLOSING.values():
+                if not self.open_brackets:
+                    raise SyntaxProblem(
+                        "SyntaxError", f"unmatched '{token}'", token.line, token.column, token.column + 1
+                    )
+                opener = self.open_brackets.pop()
+                if CLOSING[opener.type] != token.type:
+                    raise SyntaxProblem(
+                        "SyntaxError",
+                        f"'{token}' does not match '{opener}' opened on line {opener.line}",
+                        token.line,
+                        token.column,
+                        token.column + 1,
+                    )
+            yield token
+
+    def handle_NL(self, token: Token) -> Iterator[Token]:  # noqa: N802 - lark's name
+        try:
+            yield from super().handle_NL(token)
+        except DedentError:
+            indent = token.rsplit("\n", 1)[1]
+            raise SyntaxProblem(
+                "IndentationError",
+                "this line's indentation does not match any enclosing block",
+                token.end_line,
+                1,
+                len(indent) + 1,
+                help="indent it exactly as far as the block it belongs to",
+            ) from None
+
+
+_indenter = Indenter()
+_lark = Lark.open(
+    str(GRAMMAR),
+    parser="lalr",
+    postlex=_indenter,
+    propagate_positions=True,
+    maybe_placeholders=True,
+    start=["start", "test"],
+    cache=True,
+)
+
+
+def parse(source: Source) -> ast.Module:
+    """Parse a whole program (or REPL cell) into an AST, or raise a located SyntaxError."""
+    from .build_ast import ASTBuilder
+
+    text = source.text if source.text.endswith("\n") else source.text + "\n"
+    try:
+        tree = _lark.parse(text, start="start")
+    except (UnexpectedInput, SyntaxProblem) as e:
+        raise syntax_error(e, source) from None
+    return ASTBuilder(source).transform(tree)
+
+
+def parse_expression(text: str, source: Source, line: int, column: int) -> ast.Expr:
+    """Parse an expression embedded in a line (an f-string's {...}) so its spans land where it is."""
+    from .build_ast import ASTBuilder
+
+    try:
+        tree = _lark.parse(" " * (column - 1) + text, start="test")
+    except (UnexpectedInput, SyntaxProblem) as e:
+        error = syntax_error(e, source)
+        if error.span is not None:
+            s = error.span
+            error.span = Span(source, line, s.column, line, s.end_column)
+        raise error from None
+    return ASTBuilder(source, line_offset=line - 1).transform(tree)
+
+
+def lex(text: str) -> list[Token]:
+    """The token stream the parser sees, INDENT/DEDENT included (for `dg parse --tokens`)."""
+    text = text if text.endswith("\n") else text + "\n"
+    return list(_lark.lex(text, dont_ignore=False))
+
+
+def interactive(text: str):  # noqa: ANN201 - lark's InteractiveParser
+    """An interactive parser fed with `text`, for deciding whether REPL input is complete."""
+    return _lark.parse_interactive(text, start="start")
+
+
+# ---- syntax errors --------------------------------------------------------------------------
+def syntax_error(e: Exception, source: Source) -> DGError:
+    """Turn lark's parse failure into one DG error with a message a student can act on."""
+    if isinstance(e, SyntaxProblem):
+        span = Span(source, e.line, e.column, e.line, e.end_column)
+        return DGError(e.kind, e.message, span, help=e.help)
+    if isinstance(e, UnexpectedCharacters):
+        char = source.text[e.pos_in_stream] if e.pos_in_stream < len(source.text) else "?"
+        message = f"unexpected character {char!r}"
+        help = None
+        if char in "\"'":
+            message, help = "this string is never closed", "close it with a matching quote on the same line"
+        elif char == "!":
+            help = "DG writes 'not x' and 'a != b'"
+        return DGError("SyntaxError", message, _point(source, e.line, e.column), help=help)
+    assert isinstance(e, UnexpectedToken)
+    return _unexpected_token(e, source)
+
+
+def _point(source: Source, line: int, column: int, width: int = 1) -> Span:
+    return Span(source, line, column, line, column + width)
+
+
+def _unexpected_token(e: UnexpectedToken, source: Source) -> DGError:
+    token, expected = e.token, set(e.expected)
+    kind = token.type
+    if kind == "$END" and _indenter.open_brackets:
+        opener = _indenter.open_brackets[-1]
+        return DGError(
+            "SyntaxError", f"'{opener}' was never closed", _point(source, opener.line, opener.column)
+        )
+    line, column = _position(token, source)
+    span = _point(source, line, column, max(1, len(str(token))) if kind not in TOKEN_WORDS else 1)
+    if kind == "_INDENT":
+        return DGError("IndentationError", "unexpected indent", Span(source, line, 1, line, column),
+                       help="this line is indented but does not start a block")  # fmt: skip
+    if kind in ("_NEWLINE", "$END") and expected == {"_INDENT"}:
+        return DGError("IndentationError", "expected an indented block after this line's ':'",
+                       _point(source, line, column))  # fmt: skip
+    if kind == "EQUAL" and "COLON" in expected:
+        return DGError("SyntaxError", "'=' assigns; a condition compares with '=='", span,
+                       help="write '==' to test equality")  # fmt: skip
+    if kind == "EQUAL" and e.interactive_parser is not None:
+        keyword = _keyword_before(e)
+        if keyword:
+            return DGError("SyntaxError", f"'{keyword}' is a keyword and cannot be a variable name", span)
+    if expected == {"COLON"} or ("COLON" in expected and kind in ("_NEWLINE", "$END")):
+        return DGError("SyntaxError", "expected ':' at the end of this line", span,
+                       help="if, elif, else, while, for, def and with lines end in ':'")  # fmt: skip
+    if kind in ("ELSE", "ELIF"):
+        return DGError("SyntaxError", f"'{token}' without a matching 'if' above it", span,
+                       help="check that it is indented like its 'if'")  # fmt: skip
+    message = f"unexpected {_describe_token(token)}"
+    wanted = _describe_expected(expected)
+    if wanted:
+        message += f"; expected {wanted}"
+    return DGError("SyntaxError", message, span)
+
+
+def _position(token: Token, source: Source) -> tuple[int, int]:
+    """Where to put the caret: at the token, or for end of input, just after the last character."""
+    if token.type == "$END" or token.line is None:
+        lines = source.text.rstrip("\n").splitlines() or [""]
+        return len(lines), len(lines[-1]) + 1
+    return token.line, token.column
+
+
+def _keyword_before(e: UnexpectedToken) -> str | None:
+    """The keyword just before an unexpected '=' (as in `grad = 1`), if that is what it was."""
+    try:
+        stack = e.interactive_parser.parser_state.value_stack
+    except AttributeError:
+        return None
+    last = stack[-1] if stack else None
+    if isinstance(last, Token) and last.type != "NAME" and last.isidentifier():
+        return str(last)
+    return None
+
+
+def _describe_token(token: Token) -> str:
+    if token.type == "NAME":
+        return f"name '{token}'"
+    if token.type in ("INT", "FLOAT"):
+        return f"number {token}"
+    return TOKEN_WORDS.get(token.type, f"'{token}'")
+
+
+def _describe_expected(expected: set[str]) -> str:
+    words: list[str] = []
+    if EXPRESSION_STARTS <= expected:
+        words.append("an expression")
+        expected = expected - EXPRESSION_STARTS - {"PLUS", "NOT", "TRUE", "FALSE", "NONE"}
+    for name in sorted(expected):
+        if name in TOKEN_WORDS:
+            words.append(TOKEN_WORDS[name])
+            continue
+        try:
+            pattern = _lark.get_terminal(name).pattern
+        except KeyError:
+            continue
+        if type(pattern).__name__ == "PatternStr":
+            words.append(f"'{pattern.value}'")
+    words = list(dict.fromkeys(words))
+    if not words or len(words) > 6:
+        return ""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]

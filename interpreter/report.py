@@ -1,0 +1,74 @@
+"""The one place errors become text, for the CLI and the REPL alike:
+
+    prog.dg:3:12: ShapeError: matmul: (2, 2) @ (3,)
+       |
+     3 |     return w @ x
+       |            ^^^^^
+       = help: the last dimension of the left (2) must equal the only dimension of the right (3)
+    DG call stack (innermost last):
+      prog.dg:7:5   <program>   y = layer(w, x)
+      prog.dg:3:12  layer       return w @ x
+"""
+
+from __future__ import annotations
+
+from .errors import CallFrame, DGError
+from .source import Span
+
+SHOWN_FRAMES = 12  # a runaway recursion shows its first and last few calls, not ten thousand
+
+
+def format_error(error: DGError) -> str:
+    span = error.span
+    if span is None:
+        lines = [f"dg: {error.kind}: {error.message}"]
+    else:
+        lines = [f"{span}: {error.kind}: {error.message}", *snippet(span)]
+    if error.help:
+        lines.append(f"{' ' * gutter_width(span)} = help: {error.help}")
+    if error.frames:
+        lines.extend(call_stack(error.frames, span))
+    return "\n".join(lines) + "\n"
+
+
+def gutter_width(span: Span | None) -> int:
+    return len(str(span.line)) + 1 if span else 1
+
+
+def snippet(span: Span) -> list[str]:
+    """The source line with a caret under the span (to the end of the line if it goes on)."""
+    raw = span.source.line(span.line)
+    if not raw.strip():
+        return []
+    line = raw.expandtabs(8)
+    start = len(raw[: span.column - 1].expandtabs(8))
+    if span.end_line == span.line and span.end_column > span.column:
+        end = len(raw[: span.end_column - 1].expandtabs(8))
+    else:
+        end = len(line.rstrip())
+    width = max(1, end - start)
+    pad = " " * gutter_width(span)
+    return [
+        f"{pad}|",
+        f"{span.line:>{len(pad) - 1}} | {line}",
+        f"{pad}| {' ' * start}{'^' * width}",
+    ]
+
+
+def call_stack(frames: tuple[CallFrame, ...], span: Span | None) -> list[str]:
+    """Each active call with the line that made it; the last row is where the error is."""
+    rows: list[tuple[str, str, str]] = []
+    callers = ["<program>"] + [f.function for f in frames]
+    for frame, caller in zip(frames, callers, strict=False):
+        rows.append((str(frame.call_site), caller, frame.call_site.source.line(frame.call_site.line).strip()))
+    if span is not None:
+        rows.append((str(span), callers[-1], span.source.line(span.line).strip()))
+    if len(rows) > SHOWN_FRAMES:
+        half = SHOWN_FRAMES // 2
+        skipped = len(rows) - 2 * half
+        rows = [*rows[:half], ("...", f"({skipped:,} more calls)", ""), *rows[-half:]]
+    where = max(len(r[0]) for r in rows)
+    who = max(len(r[1]) for r in rows)
+    out = ["DG call stack (innermost last):"]
+    out.extend(f"  {w:<{where}}  {f:<{who}}  {code}".rstrip() for w, f, code in rows)
+    return out

@@ -1,0 +1,154 @@
+"""What exists while a DG program runs: scopes, functions, builtins, and control-flow signals."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from autograd import Tensor
+from autograd.tensor import type_name
+
+from .errors import DGError
+from .source import Span
+
+MISSING: Any = object()  # "no value here", distinct from DG's None
+
+
+class Env:
+    """One scope's variables, and the scope that encloses it (globals → builtins at the end)."""
+
+    __slots__ = ("parent", "vars")
+
+    def __init__(self, vars: dict[str, Any], parent: Env | None) -> None:
+        self.vars = vars
+        self.parent = parent
+
+    def lookup(self, name: str) -> Any:
+        """The value `name` has here or in an enclosing scope, or MISSING."""
+        env: Env | None = self
+        while env is not None:
+            value = env.vars.get(name, MISSING)
+            if value is not MISSING:
+                return value
+            env = env.parent
+        return MISSING
+
+    def visible_names(self) -> set[str]:
+        names: set[str] = set()
+        env: Env | None = self
+        while env is not None:
+            names.update(env.vars)
+            env = env.parent
+        return names
+
+
+@dataclass(slots=True, eq=False)
+class Function:
+    """A function defined with `def`: its parameters, compiled body, and the scope it closes over."""
+
+    name: str
+    params: tuple[str, ...]
+    defaults: tuple[Any, ...]  # one per parameter; MISSING where there is none
+    body: Callable[[Env], Any]
+    env: Env
+    span: Span
+    dg_type_name: ClassVar[str] = "function"
+
+    def signature(self) -> str:
+        parts = [p if d is MISSING else f"{p}={show_short(d)}" for p, d in zip(self.params, self.defaults, strict=True)]
+        return f"{self.name}({', '.join(parts)})"
+
+    def __repr__(self) -> str:
+        return f"<function {self.signature()}>"
+
+
+@dataclass(slots=True, eq=False)
+class Builtin:
+    """A function the language provides, implemented in Python."""
+
+    name: str
+    fn: Callable[..., Any]
+    signature: str  # as shown in help and error messages: "zeros(*shape, requires_grad=False)"
+    dg_type_name: ClassVar[str] = "builtin function"
+
+    def __repr__(self) -> str:
+        return f"<builtin {self.signature}>"
+
+
+@dataclass(slots=True, eq=False)
+class BoundMethod:
+    """`x.sum` before it is called: the method and the value it belongs to."""
+
+    obj: Any
+    name: str
+    fn: Callable[..., Any]
+    dg_type_name: ClassVar[str] = "method"
+
+    def __repr__(self) -> str:
+        return f"<method {self.name} of {type_name(self.obj)}>"
+
+
+@dataclass(slots=True, eq=False)
+class GradMode:
+    """The value of `no_grad` (and `enable_grad`): used as `with no_grad:` or `with no_grad():`."""
+
+    name: str
+    enabled: bool
+    dg_type_name: ClassVar[str] = "context"
+
+    def __repr__(self) -> str:
+        return f"<context {self.name}>"
+
+
+class ReturnValue:
+    """Signal from a `return` statement, passed up through the blocks to the call."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+BREAK: Any = object()
+CONTINUE: Any = object()
+
+
+def iterate(value: Any) -> Iterable[Any]:
+    """What `for` loops over: ranges, lists, tuples, strings, and the first axis of a tensor."""
+    if type(value) in (range, list, tuple, str):
+        return value
+    if isinstance(value, Tensor):
+        if value.ndim == 0:
+            raise DGError("TypeError", "cannot loop over a 0-d tensor", help="it holds one value: use it directly")
+        return iter(value)
+    raise DGError("TypeError", f"cannot loop over {type_name(value)}", help="loop over range(n), a list, or a tensor")
+
+
+def show(value: Any) -> str:
+    """A value as the REPL echoes it and as it appears inside lists: strings quoted."""
+    if value is True or value is False or value is None:
+        return str(value)
+    if type(value) is list:
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    if type(value) is tuple:
+        inner = ", ".join(show(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return repr(value)
+
+
+def text(value: Any) -> str:
+    """A value as print and str() write it: strings as they are."""
+    return value if type(value) is str else show(value)
+
+
+def show_short(value: Any, limit: int = 40) -> str:
+    s = show(value)
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def suggest(name: str, candidates: Iterable[str]) -> str | None:
+    """`did you mean 'weight'?` for a near miss, or None."""
+    close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("_")], n=1, cutoff=0.7)
+    return f"did you mean '{close[0]}'?" if close else None

@@ -1,0 +1,87 @@
+"""A session: one interpreter's state (globals, call stack, output, limits) and how to run text in it.
+
+The CLI runs a file in one session; the REPL runs each cell in the same session, so variables
+live on between cells and an error in one cell leaves the others' work intact.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+import autograd as ag
+
+from .builtins import make_builtins
+from .errors import CallFrame, DGError
+from .evaluator import Compiler
+from .parser import parse
+from .runtime import Env, show
+from .source import Source
+
+# Each DG call nests a handful of Python frames (call → body → statement → expression ...).
+PYTHON_FRAMES_PER_CALL = 12
+
+
+class Session:
+    def __init__(self, out: TextIO | None = None, base_dir: Path | str | None = None, max_depth: int = 10_000) -> None:
+        self.out = out if out is not None else sys.stdout
+        self.base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
+        self.max_depth = max_depth  # deepest DG call nesting before a RecursionError
+        self.frames: list[CallFrame] = []
+        self.builtins = Env(make_builtins(self), None)
+        self.globals = Env({}, self.builtins)
+        np.seterr(all="ignore")  # log(0) is -inf and 0/0 is nan, as in PyTorch, without warnings
+
+    # ---- running ----------------------------------------------------------------------------
+    def run(self, text: str, name: str = "<input>", echo: bool = False) -> None:
+        """Parse, compile and run `text` in this session's globals; errors raise DGError."""
+        code = self.compile(text, name, echo)
+        self.execute(code, self.globals)
+
+    def compile(self, text: str, name: str = "<input>", echo: bool = False) -> Any:
+        """Text → closures, raising a SyntaxError before anything runs."""
+        source = Source(name, text)
+        return Compiler(self, echo=echo).module(parse(source))
+
+    def execute(self, code: Any, env: Env) -> None:
+        grad_mode = ag.is_grad_enabled()
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, self.max_depth * PYTHON_FRAMES_PER_CALL + 1000))
+        try:
+            code(env)
+        except DGError:
+            ag.set_grad_enabled(grad_mode)
+            raise
+        except RecursionError:
+            ag.set_grad_enabled(grad_mode)
+            raise DGError("RecursionError", "nested too deeply for the interpreter",
+                          help="reduce the nesting of expressions or calls") from None  # fmt: skip
+        finally:
+            self.frames.clear()
+            sys.setrecursionlimit(limit)
+
+    # ---- services for builtins ------------------------------------------------------------
+    def write(self, text: str) -> None:
+        self.out.write(text)
+
+    def echo(self, value: Any) -> None:
+        self.write(show(value) + "\n")
+
+    def data_path(self, path: Any) -> Path:
+        """A data file a program may read: relative, inside the program's folder, no '..'."""
+        if not isinstance(path, str):
+            raise DGError("TypeError", f"a path is a string, not {type(path).__name__}")
+        candidate = Path(path)
+        if candidate.is_absolute() or ".." in candidate.parts:
+            raise DGError("FileError", f"'{path}' is outside the program's folder",
+                          help="data files are read relative to the program, without '..'")  # fmt: skip
+        base = self.base_dir.resolve()
+        resolved = (base / candidate).resolve()
+        if not resolved.is_relative_to(base):
+            raise DGError("FileError", f"'{path}' leads outside the program's folder")
+        if not resolved.is_file():
+            raise DGError("FileError", f"no file '{path}' in {base}")
+        return resolved

@@ -1,0 +1,32 @@
+"""Program text with a name, and spans that point into it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Source:
+    """A program's text and the name errors call it by (a path, `<stdin>`, `<repl>`)."""
+
+    name: str
+    text: str
+
+    def line(self, number: int) -> str:
+        """Line `number` (1-based) without its newline, or '' past the end."""
+        lines = self.text.splitlines()
+        return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where a piece of syntax is: 1-based line and column, end column exclusive."""
+
+    source: Source
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.source.name}:{self.line}:{self.column}"
