@@ -15,17 +15,13 @@ from .source import Source, Span
 GRAMMAR = Path(__file__).resolve().parent.parent / "grammar" / "dg.lark"
 
 CLOSING = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
+CLOSING_TEXT = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
 # How a token type reads in a message; keywords and punctuation read as themselves, quoted.
-TOKEN_WORDS = {
-    "NAME": "a name",
-    "INT": "a number",
-    "FLOAT": "a number",
-    "STRING": "a string",
-    "_NEWLINE": "the end of the line",
-    "_INDENT": "an indented block",
-    "_DEDENT": "the end of the block",
-    "$END": "the end of the input",
-}
+FOUND = {"STRING": "string", "_NEWLINE": "end of line", "_INDENT": "indent", "_DEDENT": "end of block",
+         "$END": "end of input"}  # fmt: skip
+EXPECTED = {"NAME": "a name", "INT": "a number", "FLOAT": "a number", "STRING": "a string",
+            "_NEWLINE": "the end of the line", "_INDENT": "an indented block", "_DEDENT": "the end of the block",
+            "$END": "the end of the input"}  # fmt: skip
 # Tokens that can start an expression: when all are expected, we say "an expression".
 EXPRESSION_STARTS = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "MINUS"}
 
@@ -157,16 +153,19 @@ def _point(source: Source, line: int, column: int, width: int = 1) -> Span:
 def _unexpected_token(e: UnexpectedToken, source: Source) -> DGError:
     token, expected = e.token, set(e.expected)
     kind = token.type
-    if kind == "$END" and _indenter.open_brackets:
-        opener = _indenter.open_brackets[-1]
-        return DGError(
-            "SyntaxError", f"'{opener}' was never closed", _point(source, opener.line, opener.column)
-        )
+    opener = _indenter.open_brackets[-1] if _indenter.open_brackets else None
+    if opener is not None and (kind == "$END" or token.line != opener.line):
+        # Newlines inside brackets are ignored, so a missing ')' shows up lines later: blame the '('.
+        return DGError("SyntaxError", f"'{opener}' was never closed", _point(source, opener.line, opener.column),
+                       help=f"close it with '{CLOSING_TEXT[opener.type]}'")  # fmt: skip
     line, column = _position(token, source)
-    span = _point(source, line, column, max(1, len(str(token))) if kind not in TOKEN_WORDS else 1)
+    span = _point(source, line, column, max(1, len(str(token))) if kind not in FOUND else 1)
     if kind == "_INDENT":
-        return DGError("IndentationError", "unexpected indent", Span(source, line, 1, line, column),
-                       help="this line is indented but does not start a block")  # fmt: skip
+        line = token.end_line
+        statement = source.line(line)
+        return DGError("IndentationError", "unexpected indent",
+                       Span(source, line, len(token) + 1, line, len(statement.rstrip()) + 1),
+                       help="this line is indented more than the one above, but does not start a block")  # fmt: skip
     if kind in ("_NEWLINE", "$END") and expected == {"_INDENT"}:
         return DGError("IndentationError", "expected an indented block after this line's ':'",
                        _point(source, line, column))  # fmt: skip
@@ -215,7 +214,7 @@ def _describe_token(token: Token) -> str:
         return f"name '{token}'"
     if token.type in ("INT", "FLOAT"):
         return f"number {token}"
-    return TOKEN_WORDS.get(token.type, f"'{token}'")
+    return FOUND.get(token.type, f"'{token}'")
 
 
 def _describe_expected(expected: set[str]) -> str:
@@ -224,8 +223,8 @@ def _describe_expected(expected: set[str]) -> str:
         words.append("an expression")
         expected = expected - EXPRESSION_STARTS - {"PLUS", "NOT", "TRUE", "FALSE", "NONE"}
     for name in sorted(expected):
-        if name in TOKEN_WORDS:
-            words.append(TOKEN_WORDS[name])
+        if name in EXPECTED:
+            words.append(EXPECTED[name])
             continue
         try:
             pattern = _lark.get_terminal(name).pattern

@@ -25,7 +25,7 @@ def format_error(error: DGError) -> str:
     else:
         lines = [f"{span}: {error.kind}: {error.message}", *snippet(span)]
     if error.help:
-        lines.append(f"{' ' * gutter_width(span)} = help: {error.help}")
+        lines.append(f"{' ' * gutter_width(span)}= help: {error.help}")
     if error.frames:
         lines.extend(call_stack(error.frames, span))
     return "\n".join(lines) + "\n"
@@ -63,6 +63,7 @@ def call_stack(frames: tuple[CallFrame, ...], span: Span | None) -> list[str]:
         rows.append((str(frame.call_site), caller, frame.call_site.source.line(frame.call_site.line).strip()))
     if span is not None:
         rows.append((str(span), callers[-1], span.source.line(span.line).strip()))
+    rows = collapse_repeats(rows)
     if len(rows) > SHOWN_FRAMES:
         half = SHOWN_FRAMES // 2
         skipped = len(rows) - 2 * half
@@ -71,4 +72,23 @@ def call_stack(frames: tuple[CallFrame, ...], span: Span | None) -> list[str]:
     who = max(len(r[1]) for r in rows)
     out = ["DG call stack (innermost last):"]
     out.extend(f"  {w:<{where}}  {f:<{who}}  {code}".rstrip() for w, f, code in rows)
+    return out
+
+
+def collapse_repeats(rows: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """A recursion repeats one row thousands of times: show it twice and count the rest."""
+    out: list[tuple[str, str, str]] = []
+    i = 0
+    while i < len(rows):
+        j = i
+        while j + 1 < len(rows) and rows[j + 1] == rows[i]:
+            j += 1
+        repeats = j - i + 1
+        out.append(rows[i])
+        if repeats > 3:
+            out.append(("...", f"(the call above {repeats - 2:,} more times)", ""))
+            out.append(rows[i])
+        else:
+            out.extend(rows[i + 1 : j + 1])
+        i = j + 1
     return out
