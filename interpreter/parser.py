@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lark import Lark, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.exceptions import VisitError
 from lark.indenter import DedentError, PythonIndenter
 
 from . import ast
@@ -98,7 +99,17 @@ def parse(source: Source) -> ast.Module:
         tree = _lark.parse(text, start="start")
     except (UnexpectedInput, SyntaxProblem) as e:
         raise syntax_error(e, source) from None
-    return ASTBuilder(source).transform(tree)
+    return build(ASTBuilder(source), tree)
+
+
+def build(builder: object, tree: object) -> ast.Module:
+    """Run the AST builder; lark wraps what a rule method raises, so unwrap our own errors."""
+    try:
+        return builder.transform(tree)  # type: ignore[attr-defined]
+    except VisitError as e:
+        if isinstance(e.orig_exc, DGError):
+            raise e.orig_exc from None
+        raise
 
 
 def parse_expression(text: str, source: Source, line: int, column: int) -> ast.Expr:
@@ -113,7 +124,7 @@ def parse_expression(text: str, source: Source, line: int, column: int) -> ast.E
             s = error.span
             error.span = Span(source, line, s.column, line, s.end_column)
         raise error from None
-    return ASTBuilder(source, line_offset=line - 1).transform(tree)
+    return build(ASTBuilder(source, line_offset=line - 1), tree)  # type: ignore[return-value]
 
 
 def lex(text: str) -> list[Token]:
@@ -151,7 +162,7 @@ def _point(source: Source, line: int, column: int, width: int = 1) -> Span:
 
 
 def _unexpected_token(e: UnexpectedToken, source: Source) -> DGError:
-    token, expected = e.token, set(e.expected)
+    token, expected = e.token, _expected(e)
     kind = token.type
     opener = _indenter.open_brackets[-1] if _indenter.open_brackets else None
     if opener is not None and (kind == "$END" or token.line != opener.line):
@@ -166,9 +177,10 @@ def _unexpected_token(e: UnexpectedToken, source: Source) -> DGError:
         return DGError("IndentationError", "unexpected indent",
                        Span(source, line, len(token) + 1, line, len(statement.rstrip()) + 1),
                        help="this line is indented more than the one above, but does not start a block")  # fmt: skip
-    if kind in ("_NEWLINE", "$END") and expected == {"_INDENT"}:
-        return DGError("IndentationError", "expected an indented block after this line's ':'",
-                       _point(source, line, column))  # fmt: skip
+    if expected == {"_INDENT"}:
+        header = line if kind == "$END" else e.token_history[-1].line if e.token_history else line - 1
+        return DGError("IndentationError", f"expected an indented block after the ':' on line {header}",
+                       _point(source, line, column), help="indent the lines that belong to the block")  # fmt: skip
     if kind == "EQUAL" and "COLON" in expected:
         return DGError("SyntaxError", "'=' assigns; a condition compares with '=='", span,
                        help="write '==' to test equality")  # fmt: skip
@@ -187,6 +199,16 @@ def _unexpected_token(e: UnexpectedToken, source: Source) -> DGError:
     if wanted:
         message += f"; expected {wanted}"
     return DGError("SyntaxError", message, span)
+
+
+def _expected(e: UnexpectedToken) -> set[str]:
+    """What the parser could accept here. When the lexer raises the error it only knows what it can
+    lex in this state, so ask the parser's table instead (it knows an _INDENT was due)."""
+    try:
+        state = e.state
+        return set(state.parse_conf.parse_table.states[state.position].keys())
+    except AttributeError:
+        return set(e.expected)
 
 
 def _position(token: Token, source: Source) -> tuple[int, int]:

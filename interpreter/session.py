@@ -83,5 +83,5 @@ class Session:
         if not resolved.is_relative_to(base):
             raise DGError("FileError", f"'{path}' leads outside the program's folder")
         if not resolved.is_file():
-            raise DGError("FileError", f"no file '{path}' in {base}")
+            raise DGError("FileError", f"no file '{path}' in the program's folder ({base.name}/)")
         return resolved
