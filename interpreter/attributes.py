@@ -116,8 +116,10 @@ def set_attribute(obj: Any, name: str, value: Any) -> None:
     if not isinstance(obj, Tensor) or name not in ("grad", "requires_grad"):
         if isinstance(obj, Tensor) and name in TENSOR_PROPERTIES:
             raise DGError("AttributeError", f"cannot assign to a tensor's '{name}'")
-        raise _missing(obj, name) if name not in PROPERTIES.get(type(obj), {}) else DGError(
-            "AttributeError", f"cannot assign to '{name}'"
+        raise (
+            _missing(obj, name)
+            if name not in PROPERTIES.get(type(obj), {})
+            else DGError("AttributeError", f"cannot assign to '{name}'")
         )
     if name == "grad":
         if value is not None and (not isinstance(value, Tensor) or value.shape != obj.shape):
@@ -127,8 +129,11 @@ def set_attribute(obj: Any, name: str, value: Any) -> None:
     if not isinstance(value, bool):
         raise DGError("TypeError", f"requires_grad must be True or False, not {type_name(value)}")
     if obj.grad_fn is not None:
-        raise DGError("GradError", "requires_grad can only be changed on a leaf tensor",
-                      help="use .detach() to get a leaf with the same values")  # fmt: skip
+        raise DGError(
+            "GradError",
+            "requires_grad can only be changed on a leaf tensor",
+            help="use .detach() to get a leaf with the same values",
+        )
     if value and obj.dtype != "float":
         raise DGError("TypeError", "only float tensors can require grad")
     obj.requires_grad = value

@@ -130,9 +130,7 @@ class ASTBuilder(Transformer_NonRecursive):
             if p.default is not None:
                 seen_default = True
             elif seen_default:
-                raise self.error(
-                    f"parameter '{p.name}' without a default follows one with a default", p.span
-                )
+                raise self.error(f"parameter '{p.name}' without a default follows one with a default", p.span)
         return params
 
     def parameter(self, meta: Meta, children: list[Any]) -> ast.Parameter:
@@ -319,7 +317,11 @@ class ASTBuilder(Transformer_NonRecursive):
                 return j, colon
             elif c == ":" and depth == 0 and colon is None:
                 colon = j
-        raise self.error("'{' in an f-string is never closed", self.at(token, body_column + start), help="write '{{' for a literal brace")
+        raise self.error(
+            "'{' in an f-string is never closed",
+            self.at(token, body_column + start),
+            help="write '{{' for a literal brace",
+        )
 
     def at(self, token: Token, column: int) -> Span:
         line = token.line + self.line_offset

@@ -36,18 +36,70 @@ def make_builtins(session: Session) -> dict[str, Any]:
         session.write(str(sep).join(text(v) for v in values) + str(end))
 
     builtin(print_, "print")
-    for fn in (len_, range_, enumerate_, zip_, sorted_, reversed_, list_, tuple_, str_, int_, float_, bool_,
-               round_, type_, abs_, min_, max_, sum_, mean):  # fmt: skip
+    for fn in (
+        len_,
+        range_,
+        enumerate_,
+        zip_,
+        sorted_,
+        reversed_,
+        list_,
+        tuple_,
+        str_,
+        int_,
+        float_,
+        bool_,
+        round_,
+        type_,
+        abs_,
+        min_,
+        max_,
+        sum_,
+        mean,
+    ):
         builtin(fn)
 
     # ---- tensors -----------------------------------------------------------------------
-    for fn in (ag.tensor, ag.zeros, ag.ones, ag.zeros_like, ag.ones_like, ag.full, ag.randn, ag.rand,
-               ag.arange, ag.linspace, ag.eye, ag.seed, ag.softmax, ag.log_softmax, ag.logsumexp,
-               ag.maximum, ag.minimum, ag.where, ag.concat, ag.stack, ag.matmul, ag.argmax, ag.argmin,
-               ag.reshape, ag.transpose, ag.moons, ag.gradient):  # fmt: skip
+    for fn in (
+        ag.tensor,
+        ag.zeros,
+        ag.ones,
+        ag.zeros_like,
+        ag.ones_like,
+        ag.full,
+        ag.randn,
+        ag.rand,
+        ag.arange,
+        ag.linspace,
+        ag.eye,
+        ag.seed,
+        ag.softmax,
+        ag.log_softmax,
+        ag.logsumexp,
+        ag.maximum,
+        ag.minimum,
+        ag.where,
+        ag.concat,
+        ag.stack,
+        ag.matmul,
+        ag.argmax,
+        ag.argmin,
+        ag.reshape,
+        ag.transpose,
+        ag.moons,
+        ag.gradient,
+    ):
         builtin(fn)
-    for name, op in (("exp", ag.exp), ("log", ag.log), ("sqrt", ag.sqrt), ("sin", ag.sin), ("cos", ag.cos),
-                     ("tanh", ag.tanh), ("sigmoid", ag.sigmoid), ("relu", ag.relu)):  # fmt: skip
+    for name, op in (
+        ("exp", ag.exp),
+        ("log", ag.log),
+        ("sqrt", ag.sqrt),
+        ("sin", ag.sin),
+        ("cos", ag.cos),
+        ("tanh", ag.tanh),
+        ("sigmoid", ag.sigmoid),
+        ("relu", ag.relu),
+    ):
         table[name] = Builtin(name, numeric(op), f"{name}(x)")
     builtin(zero_grad)
     table["no_grad"] = GradMode("no_grad", False)
@@ -109,8 +161,11 @@ def _int_arg(a: Any, who: str) -> int:
     if isinstance(a, Tensor):
         return a.__index__()
     if isinstance(a, bool) or not isinstance(a, int):
-        raise DGError("TypeError", f"{who}() takes ints, not {type_name(a)}",
-                      help="use int(x) to round a float down to an int" if isinstance(a, float) else None)  # fmt: skip
+        raise DGError(
+            "TypeError",
+            f"{who}() takes ints, not {type_name(a)}",
+            help="use int(x) to round a float down to an int" if isinstance(a, float) else None,
+        )
     return a
 
 
@@ -119,7 +174,7 @@ def enumerate_(items: Any, start: int = 0) -> list[tuple[int, Any]]:
 
 
 def zip_(*sequences: Any) -> list[tuple[Any, ...]]:
-    return list(python.zip(*[iterate(s) for s in sequences]))
+    return list(python.zip(*[iterate(s) for s in sequences], strict=False))
 
 
 def sorted_(items: Any, reverse: bool = False) -> list[Any]:
@@ -202,8 +257,11 @@ def _extreme(name: str, reduce: Callable[..., Tensor], pick: Callable[..., Any])
         items = list(iterate(values[0])) if len(values) == 1 else list(values)
         if any(isinstance(v, Tensor) for v in items):
             other = "maximum" if name == "max" else "minimum"
-            raise DGError("TypeError", f"{name}() of several tensors is ambiguous",
-                          help=f"use {other}(a, b) for the elementwise {name}, or {name}(x) to reduce one tensor")  # fmt: skip
+            raise DGError(
+                "TypeError",
+                f"{name}() of several tensors is ambiguous",
+                help=f"use {other}(a, b) for the elementwise {name}, or {name}(x) to reduce one tensor",
+            )
         if not items:
             raise DGError("ValueError", f"{name}() of an empty sequence")
         try:

@@ -29,8 +29,9 @@ def run_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("file", help="the program to run, or - for standard input")
     parser.add_argument("--version", action="version", version=f"dg {__version__}")
-    parser.add_argument("--max-depth", type=int, default=10_000, metavar="N",
-                        help="deepest nesting of function calls (default 10000)")  # fmt: skip
+    parser.add_argument(
+        "--max-depth", type=int, default=10_000, metavar="N", help="deepest nesting of function calls (default 10000)"
+    )
     parser.add_argument("--debug", action="store_true", help="show the Python traceback of internal errors")
     return parser
 

@@ -185,8 +185,13 @@ def name(c: Compiler, node: ast.Name) -> Eval:
     def lookup(env: Env) -> Any:
         value = (env.parent if start_outside else env).lookup(name)  # type: ignore[union-attr]
         if value is MISSING:
-            raise DGError("NameError", f"name '{name}' is not defined", span,
-                          help=suggest(name, env.visible_names()), frames=tuple(c.frames))  # fmt: skip
+            raise DGError(
+                "NameError",
+                f"name '{name}' is not defined",
+                span,
+                help=suggest(name, env.visible_names()),
+                frames=tuple(c.frames),
+            )
         return value
 
     return lookup
@@ -766,13 +771,17 @@ def bind_arguments(f: Function, args: list[Any], kwargs: dict[str, Any]) -> dict
     if not kwargs and len(args) == len(params):
         return dict(zip(params, args, strict=True))
     if len(args) > len(params):
-        raise DGError("TypeError", f"{f.name}() takes {len(params)} argument{'s' * (len(params) != 1)} "
-                      f"but {len(args)} were given", help=f"def {f.signature()}")  # fmt: skip
+        raise DGError(
+            "TypeError",
+            f"{f.name}() takes {len(params)} argument{'s' * (len(params) != 1)} but {len(args)} were given",
+            help=f"def {f.signature()}",
+        )
     bound = dict(zip(params, args, strict=False))
     for key, value in kwargs.items():
         if key not in params:
-            raise DGError("TypeError", f"{f.name}() has no parameter '{key}'",
-                          help=suggest(key, params) or f"def {f.signature()}")  # fmt: skip
+            raise DGError(
+                "TypeError", f"{f.name}() has no parameter '{key}'", help=suggest(key, params) or f"def {f.signature()}"
+            )
         if key in bound:
             raise DGError("TypeError", f"{f.name}() got two values for '{key}'")
         bound[key] = value
@@ -784,7 +793,9 @@ def bind_arguments(f: Function, args: list[Any], kwargs: dict[str, Any]) -> dict
     return bound
 
 
-def call_python(name: str, fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], method: bool = False) -> Any:
+def call_python(
+    name: str, fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], method: bool = False
+) -> Any:
     """Call a builtin or method, turning a mismatch with its parameters into a DG TypeError."""
     try:
         return fn(*args, **kwargs)

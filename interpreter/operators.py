@@ -26,7 +26,7 @@ def _type_error(symbol: str, a: Any, b: Any) -> DGError:
     if symbol == "@":
         help = "'@' multiplies matrices: both sides must be tensors"
     elif isinstance(a, str) or isinstance(b, str):
-        help = "use str(x) to turn a value into text, or an f-string: f\"loss {loss}\""
+        help = 'use str(x) to turn a value into text, or an f-string: f"loss {loss}"'
     elif isinstance(a, list | tuple) or isinstance(b, list | tuple):
         help = "to compute with a list of numbers, make it a tensor: tensor([1, 2, 3])"
     return DGError("TypeError", f"cannot apply '{symbol}' to {type_name(a)} and {type_name(b)}", help=help)
@@ -50,8 +50,10 @@ def _repeat_guard(a: Any, b: Any) -> None:
     """`[0] * n` and `"ab" * n` may not build something enormous."""
     seq, n = (a, b) if isinstance(a, list | tuple | str) else (b, a)
     if isinstance(seq, list | tuple | str) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
-        raise DGError("ValueError", f"that would make a {type_name(seq)} of {len(seq) * n:,} items, "
-                      f"more than the limit of {MAX_SEQUENCE:,}")  # fmt: skip
+        raise DGError(
+            "ValueError",
+            f"that would make a {type_name(seq)} of {len(seq) * n:,} items, more than the limit of {MAX_SEQUENCE:,}",
+        )
 
 
 def multiply(a: Any, b: Any) -> Any:
@@ -62,8 +64,11 @@ def multiply(a: Any, b: Any) -> Any:
 
 def power(a: Any, b: Any) -> Any:
     if type(a) is int and type(b) is int and b > 0 and abs(a) > 1 and b * abs(a).bit_length() > MAX_INT_BITS:
-        raise DGError("OverflowError", f"{a} ** {b} is too large an integer",
-                      help="use a float (2.0 ** n) for an approximate value")  # fmt: skip
+        raise DGError(
+            "OverflowError",
+            f"{a} ** {b} is too large an integer",
+            help="use a float (2.0 ** n) for an approximate value",
+        )
     return _pow(a, b)
 
 
@@ -167,9 +172,13 @@ def get_item(obj: Any, index: Any) -> Any:
         try:
             return obj[index]
         except IndexError:
-            raise DGError("IndexError", f"index {index} is out of range for a {type_name(obj)} of length {len(obj)}") from None
+            raise DGError(
+                "IndexError", f"index {index} is out of range for a {type_name(obj)} of length {len(obj)}"
+            ) from None
         except TypeError:
-            raise DGError("TypeError", f"{type_name(obj)} indices must be ints or slices, not {type_name(index)}") from None
+            raise DGError(
+                "TypeError", f"{type_name(obj)} indices must be ints or slices, not {type_name(index)}"
+            ) from None
     raise DGError("TypeError", f"{type_name(obj)} cannot be indexed")
 
 
@@ -188,4 +197,6 @@ def set_item(obj: Any, index: Any, value: Any) -> None:
         except TypeError:
             raise DGError("TypeError", f"list indices must be ints or slices, not {type_name(index)}") from None
         return
-    raise DGError("TypeError", f"cannot assign into a {type_name(obj)}", help="only lists and tensors can be changed in place")
+    raise DGError(
+        "TypeError", f"cannot assign into a {type_name(obj)}", help="only lists and tensors can be changed in place"
+    )

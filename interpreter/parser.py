@@ -18,11 +18,23 @@ GRAMMAR = Path(__file__).resolve().parent.parent / "grammar" / "dg.lark"
 CLOSING = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 CLOSING_TEXT = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
 # How a token type reads in a message; keywords and punctuation read as themselves, quoted.
-FOUND = {"STRING": "string", "_NEWLINE": "end of line", "_INDENT": "indent", "_DEDENT": "end of block",
-         "$END": "end of input"}  # fmt: skip
-EXPECTED = {"NAME": "a name", "INT": "a number", "FLOAT": "a number", "STRING": "a string",
-            "_NEWLINE": "the end of the line", "_INDENT": "an indented block", "_DEDENT": "the end of the block",
-            "$END": "the end of the input"}  # fmt: skip
+FOUND = {
+    "STRING": "string",
+    "_NEWLINE": "end of line",
+    "_INDENT": "indent",
+    "_DEDENT": "end of block",
+    "$END": "end of input",
+}
+EXPECTED = {
+    "NAME": "a name",
+    "INT": "a number",
+    "FLOAT": "a number",
+    "STRING": "a string",
+    "_NEWLINE": "the end of the line",
+    "_INDENT": "an indented block",
+    "_DEDENT": "the end of the block",
+    "$END": "the end of the input",
+}
 # Tokens that can start an expression: when all are expected, we say "an expression".
 EXPRESSION_STARTS = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "MINUS"}
 
@@ -63,7 +75,7 @@ class Indenter(PythonIndenter):
                     )
             yield token
 
-    def handle_NL(self, token: Token) -> Iterator[Token]:  # noqa: N802 - lark's name
+    def handle_NL(self, token: Token) -> Iterator[Token]:
         try:
             yield from super().handle_NL(token)
         except DedentError:
@@ -133,7 +145,7 @@ def lex(text: str) -> list[Token]:
     return list(_lark.lex(text, dont_ignore=False))
 
 
-def interactive(text: str):  # noqa: ANN201 - lark's InteractiveParser
+def interactive(text: str):
     """An interactive parser fed with `text`, for deciding whether REPL input is complete."""
     return _lark.parse_interactive(text, start="start")
 
@@ -167,33 +179,53 @@ def _unexpected_token(e: UnexpectedToken, source: Source) -> DGError:
     opener = _indenter.open_brackets[-1] if _indenter.open_brackets else None
     if opener is not None and (kind == "$END" or token.line != opener.line):
         # Newlines inside brackets are ignored, so a missing ')' shows up lines later: blame the '('.
-        return DGError("SyntaxError", f"'{opener}' was never closed", _point(source, opener.line, opener.column),
-                       help=f"close it with '{CLOSING_TEXT[opener.type]}'")  # fmt: skip
+        return DGError(
+            "SyntaxError",
+            f"'{opener}' was never closed",
+            _point(source, opener.line, opener.column),
+            help=f"close it with '{CLOSING_TEXT[opener.type]}'",
+        )
     line, column = _position(token, source)
     span = _point(source, line, column, max(1, len(str(token))) if kind not in FOUND else 1)
     if kind == "_INDENT":
         line = token.end_line
         statement = source.line(line)
-        return DGError("IndentationError", "unexpected indent",
-                       Span(source, line, len(token) + 1, line, len(statement.rstrip()) + 1),
-                       help="this line is indented more than the one above, but does not start a block")  # fmt: skip
+        return DGError(
+            "IndentationError",
+            "unexpected indent",
+            Span(source, line, len(token) + 1, line, len(statement.rstrip()) + 1),
+            help="this line is indented more than the one above, but does not start a block",
+        )
     if expected == {"_INDENT"}:
         header = line if kind == "$END" else e.token_history[-1].line if e.token_history else line - 1
-        return DGError("IndentationError", f"expected an indented block after the ':' on line {header}",
-                       _point(source, line, column), help="indent the lines that belong to the block")  # fmt: skip
+        return DGError(
+            "IndentationError",
+            f"expected an indented block after the ':' on line {header}",
+            _point(source, line, column),
+            help="indent the lines that belong to the block",
+        )
     if kind == "EQUAL" and "COLON" in expected:
-        return DGError("SyntaxError", "'=' assigns; a condition compares with '=='", span,
-                       help="write '==' to test equality")  # fmt: skip
+        return DGError(
+            "SyntaxError", "'=' assigns; a condition compares with '=='", span, help="write '==' to test equality"
+        )
     if kind == "EQUAL" and e.interactive_parser is not None:
         keyword = _keyword_before(e)
         if keyword:
             return DGError("SyntaxError", f"'{keyword}' is a keyword and cannot be a variable name", span)
     if expected == {"COLON"} or ("COLON" in expected and kind in ("_NEWLINE", "$END")):
-        return DGError("SyntaxError", "expected ':' at the end of this line", span,
-                       help="if, elif, else, while, for, def and with lines end in ':'")  # fmt: skip
+        return DGError(
+            "SyntaxError",
+            "expected ':' at the end of this line",
+            span,
+            help="if, elif, else, while, for, def and with lines end in ':'",
+        )
     if kind in ("ELSE", "ELIF"):
-        return DGError("SyntaxError", f"'{token}' without a matching 'if' above it", span,
-                       help="check that it is indented like its 'if'")  # fmt: skip
+        return DGError(
+            "SyntaxError",
+            f"'{token}' without a matching 'if' above it",
+            span,
+            help="check that it is indented like its 'if'",
+        )
     message = f"unexpected {_describe_token(token)}"
     wanted = _describe_expected(expected)
     if wanted:
@@ -241,7 +273,7 @@ def _describe_token(token: Token) -> str:
 
 def _describe_expected(expected: set[str]) -> str:
     words: list[str] = []
-    if EXPRESSION_STARTS <= expected:
+    if expected >= EXPRESSION_STARTS:
         words.append("an expression")
         expected = expected - EXPRESSION_STARTS - {"PLUS", "NOT", "TRUE", "FALSE", "NONE"}
     for name in sorted(expected):

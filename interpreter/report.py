@@ -1,13 +1,13 @@
 """The one place errors become text, for the CLI and the REPL alike:
 
-    prog.dg:3:12: ShapeError: matmul: (2, 2) @ (3,)
-       |
-     3 |     return w @ x
-       |            ^^^^^
-       = help: the last dimension of the left (2) must equal the only dimension of the right (3)
-    DG call stack (innermost last):
-      prog.dg:7:5   <program>   y = layer(w, x)
-      prog.dg:3:12  layer       return w @ x
+prog.dg:3:12: ShapeError: matmul: (2, 2) @ (3,)
+   |
+ 3 |     return w @ x
+   |            ^^^^^
+   = help: the last dimension of the left (2) must equal the only dimension of the right (3)
+DG call stack (innermost last):
+  prog.dg:7:5   <program>   y = layer(w, x)
+  prog.dg:3:12  layer       return w @ x
 """
 
 from __future__ import annotations

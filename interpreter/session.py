@@ -57,8 +57,11 @@ class Session:
             raise
         except RecursionError:
             ag.set_grad_enabled(grad_mode)
-            raise DGError("RecursionError", "nested too deeply for the interpreter",
-                          help="reduce the nesting of expressions or calls") from None  # fmt: skip
+            raise DGError(
+                "RecursionError",
+                "nested too deeply for the interpreter",
+                help="reduce the nesting of expressions or calls",
+            ) from None
         finally:
             self.frames.clear()
             sys.setrecursionlimit(limit)
@@ -76,8 +79,11 @@ class Session:
             raise DGError("TypeError", f"a path is a string, not {type(path).__name__}")
         candidate = Path(path)
         if candidate.is_absolute() or ".." in candidate.parts:
-            raise DGError("FileError", f"'{path}' is outside the program's folder",
-                          help="data files are read relative to the program, without '..'")  # fmt: skip
+            raise DGError(
+                "FileError",
+                f"'{path}' is outside the program's folder",
+                help="data files are read relative to the program, without '..'",
+            )
         base = self.base_dir.resolve()
         resolved = (base / candidate).resolve()
         if not resolved.is_relative_to(base):

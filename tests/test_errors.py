@@ -95,7 +95,10 @@ def test_a_real_process_prints_no_traceback() -> None:
     """One end-to-end run of the installed module, in case something only breaks outside pytest."""
     result = subprocess.run(
         [sys.executable, "-m", "interpreter", str(CATALOGUE / "call_stack_nested.dg")],
-        capture_output=True, text=True, cwd=ROOT, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert result.returncode == cli.EXIT_RUNTIME
     assert "ShapeError" in result.stderr and "Traceback" not in result.stderr
