@@ -1,0 +1,97 @@
+"""The `dg` command as a user meets it: a real process, its output streams and exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from interpreter import __version__, cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def dg(*args: str, stdin: str | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "interpreter", *args], input=stdin, capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_runs_a_program_and_exits_0() -> None:
+    result = dg("programs/branches.dg")
+    assert result.returncode == 0, result.stderr
+    assert "input_positive.grad: tensor([2., 2., 2.])" in result.stdout
+    assert result.stderr == ""
+
+
+def test_run_subcommand_is_the_same() -> None:
+    assert dg("run", "programs/branches.dg").stdout == dg("programs/branches.dg").stdout
+
+
+def test_program_from_standard_input() -> None:
+    result = dg("-", stdin="x = tensor([1.0, 2.0], requires_grad=True)\ngrad (x * x).sum()\nprint(x.grad)\n")
+    assert result.returncode == 0 and result.stdout == "tensor([2., 4.])\n"
+
+
+def test_output_before_an_error_is_kept_and_the_error_goes_to_stderr() -> None:
+    result = dg("-", stdin='print("before")\nx = 1 / 0\nprint("after")\n')
+    assert result.returncode == cli.EXIT_RUNTIME
+    assert result.stdout == "before\n"
+    assert result.stderr.startswith("<stdin>:2:5: ZeroDivisionError: division by zero")
+
+
+def test_syntax_error_exit_code_and_nothing_runs() -> None:
+    result = dg("-", stdin='print("never")\nif x\n')
+    assert result.returncode == cli.EXIT_SYNTAX
+    assert result.stdout == ""
+    assert "SyntaxError" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "text"),
+    [
+        (["missing.dg"], cli.EXIT_NOINPUT, "dg: cannot open 'missing.dg': no such file"),
+        (["programs"], cli.EXIT_NOINPUT, "it is a folder"),
+        ([], cli.EXIT_USAGE, "usage: dg"),
+        (["--no-such-flag", "x.dg"], cli.EXIT_USAGE, "unrecognized arguments"),
+    ],
+)
+def test_usage_problems(args: list[str], code: int, text: str) -> None:
+    result = dg(*args)
+    assert result.returncode == code
+    assert text in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_version_and_help() -> None:
+    assert dg("--version").stdout.strip() == f"dg {__version__}"
+    help_text = dg("--help").stdout
+    assert "dg FILE.dg" in help_text and "--max-depth" in help_text
+
+
+def test_debug_flag_shows_the_python_traceback_of_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--debug exists for DG's developers; without it an internal failure is still one located message."""
+    from interpreter import operators
+
+    def broken(a: object, b: object) -> object:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setitem(operators.BINARY, "+", broken)
+    program = tmp_path / "prog.dg"
+    program.write_text("x = 1 + 2\n")
+    assert cli.main([str(program)]) == cli.EXIT_RUNTIME
+    err = capsys.readouterr().err
+    assert "InternalError: RuntimeError: simulated bug" in err and "Traceback" not in err
+    assert cli.main(["--debug", str(program)]) == cli.EXIT_RUNTIME
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_data_files_are_found_next_to_the_program(tmp_path: Path) -> None:
+    (tmp_path / "data.csv").write_text("1,2\n3,4\n")
+    (tmp_path / "prog.dg").write_text('print(load_csv("data.csv").sum().item())\n')
+    result = dg(str(tmp_path / "prog.dg"))
+    assert result.stdout == "10.0\n", result.stderr
