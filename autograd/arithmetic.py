@@ -130,7 +130,7 @@ def matmul(a: Any, b: Any) -> Tensor:
         # dA = dOut @ B^T and dB = A^T @ dOut, summed over any broadcast batch dimensions.
         a2 = a if a.ndim > 1 else a.reshape((1, *a.shape))
         b2 = b if b.ndim > 1 else b.reshape((*b.shape, 1))
-        g2 = g.reshape(np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]) + (a2.shape[-2], b2.shape[-1]))
+        g2 = g.reshape((*np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]), a2.shape[-2], b2.shape[-1]))
         ga = sum_to(g2 @ b2.mT, a2.shape).reshape(a.shape) if a.requires_grad else None
         gb = sum_to(a2.mT @ g2, b2.shape).reshape(b.shape) if b.requires_grad else None
         return ga, gb
@@ -173,10 +173,15 @@ def _inplace(op: Callable[[Any, Any], Tensor], symbol: str) -> Callable[[Tensor,
 
 def assign_index(t: Tensor, index: Any, value: Any) -> None:
     """`t[index] = value`: copies the array first, so no earlier result sees the change."""
-    if _mode._grad_enabled and (t.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
+    if _mode._grad_enabled and t.requires_grad:
         raise GradError(
             "item assignment into a tensor that requires grad is not recorded",
             help="build a new tensor instead (where, concat, stack), or assign inside `with no_grad:`",
+        )
+    if _mode._grad_enabled and isinstance(value, Tensor) and value.requires_grad:
+        raise GradError(
+            "the value assigned requires grad, but item assignment is not recorded",
+            help="build the tensor with stack or concat so the gradient can flow, or assign value.detach()",
         )
     from .shaping import normalize_index
 

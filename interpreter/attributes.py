@@ -85,8 +85,6 @@ METHODS: dict[type, dict[str, Callable[..., Any]]] = {Tensor: TENSOR_METHODS, li
 def _missing(obj: Any, name: str) -> DGError:
     names = list(PROPERTIES.get(type(obj), {})) + list(METHODS.get(type(obj), {}))
     hint = suggest(name, names)
-    if not names:
-        return DGError("AttributeError", f"{type_name(obj)} has no attributes", help=None)
     return DGError("AttributeError", f"{type_name(obj)} has no attribute '{name}'", help=hint)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import autograd as ag
@@ -54,6 +54,7 @@ class Scope:
     kind: str  # "module" (top level, a REPL cell, a breakpoint), "function", "comprehension"
     local_names: frozenset[str] = frozenset()
     in_loop: bool = False
+    in_no_grad: bool = False  # inside the text of a `with no_grad:` block
 
 
 class Compiler:
@@ -260,6 +261,12 @@ def format_value(value: Any, spec: str) -> str:
     if not spec:
         return text(value)
     if isinstance(value, Tensor):
+        if value.size != 1:
+            raise DGError(
+                "TypeError",
+                f"a format like ':{spec}' needs one number, but this tensor has shape {value.shape}",
+                help="format one element, or leave the format out: {x}",
+            )
         value = value.item()
     if not isinstance(value, int | float | str):
         raise DGError("TypeError", f"a format like ':{spec}' applies to numbers and strings, not {type_name(value)}")
@@ -272,6 +279,7 @@ def format_value(value: Any, spec: str) -> str:
 @expression(ast.Binary)
 def binary(c: Compiler, node: ast.Binary) -> Eval:
     left, right, op, span = c.expr(node.left), c.expr(node.right), BINARY[node.op], node.span
+    hints = why_none(node.left), why_none(node.right)
 
     def run(env: Env) -> Any:
         a = left(env)
@@ -279,7 +287,8 @@ def binary(c: Compiler, node: ast.Binary) -> Eval:
         try:
             return op(a, b)
         except Exception as e:
-            raise c.fail(e, span) from None
+            error = c.fail(e, span)
+            raise explained(explained(error, a, hints[0]), b, hints[1]) from None
 
     return run
 
@@ -380,16 +389,31 @@ def truth(value: Any, span: Span, c: Compiler) -> bool:
 
 @expression(ast.Attribute)
 def attribute(c: Compiler, node: ast.Attribute) -> Eval:
-    obj, attr, span = c.expr(node.obj), node.name, node.span
+    obj, attr, span, hint = c.expr(node.obj), node.name, node.span, why_none(node.obj)
 
     def run(env: Env) -> Any:
         value = obj(env)
         try:
             return get_attribute(value, attr)
         except Exception as e:
-            raise c.fail(e, span) from None
+            raise explained(c.fail(e, span), value, hint) from None
 
     return run
+
+
+def why_none(node: ast.Expr) -> str | None:
+    """A hint for when `node` turns out to be None where a value was needed."""
+    if isinstance(node, ast.Attribute) and node.name == "grad":
+        return "this .grad is None: no gradient has reached it yet (only leaves with requires_grad=True keep one)"
+    if isinstance(node, ast.Call):
+        return "the call gave None: a function that ends without `return` gives None"
+    return None
+
+
+def explained(error: DGError, value: Any, hint: str | None) -> DGError:
+    if value is None and hint is not None and error.help is None:
+        error.help = hint
+    return error
 
 
 @expression(ast.Call)
@@ -415,7 +439,7 @@ def call(c: Compiler, node: ast.Call) -> Eval:
 
 
 def method_call(c: Compiler, func: ast.Attribute, args: list[Eval], kwargs: list[tuple[str, Eval]], span: Span) -> Eval:
-    obj, name = c.expr(func.obj), func.name
+    obj, name, hint = c.expr(func.obj), func.name, why_none(func.obj)
 
     def run(env: Env) -> Any:
         target = obj(env)
@@ -424,7 +448,7 @@ def method_call(c: Compiler, func: ast.Attribute, args: list[Eval], kwargs: list
         try:
             return call_python(name, find_method(target, name), [target, *positional], keywords, method=True)
         except Exception as e:
-            raise c.fail(e, span) from None
+            raise explained(c.fail(e, span), target, hint) from None
 
     return run
 
@@ -499,7 +523,16 @@ def target_store(c: Compiler, target: ast.Expr) -> Callable[[Env, Any], None]:
                 value.name = name  # so graph pictures can say which variable a node is
             env.vars[name] = value
 
-        return store_name
+        if not c.scope.in_no_grad:
+            return store_name
+
+        def store_name_no_grad(env: Env, value: Any) -> None:
+            old = env.vars.get(name)
+            if type(old) is Tensor and old.requires_grad and old.grad_fn is None and type(value) is Tensor:
+                c.session.rebound_parameter = (name, span)  # the classic mistake; `grad` explains it
+            store_name(env, value)
+
+        return store_name_no_grad
     if isinstance(target, ast.TupleExpr):
         stores = [target_store(c, t) for t in target.items]
 
@@ -621,7 +654,15 @@ def grad(c: Compiler, node: ast.Grad) -> Exec:
         try:
             ag.backward(y, s)
         except Exception as e:
-            raise c.fail(e, span) from None
+            error = c.fail(e, span)
+            rebound = c.session.rebound_parameter
+            if isinstance(y, Tensor) and not y.requires_grad and rebound is not None:
+                name, where = rebound
+                error.help = (
+                    f"'{name}' was rebound inside `no_grad` on line {where.line}, so it is no longer a leaf "
+                    f"that requires grad; update it in place instead: `{name} -= ...`"
+                )
+            raise error from None
 
     return run
 
@@ -697,7 +738,7 @@ def for_(c: Compiler, node: ast.For) -> Exec:
 
 
 def loop_scope(c: Compiler) -> Scope:
-    return Scope(c.scope.kind, c.scope.local_names, in_loop=True)
+    return replace(c.scope, in_loop=True)
 
 
 @statement(ast.FunctionDef)
@@ -718,7 +759,9 @@ def function_def(c: Compiler, node: ast.FunctionDef) -> Exec:
 @statement(ast.With)
 def with_(c: Compiler, node: ast.With) -> Exec:
     """with no_grad: ... — recording off for the block, restored however the block ends."""
-    context, span, body = c.expr(node.context), node.context.span, c.block(node.body)
+    context, span = c.expr(node.context), node.context.span
+    inner = replace(c.scope, in_no_grad=c.scope.in_no_grad or names_no_grad(node.context))
+    body = c.in_scope(inner, lambda: c.block(node.body))
 
     def run(env: Env) -> Any:
         mode = context(env)
@@ -731,6 +774,13 @@ def with_(c: Compiler, node: ast.With) -> Exec:
             ag.set_grad_enabled(previous)
 
     return run
+
+
+def names_no_grad(node: ast.Expr) -> bool:
+    """`no_grad` or `no_grad()`, as written (to spot the classic `w = w - lr * w.grad` inside it)."""
+    if isinstance(node, ast.Call) and not node.args and not node.kwargs:
+        node = node.func
+    return isinstance(node, ast.Name) and node.name == "no_grad"
 
 
 def assigned_names(stmts: list[ast.Stmt]) -> frozenset[str]:

@@ -131,7 +131,9 @@ def parse_expression(text: str, source: Source, line: int, column: int) -> ast.E
     try:
         tree = _lark.parse(" " * (column - 1) + text, start="test")
     except (UnexpectedInput, SyntaxProblem) as e:
-        error = syntax_error(e, source)
+        error = syntax_error(e, source, parsed=" " * (column - 1) + text)
+        if error.message == "unexpected character '!'":
+            error.message, error.help = "f-string conversions such as '!r' are not supported", "write {x} or {x:.3f}"
         if error.span is not None:
             s = error.span
             error.span = Span(source, line, s.column, line, s.end_column)
@@ -151,13 +153,16 @@ def interactive(text: str):
 
 
 # ---- syntax errors --------------------------------------------------------------------------
-def syntax_error(e: Exception, source: Source) -> DGError:
-    """Turn lark's parse failure into one DG error with a message a student can act on."""
+def syntax_error(e: Exception, source: Source, parsed: str | None = None) -> DGError:
+    """Turn lark's parse failure into one DG error with a message a student can act on.
+
+    `parsed` is the text lark saw, when that was not the whole source (an f-string's expression)."""
     if isinstance(e, SyntaxProblem):
         span = Span(source, e.line, e.column, e.line, e.end_column)
         return DGError(e.kind, e.message, span, help=e.help)
     if isinstance(e, UnexpectedCharacters):
-        char = source.text[e.pos_in_stream] if e.pos_in_stream < len(source.text) else "?"
+        seen = source.text if parsed is None else parsed
+        char = seen[e.pos_in_stream] if e.pos_in_stream < len(seen) else "?"
         message = f"unexpected character {char!r}"
         help = None
         if char in "\"'":

@@ -86,7 +86,7 @@ def collapse_repeats(rows: list[tuple[str, str, str]]) -> list[tuple[str, str, s
         repeats = j - i + 1
         out.append(rows[i])
         if repeats > 3:
-            out.append(("...", f"(the call above {repeats - 2:,} more times)", ""))
+            out.append(("...", "...", f"(the call above, {repeats - 2:,} more times)"))
             out.append(rows[i])
         else:
             out.extend(rows[i + 1 : j + 1])

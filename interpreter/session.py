@@ -19,7 +19,7 @@ from .errors import CallFrame, DGError
 from .evaluator import Compiler
 from .parser import parse
 from .runtime import Env, show
-from .source import Source
+from .source import Source, Span
 
 # Each DG call nests a handful of Python frames (call → body → statement → expression ...).
 PYTHON_FRAMES_PER_CALL = 12
@@ -31,6 +31,8 @@ class Session:
         self.base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
         self.max_depth = max_depth  # deepest DG call nesting before a RecursionError
         self.frames: list[CallFrame] = []
+        # Where a program last rebound a parameter inside `no_grad` (`w = w - lr * w.grad`), for a hint.
+        self.rebound_parameter: tuple[str, Span] | None = None
         self.builtins = Env(make_builtins(self), None)
         self.globals = Env({}, self.builtins)
         np.seterr(all="ignore")  # log(0) is -inf and 0/0 is nan, as in PyTorch, without warnings
