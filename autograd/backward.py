@@ -58,13 +58,15 @@ def _seed(root: Tensor, seed: Any) -> Tensor:
             )
         return Tensor(np.ones(root.shape))
     if not isinstance(seed, Tensor):
-        seed = Tensor(np.asarray(seed, dtype=float))
+        seed = Tensor(np.array(seed, dtype=float))  # a copy: later changes to it must not leak in
     if seed.shape != root.shape:
         raise ShapeError(f"the seed has shape {seed.shape} but the output has shape {root.shape}")
     return seed
 
 
-def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[int] | None) -> dict[int, tuple[Tensor, Tensor]]:
+def _propagate(
+    root: Tensor, seed: Tensor, create_graph: bool, keep: set[int] | None
+) -> dict[int, tuple[Tensor, Tensor]]:
     """Send `seed` back from `root`; return {id: (tensor, gradient)} for the leaves, or for `keep`."""
     grads: dict[int, Tensor] = {id(root): seed}
     found: dict[int, tuple[Tensor, Tensor]] = {}
@@ -103,16 +105,26 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[int] | 
 
 def backward(root: Tensor, seed: Any = None, create_graph: bool = False) -> None:
     """Accumulate d root / d leaf into `.grad` of every leaf that requires grad (the `grad` statement)."""
-    start = _seed(root, seed)
-    if start is seed:
-        start = Tensor(np.array(start.data, dtype=float))  # a leaf's .grad must not alias the seed
-    found = _propagate(root, start, create_graph, keep=None)
+    found = _propagate(root, _seed(root, seed), create_graph, keep=None)
     previous = set_grad_enabled(create_graph)
     try:
+        handed = {id(seed)}
         for leaf, g in found.values():
-            leaf.grad = g if leaf.grad is None else leaf.grad + g
+            leaf.grad = _unshared(g, handed) if leaf.grad is None else leaf.grad + g
     finally:
         set_grad_enabled(previous)
+
+
+def _unshared(g: Tensor, handed: set[int]) -> Tensor:
+    """`g`, or a new copy if it was handed out already (as the seed, or to another leaf).
+
+    A rule may send one gradient object to several inputs (`a + b` sends g to both), but two
+    leaves must never share a `.grad`: an in-place update of one would change the other.
+    """
+    if id(g) in handed:
+        g = g + 0.0  # recorded when building a graph of gradients, so it stays differentiable
+    handed.add(id(g))
+    return g
 
 
 def gradient(y: Tensor, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bool = False) -> Any:
@@ -127,9 +139,10 @@ def gradient(y: Tensor, xs: Tensor | Sequence[Tensor], seed: Any = None, strict:
         return results if many else results[0]
     found = _propagate(y, _seed(y, seed), create_graph=True, keep={id(x) for x in targets})
     results = []
+    handed = {id(seed)}
     for x in targets:
         if id(x) in found:
-            results.append(found[id(x)][1])
+            results.append(_unshared(found[id(x)][1], handed))
         elif strict:
             raise GradError("the output does not depend on this input", help="drop strict=True to get zeros")
         else:

@@ -37,10 +37,11 @@ def flatten(a: Tensor) -> Tensor:
 
 def transpose(a: Tensor, axes: Sequence[int] | None = None) -> Tensor:
     """Reverse the axes (like `.T`), or permute them as `axes` says."""
-    perm = tuple(range(a.ndim))[::-1] if axes is None else tuple(int(i) for i in axes)
-    if sorted(p % max(a.ndim, 1) for p in perm) != list(range(a.ndim)):
-        raise ShapeError(f"transpose: {perm} is not a permutation of the {a.ndim} axes of {a.shape}")
-    inverse = tuple(np.argsort(perm))
+    given = tuple(range(a.ndim))[::-1] if axes is None else tuple(int(i) for i in axes)
+    perm = tuple(p + a.ndim if -a.ndim <= p < 0 else p for p in given)  # -1 is the last axis
+    if sorted(perm) != list(range(a.ndim)):
+        raise ShapeError(f"transpose: {given} is not a permutation of the {a.ndim} axes of {a.shape}")
+    inverse = tuple(int(i) for i in np.argsort(perm))
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (transpose(g, inverse),)
@@ -100,7 +101,7 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
                 )
             if part.ndim == 0 and part.dtype.kind in "iu":
                 part = int(part)
-        elif isinstance(part, list):
+        elif isinstance(part, list | np.ndarray):  # arrays: an index normalized once already
             part = np.asarray(part)
             if part.size and part.dtype.kind not in "iub":
                 raise TensorTypeError("a list used as an index must hold ints or bools")

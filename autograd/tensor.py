@@ -175,7 +175,7 @@ def set_grad_enabled(enabled: bool) -> bool:
     return previous
 
 
-class no_grad:  # noqa: N801 - named like PyTorch's, used as `with no_grad():`
+class no_grad:
     """Inside this block nothing is recorded: results have no grad_fn and leaves update in place."""
 
     def __enter__(self) -> None:
@@ -185,7 +185,7 @@ class no_grad:  # noqa: N801 - named like PyTorch's, used as `with no_grad():`
         set_grad_enabled(self._previous)
 
 
-class enable_grad:  # noqa: N801
+class enable_grad:
     """Recording on again inside a `no_grad` block (used to build gradients of gradients)."""
 
     def __enter__(self) -> None:
