@@ -17,7 +17,7 @@ from autograd import Tensor
 from autograd.tensor import type_name
 
 from .errors import DGError
-from .runtime import Builtin, GradMode, iterate, show, text
+from .runtime import Builtin, CallContext, GradMode, iterate, show, text
 
 if TYPE_CHECKING:
     from .session import Session
@@ -113,6 +113,12 @@ def make_builtins(session: Session) -> dict[str, Any]:
         return read_csv(session.data_path(path), path)
 
     builtin(load_csv)
+
+    def breakpoint_(context: CallContext) -> None:
+        """Pause here and open the REPL in this scope (`dg --no-breakpoints` skips it)."""
+        session.pause(context)
+
+    table["breakpoint"] = Builtin("breakpoint", breakpoint_, "breakpoint()", wants_context=True)
     return table
 
 

@@ -30,6 +30,7 @@ from .runtime import (
     MISSING,
     BoundMethod,
     Builtin,
+    CallContext,
     Env,
     Function,
     GradMode,
@@ -103,11 +104,13 @@ class Compiler:
             self.scope = outer
 
     # ---- calling ----------------------------------------------------------------------------
-    def invoke(self, f: Any, args: list[Any], kwargs: dict[str, Any], span: Span) -> Any:
+    def invoke(self, f: Any, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
         """Call any callable DG value."""
         if type(f) is Function:
             return self.call_function(f, args, kwargs, span)
         if type(f) is Builtin:
+            if f.wants_context:
+                return call_python(f.name, f.fn, [CallContext(env, span, tuple(self.frames)), *args], kwargs)
             return call_python(f.name, f.fn, args, kwargs)
         if type(f) is BoundMethod:
             return call_python(f.name, f.fn, [f.obj, *args], kwargs, method=True)
@@ -431,7 +434,7 @@ def call(c: Compiler, node: ast.Call) -> Eval:
         positional = [a(env) for a in args]
         keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
         try:
-            return invoke(f, positional, keywords, span)
+            return invoke(f, positional, keywords, span, env)
         except Exception as e:
             raise c.fail(e, span) from None
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from lark import Lark, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.exceptions import VisitError
 from lark.indenter import DedentError, PythonIndenter
+from lark.lexer import PatternStr
 
 from . import ast
 from .errors import DGError
@@ -143,8 +144,19 @@ def parse_expression(text: str, source: Source, line: int, column: int) -> ast.E
 
 def lex(text: str) -> list[Token]:
     """The token stream the parser sees, INDENT/DEDENT included (for `dg parse --tokens`)."""
+    return list(tokens(text))
+
+
+def tokens(text: str) -> Iterator[Token]:
+    """The same stream, one token at a time (a lexing error arrives after the tokens before it)."""
     text = text if text.endswith("\n") else text + "\n"
-    return list(_lark.lex(text, dont_ignore=False))
+    return _lark.lex(text, dont_ignore=False)
+
+
+def keywords() -> list[str]:
+    """The grammar's keywords (`if`, `grad`, `True`, ...), read from the grammar itself."""
+    literals = [t.pattern.value for t in _lark.terminals if isinstance(t.pattern, PatternStr)]
+    return sorted(word for word in literals if word.isidentifier())
 
 
 def interactive(text: str):
@@ -289,7 +301,7 @@ def _describe_expected(expected: set[str]) -> str:
             pattern = _lark.get_terminal(name).pattern
         except KeyError:
             continue
-        if type(pattern).__name__ == "PatternStr":
+        if isinstance(pattern, PatternStr):
             words.append(f"'{pattern.value}'")
     words = list(dict.fromkeys(words))
     if not words or len(words) > 6:

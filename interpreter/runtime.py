@@ -71,7 +71,17 @@ class Builtin:
     name: str
     fn: Callable[..., Any]
     signature: str  # as shown in help and error messages: "zeros(*shape, requires_grad=False)"
+    wants_context: bool = False  # called as fn(CallContext, ...), like breakpoint()
     dg_type_name: ClassVar[str] = "builtin function"
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """What a builtin such as breakpoint() sees of the code that called it."""
+
+    env: Env
+    span: Span
+    frames: tuple[Any, ...]  # the DG call stack (CallFrames)
 
     def __repr__(self) -> str:
         return f"<builtin {self.signature}>"

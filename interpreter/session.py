@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
@@ -18,8 +18,11 @@ from .builtins import make_builtins
 from .errors import CallFrame, DGError
 from .evaluator import Compiler
 from .parser import parse
-from .runtime import Env, show
+from .runtime import CallContext, Env, show
 from .source import Source, Span
+
+if TYPE_CHECKING:
+    from .debugger import Debugger
 
 # Each DG call nests a handful of Python frames (call → body → statement → expression ...).
 PYTHON_FRAMES_PER_CALL = 12
@@ -33,6 +36,8 @@ class Session:
         self.frames: list[CallFrame] = []
         # Where a program last rebound a parameter inside `no_grad` (`w = w - lr * w.grad`), for a hint.
         self.rebound_parameter: tuple[str, Span] | None = None
+        # What `breakpoint()` does: open a debugger (the CLI sets one), or nothing.
+        self.debugger: Debugger | None = None
         self.builtins = Env(make_builtins(self), None)
         self.globals = Env({}, self.builtins)
         np.seterr(all="ignore")  # log(0) is -inf and 0/0 is nan, as in PyTorch, without warnings
@@ -49,14 +54,13 @@ class Session:
         return Compiler(self, echo=echo).module(parse(source))
 
     def execute(self, code: Any, env: Env) -> None:
+        """Run compiled code in `env`. May nest: a breakpoint's REPL runs cells inside a paused call."""
         grad_mode = ag.is_grad_enabled()
+        depth = len(self.frames)
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, self.max_depth * PYTHON_FRAMES_PER_CALL + 1000))
         try:
             code(env)
-        except DGError:
-            ag.set_grad_enabled(grad_mode)
-            raise
         except RecursionError:
             ag.set_grad_enabled(grad_mode)
             raise DGError(
@@ -64,9 +68,17 @@ class Session:
                 "nested too deeply for the interpreter",
                 help="reduce the nesting of expressions or calls",
             ) from None
+        except BaseException:
+            ag.set_grad_enabled(grad_mode)
+            raise
         finally:
-            self.frames.clear()
+            del self.frames[depth:]
             sys.setrecursionlimit(limit)
+
+    def pause(self, context: CallContext) -> None:
+        """`breakpoint()`: hand over to the debugger, if there is one."""
+        if self.debugger is not None:
+            self.debugger.pause(self, context)
 
     # ---- services for builtins ------------------------------------------------------------
     def write(self, text: str) -> None:

@@ -54,7 +54,8 @@ def test_syntax_error_exit_code_and_nothing_runs() -> None:
     [
         (["missing.dg"], cli.EXIT_NOINPUT, "dg: cannot open 'missing.dg': no such file"),
         (["programs"], cli.EXIT_NOINPUT, "it is a folder"),
-        ([], cli.EXIT_USAGE, "usage: dg"),
+        (["run"], cli.EXIT_USAGE, "run needs a FILE"),
+        (["-i"], cli.EXIT_USAGE, "-i needs a FILE"),
         (["--no-such-flag", "x.dg"], cli.EXIT_USAGE, "unrecognized arguments"),
     ],
 )
