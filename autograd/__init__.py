@@ -1,10 +1,10 @@
 """A small define-by-run autograd engine on NumPy: usable from Python, and the engine under DG.
 
-    >>> from autograd import tensor
-    >>> x = tensor([1.0, 2.0], requires_grad=True)
-    >>> (x * x).sum().backward()
-    >>> x.grad
-    tensor([2., 4.])
+>>> from autograd import tensor
+>>> x = tensor([1.0, 2.0], requires_grad=True)
+>>> (x * x).sum().backward()
+>>> x.grad
+tensor([2., 4.])
 """
 
 from . import arithmetic, functions, nn, reductions, shaping  # noqa: F401  (install Tensor operators)

@@ -21,9 +21,7 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
     try:
         data = np.reshape(a.data, new_shape)
     except ValueError:
-        raise ShapeError(
-            f"cannot reshape a tensor of shape {a.shape} ({a.size} elements) into {new_shape}"
-        ) from None
+        raise ShapeError(f"cannot reshape a tensor of shape {a.shape} ({a.size} elements) into {new_shape}") from None
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (g.reshape(a.shape),)
@@ -75,9 +73,7 @@ def sum_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     if a.shape == shape:
         return a
     lead = a.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1
-    )
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
     data = np.sum(a.data, axis=axes, keepdims=True).reshape(shape)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
@@ -107,9 +103,7 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
                 raise TensorTypeError("a list used as an index must hold ints or bools")
             part = part.astype(int) if part.size == 0 else part
         elif isinstance(part, bool) or not isinstance(part, int | slice | type(None)):
-            raise TensorTypeError(
-                f"tensor indices must be ints, slices, None, lists or tensors, not {type_name(part)}"
-            )
+            raise TensorTypeError(f"tensor indices must be ints, slices, None, lists or tensors, not {type_name(part)}")
         if isinstance(part, np.ndarray) and part.dtype.kind == "b":
             out.extend(np.nonzero(part))  # a mask becomes the coordinates where it holds
         else:

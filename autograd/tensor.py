@@ -24,13 +24,28 @@ _grad_enabled = True
 record_hook: Callable[[Tensor], None] | None = None
 
 
+class Provenance:
+    """Where the nodes being recorded come from. Whoever runs the ops keeps it current (the
+    interpreter: the span of the expression being evaluated, and the DG call it runs in); the
+    engine copies it onto each node it records as `node.origin = (where, call)`, unread."""
+
+    __slots__ = ("call", "where")
+
+    def __init__(self) -> None:
+        self.where: Any = None
+        self.call: Any = None
+
+
+provenance = Provenance()
+
+
 class Node:
     """How a tensor was made: the op's name, its inputs, and the rule that sends gradients back.
 
     `versions` is the sum of the inputs' versions when the op ran: if it differs at backward
     time, an input was changed in place and the rule would read the wrong values.
     `origin` is an opaque slot for whoever builds graphs (the interpreter puts the source
-    span and call there); the engine never reads it.
+    span and the call there, through `provenance`); the engine never reads it.
     """
 
     __slots__ = ("backward", "inputs", "op", "origin", "versions")
@@ -206,7 +221,9 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], backward: Rule) -> Te
                 for u in inputs:
                     versions += u.version
                 out.requires_grad = True
-                out.grad_fn = Node(op, inputs, backward, versions)
+                out.grad_fn = node = Node(op, inputs, backward, versions)
+                if provenance.where is not None:
+                    node.origin = (provenance.where, provenance.call)
                 if record_hook is not None:
                     record_hook(out)
                 break

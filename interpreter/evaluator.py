@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import autograd as ag
 from autograd import Tensor
-from autograd.tensor import type_name
+from autograd.tensor import provenance, type_name
 
 from . import ast
 from .attributes import find_method, get_attribute, set_attribute
@@ -121,7 +121,9 @@ class Compiler:
     def call_function(self, f: Function, args: list[Any], kwargs: dict[str, Any], span: Span) -> Any:
         frames = self.frames
         env = Env(bind_arguments(f, args, kwargs), f.env)
-        frames.append(CallFrame(f.name, span))
+        frame = CallFrame(f.name, span)
+        frames.append(frame)
+        caller, provenance.call = provenance.call, frame  # nodes made in this call remember it
         try:
             if len(frames) > self.session.max_depth:
                 raise DGError(
@@ -134,6 +136,7 @@ class Compiler:
             signal = f.body(env)
         finally:
             frames.pop()
+            provenance.call = caller
         return signal.value if signal is not None else None
 
 
@@ -225,7 +228,7 @@ def list_comprehension(c: Compiler, node: ast.ListComprehension) -> Eval:
 
     def run(env: Env) -> list[Any]:
         try:
-            values = iterate(iterable(env))
+            values = iterate(iterable(env), span)
         except Exception as e:
             raise c.fail(e, span) from None
         inner = Env({}, env)
@@ -287,6 +290,7 @@ def binary(c: Compiler, node: ast.Binary) -> Eval:
     def run(env: Env) -> Any:
         a = left(env)
         b = right(env)
+        provenance.where = span
         try:
             return op(a, b)
         except Exception as e:
@@ -302,6 +306,7 @@ def unary(c: Compiler, node: ast.Unary) -> Eval:
 
     def run(env: Env) -> Any:
         a = operand(env)
+        provenance.where = span
         try:
             return op(a)
         except Exception as e:
@@ -433,6 +438,7 @@ def call(c: Compiler, node: ast.Call) -> Eval:
         f = func(env)
         positional = [a(env) for a in args]
         keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
+        provenance.where = span
         try:
             return invoke(f, positional, keywords, span, env)
         except Exception as e:
@@ -448,6 +454,7 @@ def method_call(c: Compiler, func: ast.Attribute, args: list[Eval], kwargs: list
         target = obj(env)
         positional = [a(env) for a in args]
         keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
+        provenance.where = span
         try:
             return call_python(name, find_method(target, name), [target, *positional], keywords, method=True)
         except Exception as e:
@@ -463,6 +470,7 @@ def index(c: Compiler, node: ast.Index) -> Eval:
     def run(env: Env) -> Any:
         value = obj(env)
         k = key(env)
+        provenance.where = span
         try:
             return get_item(value, k)
         except Exception as e:
@@ -572,7 +580,7 @@ def target_store(c: Compiler, target: ast.Expr) -> Callable[[Env, Any], None]:
 
 def unpack(value: Any, count: int, span: Span, c: Compiler) -> list[Any]:
     try:
-        values = list(iterate(value))
+        values = list(iterate(value, span))
     except Exception as e:
         raise c.fail(e, span) from None
     if len(values) != count:
@@ -606,6 +614,7 @@ def aug_assign(c: Compiler, node: ast.AugAssign) -> Exec:
     def run(env: Env) -> None:
         a = current(env)
         b = value(env)
+        provenance.where = span
         try:
             result = op(a, b)
         except Exception as e:
@@ -723,7 +732,7 @@ def for_(c: Compiler, node: ast.For) -> Exec:
 
     def run(env: Env) -> Any:
         try:
-            values = iterate(iterable(env))
+            values = iterate(iterable(env), span)
         except Exception as e:
             raise c.fail(e, span) from None
         vars = env.vars

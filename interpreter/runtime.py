@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from autograd import Tensor
-from autograd.tensor import type_name
+from autograd.tensor import provenance, type_name
 
 from .errors import DGError
 from .source import Span
@@ -125,15 +125,23 @@ BREAK: Any = object()
 CONTINUE: Any = object()
 
 
-def iterate(value: Any) -> Iterable[Any]:
-    """What `for` loops over: ranges, lists, tuples, strings, and the first axis of a tensor."""
+def iterate(value: Any, span: Span | None = None) -> Iterable[Any]:
+    """What `for` loops over: ranges, lists, tuples, strings, and the first axis of a tensor.
+
+    A tensor's rows are recorded indexing ops; `span` (the loop's iterable) is their origin."""
     if type(value) in (range, list, tuple, str):
         return value
     if isinstance(value, Tensor):
         if value.ndim == 0:
             raise DGError("TypeError", "cannot loop over a 0-d tensor", help="it holds one value: use it directly")
-        return iter(value)
+        return rows(value, span)
     raise DGError("TypeError", f"cannot loop over {type_name(value)}", help="loop over range(n), a list, or a tensor")
+
+
+def rows(t: Tensor, span: Span | None) -> Iterator[Tensor]:
+    for i in range(len(t)):
+        provenance.where = span
+        yield t[i]
 
 
 def show(value: Any) -> str:
