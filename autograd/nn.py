@@ -6,17 +6,27 @@ from typing import Any
 
 import numpy as np
 
+from .errors import TensorValueError
 from .functions import exp, log
-from .reductions import sum_
+from .reductions import normalize_axes, sum_
 from .tensor import Tensor, lift
 
 
 def logsumexp(x: Any, axis: int = -1, keepdims: bool = False) -> Tensor:
     """log(sum(exp(x))) along an axis, shifted by the max so exp never overflows."""
     x = lift(x)
+    axis = one_axis(axis, x.ndim)
     shift = Tensor(np.max(x.data, axis=axis, keepdims=True))  # a constant: the result does not depend on it
     out = log(sum_(exp(x - shift), axis=axis, keepdims=True)) + shift
     return out if keepdims else out.reshape(np.squeeze(out.data, axis=axis).shape)
+
+
+def one_axis(axis: Any, ndim: int) -> int | None:
+    """A single valid axis (None for a 0-d tensor, which has no axes to reduce)."""
+    if isinstance(axis, tuple | list):
+        raise TensorValueError("softmax, log_softmax and logsumexp take one axis")
+    axes = normalize_axes(axis, ndim)
+    return axes[0] if axes else None
 
 
 def log_softmax(x: Any, axis: int = -1) -> Tensor:

@@ -13,7 +13,7 @@ from .tensor import Tensor, lift, record, type_name
 Axis = int | tuple[int, ...] | None
 
 
-def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     """The reduced axes as non-negative ints; None means all of them."""
     if axis is None:
         return tuple(range(ndim))
@@ -25,7 +25,9 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
         if not -max(ndim, 1) <= a < max(ndim, 1):
             raise TensorIndexError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
         out.append(a % max(ndim, 1))
-    return tuple(sorted(set(out))) if ndim else ()
+    if len(set(out)) != len(out):
+        raise TensorValueError(f"axis {axis} names the same axis twice")
+    return tuple(sorted(out)) if ndim else ()
 
 
 def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -35,7 +37,7 @@ def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...
 
 def sum_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     a = lift(a)
-    axes = _axes(axis, a.ndim)
+    axes = normalize_axes(axis, a.ndim)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (broadcast_to(g.reshape(_kept_shape(a.shape, axes)), a.shape),)
@@ -45,7 +47,7 @@ def sum_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
 
 def mean(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     a = lift(a)
-    axes = _axes(axis, a.ndim)
+    axes = normalize_axes(axis, a.ndim)
     count = int(np.prod([a.shape[i] for i in axes]))
     if count == 0:
         raise TensorValueError(f"mean of an empty selection of a tensor of shape {a.shape}")
@@ -58,7 +60,7 @@ def mean(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
 
 def _extreme(a: Any, axis: Axis, keepdims: bool, pick: Any, op: str) -> Tensor:
     a = lift(a)
-    axes = _axes(axis, a.ndim)
+    axes = normalize_axes(axis, a.ndim)
     if a.size == 0:
         raise TensorValueError(f"{op.lower()}() of an empty tensor")
     kept = pick(a.data, axis=axes, keepdims=True)
@@ -85,24 +87,24 @@ def argmax(a: Any, axis: int | None = None) -> Tensor:
     a = lift(a)
     if a.size == 0:
         raise TensorValueError("argmax() of an empty tensor")
-    return Tensor(np.argmax(a.data, axis=None if axis is None else _axes(axis, a.ndim)[0]))
+    return Tensor(np.argmax(a.data, axis=None if axis is None else normalize_axes(axis, a.ndim)[0]))
 
 
 def argmin(a: Any, axis: int | None = None) -> Tensor:
     a = lift(a)
     if a.size == 0:
         raise TensorValueError("argmin() of an empty tensor")
-    return Tensor(np.argmin(a.data, axis=None if axis is None else _axes(axis, a.ndim)[0]))
+    return Tensor(np.argmin(a.data, axis=None if axis is None else normalize_axes(axis, a.ndim)[0]))
 
 
 def any_(a: Any, axis: Axis = None) -> Tensor:
     a = lift(a)
-    return Tensor(np.any(a.data, axis=_axes(axis, a.ndim)))
+    return Tensor(np.any(a.data, axis=normalize_axes(axis, a.ndim)))
 
 
 def all_(a: Any, axis: Axis = None) -> Tensor:
     a = lift(a)
-    return Tensor(np.all(a.data, axis=_axes(axis, a.ndim)))
+    return Tensor(np.all(a.data, axis=normalize_axes(axis, a.ndim)))
 
 
 Tensor.sum = sum_
