@@ -9,13 +9,15 @@ from pathlib import Path
 
 import pytest
 from prompt_toolkit.application import create_app_session
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from interpreter.errors import DGError
 from interpreter.repl import Outcome, Repl, complete, describe_vars, is_complete, next_indent, read_cells, run_piped
 from interpreter.session import Session
-from interpreter.terminal import highlight, interact
+from interpreter.terminal import DGCompleter, highlight, interact
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -216,6 +218,20 @@ def test_ctrl_c_at_the_prompt_clears_the_line() -> None:
 def test_ctrl_d_on_an_empty_line_leaves() -> None:
     outcome, _, _ = drive("x = 1\r\x04")
     assert outcome is Outcome.QUIT
+
+
+def test_prompt_toolkit_completer_replaces_the_word_being_typed() -> None:
+    repl, _, _ = new_repl()
+    repl.run_cell("learning_rate = 0.5\nw = tensor([3.0], requires_grad=True)")
+    completer = DGCompleter(repl)
+
+    def offer(text: str) -> list[tuple[str, int]]:
+        found = completer.get_completions(Document(text, len(text)), CompleteEvent(completion_requested=True))
+        return [(c.text, c.start_position) for c in found]
+
+    assert offer("x = learning_r") == [("learning_rate", -10)]
+    assert offer("w.requires_g") == [("requires_grad", -10)]
+    assert offer(":re") == [(":reset", -3)]
 
 
 def test_errors_at_the_prompt_keep_the_variables() -> None:
