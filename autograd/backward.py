@@ -7,18 +7,14 @@ recording off, unless the caller wants the gradient itself to be differentiable.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .errors import GradError, ShapeError, TensorTypeError
 from .shaping import sum_to
-from .tensor import Tensor, set_grad_enabled, type_name
-
-# Called with (tensor, gradient arriving, gradients sent to its inputs) at each backward step;
-# the interpreter's tracer sets it. None costs nothing.
-step_hook: Callable[[Tensor, Tensor, tuple[Any, ...]], None] | None = None
+from .tensor import Tensor, recording, set_grad_enabled, type_name
 
 
 def topological_order(root: Tensor) -> list[Tensor]:
@@ -70,12 +66,15 @@ def _propagate(
     """Send `seed` back from `root`; return {id: (tensor, gradient)} for the leaves, or for `keep`."""
     grads: dict[int, Tensor] = {id(root): seed}
     found: dict[int, tuple[Tensor, Tensor]] = {}
+    visited = recording.last_backward = [] if recording.keep_grads else None
     previous = set_grad_enabled(create_graph)
     try:
         for t in reversed(topological_order(root)):
             g = grads.pop(id(t), None)
             if g is None:
                 continue
+            if visited is not None:
+                visited.append((t, g))
             node = t.grad_fn
             wanted = node is None if keep is None else id(t) in keep
             if wanted:
@@ -88,8 +87,8 @@ def _propagate(
                     help="do in-place updates after `grad`, or compute again after the update",
                 )
             sent = node.backward(g, t)
-            if step_hook is not None:
-                step_hook(t, g, sent)
+            if recording.on_step is not None:
+                recording.on_step(t, g, sent)
             for inp, gi in zip(node.inputs, sent, strict=True):
                 if gi is None or not inp.requires_grad:
                     continue
@@ -111,6 +110,8 @@ def backward(root: Tensor, seed: Any = None, create_graph: bool = False) -> None
         handed = {id(seed)}
         for leaf, g in found.values():
             leaf.grad = _unshared(g, handed) if leaf.grad is None else leaf.grad + g
+            if recording.on_leaf is not None:
+                recording.on_leaf(leaf, g, leaf.grad)
     finally:
         set_grad_enabled(previous)
 

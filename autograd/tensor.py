@@ -20,23 +20,35 @@ from .errors import TensorTypeError, TensorValueError
 Rule = Callable[["Tensor", "Tensor"], tuple["Tensor | None", ...]]
 
 _grad_enabled = True
-# Called with each newly recorded tensor; the interpreter's tracer sets it. None costs nothing.
-record_hook: Callable[[Tensor], None] | None = None
 
 
-class Provenance:
-    """Where the nodes being recorded come from. Whoever runs the ops keeps it current (the
-    interpreter: the span of the expression being evaluated, and the DG call it runs in); the
-    engine copies it onto each node it records as `node.origin = (where, call)`, unread."""
+class Recording:
+    """What the engine keeps beside the graph, for whoever wants to show it (the interpreter).
 
-    __slots__ = ("call", "where")
+    where, call   provenance, kept current by whoever runs the ops (the span of the expression
+                  being evaluated, the DG call it runs in) and stamped on each recorded node as
+                  `node.origin = (where, call)`; the engine never looks inside
+    keep_grads    if set, each backward leaves `last_backward`: (tensor, gradient it received)
+                  in the order it visited them, for pictures that number the steps
+    on_record     called with each newly recorded tensor (a tracer)
+    on_step       called at each backward step with (tensor, gradient arriving, gradients sent)
+    on_leaf       called when a gradient accumulates into a leaf: (leaf, gradient, new .grad)
+    Every hook is None unless someone asks, and then costs nothing.
+    """
+
+    __slots__ = ("call", "keep_grads", "last_backward", "on_leaf", "on_record", "on_step", "where")
 
     def __init__(self) -> None:
         self.where: Any = None
         self.call: Any = None
+        self.keep_grads = False
+        self.last_backward: list[tuple[Tensor, Tensor]] = []
+        self.on_record: Callable[[Tensor], None] | None = None
+        self.on_step: Callable[[Tensor, Tensor, tuple[Any, ...]], None] | None = None
+        self.on_leaf: Callable[[Tensor, Tensor, Tensor], None] | None = None
 
 
-provenance = Provenance()
+recording = Recording()
 
 
 class Node:
@@ -45,7 +57,7 @@ class Node:
     `versions` is the sum of the inputs' versions when the op ran: if it differs at backward
     time, an input was changed in place and the rule would read the wrong values.
     `origin` is an opaque slot for whoever builds graphs (the interpreter puts the source
-    span and the call there, through `provenance`); the engine never reads it.
+    span and the call there, through `recording`); the engine never reads it.
     """
 
     __slots__ = ("backward", "inputs", "op", "origin", "versions")
@@ -222,10 +234,10 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], backward: Rule) -> Te
                     versions += u.version
                 out.requires_grad = True
                 out.grad_fn = node = Node(op, inputs, backward, versions)
-                if provenance.where is not None:
-                    node.origin = (provenance.where, provenance.call)
-                if record_hook is not None:
-                    record_hook(out)
+                if recording.where is not None:
+                    node.origin = (recording.where, recording.call)
+                if recording.on_record is not None:
+                    recording.on_record(out)
                 break
     return out
 

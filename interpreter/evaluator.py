@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import autograd as ag
 from autograd import Tensor
-from autograd.tensor import provenance, type_name
+from autograd.tensor import recording, type_name
 
 from . import ast
 from .attributes import find_method, get_attribute, set_attribute
@@ -123,7 +123,7 @@ class Compiler:
         env = Env(bind_arguments(f, args, kwargs), f.env)
         frame = CallFrame(f.name, span)
         frames.append(frame)
-        caller, provenance.call = provenance.call, frame  # nodes made in this call remember it
+        caller, recording.call = recording.call, frame  # nodes made in this call remember it
         try:
             if len(frames) > self.session.max_depth:
                 raise DGError(
@@ -136,7 +136,7 @@ class Compiler:
             signal = f.body(env)
         finally:
             frames.pop()
-            provenance.call = caller
+            recording.call = caller
         return signal.value if signal is not None else None
 
 
@@ -290,7 +290,7 @@ def binary(c: Compiler, node: ast.Binary) -> Eval:
     def run(env: Env) -> Any:
         a = left(env)
         b = right(env)
-        provenance.where = span
+        recording.where = span
         try:
             return op(a, b)
         except Exception as e:
@@ -306,7 +306,7 @@ def unary(c: Compiler, node: ast.Unary) -> Eval:
 
     def run(env: Env) -> Any:
         a = operand(env)
-        provenance.where = span
+        recording.where = span
         try:
             return op(a)
         except Exception as e:
@@ -438,7 +438,7 @@ def call(c: Compiler, node: ast.Call) -> Eval:
         f = func(env)
         positional = [a(env) for a in args]
         keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
-        provenance.where = span
+        recording.where = span
         try:
             return invoke(f, positional, keywords, span, env)
         except Exception as e:
@@ -454,7 +454,7 @@ def method_call(c: Compiler, func: ast.Attribute, args: list[Eval], kwargs: list
         target = obj(env)
         positional = [a(env) for a in args]
         keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
-        provenance.where = span
+        recording.where = span
         try:
             return call_python(name, find_method(target, name), [target, *positional], keywords, method=True)
         except Exception as e:
@@ -470,7 +470,7 @@ def index(c: Compiler, node: ast.Index) -> Eval:
     def run(env: Env) -> Any:
         value = obj(env)
         k = key(env)
-        provenance.where = span
+        recording.where = span
         try:
             return get_item(value, k)
         except Exception as e:
@@ -614,7 +614,7 @@ def aug_assign(c: Compiler, node: ast.AugAssign) -> Exec:
     def run(env: Env) -> None:
         a = current(env)
         b = value(env)
-        provenance.where = span
+        recording.where = span
         try:
             result = op(a, b)
         except Exception as e:

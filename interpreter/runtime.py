@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from autograd import Tensor
-from autograd.tensor import provenance, type_name
+from autograd.tensor import recording, type_name
 
 from .errors import DGError
 from .source import Span
@@ -140,7 +140,7 @@ def iterate(value: Any, span: Span | None = None) -> Iterable[Any]:
 
 def rows(t: Tensor, span: Span | None) -> Iterator[Tensor]:
     for i in range(len(t)):
-        provenance.where = span
+        recording.where = span
         yield t[i]
 
 

@@ -5,7 +5,6 @@ higher derivatives, and how tensors print. The derivatives of each op are in tes
 from __future__ import annotations
 
 import gc
-import importlib
 import weakref
 from collections.abc import Iterator
 
@@ -24,15 +23,14 @@ from autograd import (
     tensor,
     topological_order,
 )
-
-tensor_module = importlib.import_module("autograd.tensor")  # `autograd.tensor` is the function
+from autograd.tensor import recording
 
 
 @pytest.fixture
 def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Tensor]]:
     """Every tensor the engine records a node for while the test runs."""
     seen: list[Tensor] = []
-    monkeypatch.setattr(tensor_module, "record_hook", seen.append)
+    monkeypatch.setattr(recording, "on_record", seen.append)
     yield seen
 
 
