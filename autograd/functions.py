@@ -88,7 +88,7 @@ def relu(a: Any) -> Tensor:
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (g * (a > 0),)
+        return (where(a > 0, g, 0.0),)  # passes g where the unit was on, a clean 0 elsewhere
 
     return record(np.maximum(a.data, 0), "Relu", (a,), backward)
 

@@ -205,6 +205,7 @@ class If(Stmt):
 
     branches: list[tuple[Expr, list[Stmt]]]
     orelse: list[Stmt] | None
+    else_line: int | None = None  # the line of `else:`
 
 
 @dataclass(slots=True)

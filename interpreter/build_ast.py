@@ -101,7 +101,12 @@ class ASTBuilder(Transformer_NonRecursive):
     # ---- compound statements ----------------------------------------------------------
     def if_stmt(self, meta: Meta, children: list[Any]) -> ast.If:
         condition, body, *elifs, orelse = children
-        return ast.If(self.span(meta), [(condition, body), *elifs], orelse)
+        else_line, else_body = orelse if orelse is not None else (None, None)
+        return ast.If(self.span(meta), [(condition, body), *elifs], else_body, else_line)
+
+    def else_clause(self, meta: Meta, children: list[Any]) -> tuple[int, list[ast.Stmt]]:
+        keyword, _, body = children
+        return keyword.line + self.line_offset, body
 
     def elif_clause(self, meta: Meta, children: list[Any]) -> tuple[ast.Expr, list[ast.Stmt]]:
         return children[0], children[1]

@@ -17,6 +17,7 @@ from autograd import Tensor
 from autograd.tensor import type_name
 
 from .errors import DGError
+from .graph import collect, source_text, text_picture
 from .runtime import Builtin, CallContext, GradMode, iterate, show, text
 
 if TYPE_CHECKING:
@@ -113,6 +114,15 @@ def make_builtins(session: Session) -> dict[str, Any]:
         return read_csv(session.data_path(path), path)
 
     builtin(load_csv)
+
+    def graph(context: CallContext, y: Tensor) -> None:
+        """Print the recorded graph that produced y (after grad, with each node's gradient)."""
+        if not isinstance(y, Tensor):
+            raise DGError("TypeError", f"graph() draws the graph behind a tensor, not {type_name(y)}")
+        written = source_text(context.span)  # "graph(out_positive)": name the picture as the program does
+        session.write(text_picture(collect(y), written[written.find("(") + 1 : -1].strip() or None))
+
+    table["graph"] = Builtin("graph", graph, "graph(y)", wants_context=True)
 
     def breakpoint_(context: CallContext) -> None:
         """Pause here and open the REPL in this scope (`dg --no-breakpoints` skips it)."""

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .errors import DGError
+from .errors import DGError, OutputClosed
 from .report import format_error
 
 if TYPE_CHECKING:
     from .session import Session
 
-EXIT_OK, EXIT_USAGE, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_RUNTIME, EXIT_INTERRUPTED = 0, 2, 65, 66, 70, 130
+# Exit codes, after BSD's sysexits (as jlox uses them).
+EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
+EXIT_SYNTAX, EXIT_NOINPUT, EXIT_UNAVAILABLE, EXIT_RUNTIME = 65, 66, 69, 70
 
 DESCRIPTION = """\
 DG: a small Python-like language whose tensors record a computation graph as they
@@ -24,11 +27,15 @@ compute, and whose `grad` statement differentiates through it.
 commands:
   dg                    open the REPL (reads statements from standard input when it is not a terminal)
   dg FILE.dg            run a program (the same as `dg run FILE.dg`)
+  dg FILE.dg --trace    run it, printing each node as it is recorded and each backward step
   dg -i FILE.dg         run a program, then open the REPL with its variables
   dg -                  run a program read from standard input
   dg repl               open the REPL
+  dg parse FILE.dg      print the syntax tree (--tokens: the token stream)
+  dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png]
+                        run a program and draw the graph behind a variable
 """
-SUBCOMMANDS = ("run", "repl")
+SUBCOMMANDS = ("run", "repl", "parse", "graph")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -41,14 +48,52 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max-depth", type=int, default=10_000, metavar="N", help="deepest nesting of function calls (default 10000)"
     )
+    p.add_argument("--trace", action="store_true", help="print each recorded node and each backward step")
+    p.add_argument("--trace-limit", type=int, default=300, metavar="N", help="trace lines to print (default 300)")
     p.add_argument("--debug", action="store_true", help="show the Python traceback of internal errors")
     p.add_argument("--version", action="version", version=f"dg {__version__}")
     return p
 
 
+def parse_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="dg parse", description="Print the syntax tree DG builds for a program.")
+    p.add_argument("file", help="the program, or - for standard input")
+    p.add_argument("--tokens", action="store_true", help="print the token stream instead (with INDENT/DEDENT)")
+    return p
+
+
+def graph_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="dg graph", description="Run a program and draw the recorded graph behind one of its variables."
+    )
+    p.add_argument("file", help="the program to run")
+    p.add_argument("--var", required=True, metavar="NAME", help="the variable whose final value to draw")
+    p.add_argument("-o", dest="output", metavar="OUT", help="write .dot, .svg or .png (default: DOT to stdout)")
+    p.add_argument("--max-depth", type=int, default=10_000, metavar="N", help=argparse.SUPPRESS)
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    try:
+        return dispatch(argv)
+    except OutputClosed:
+        # The reader of our output left (`dg prog.dg | head`): stop without a word, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as e:  # a bug in DG itself: one line for the user, the traceback on request
+        print(f"dg: internal error: {type(e).__name__}: {e} (this is a bug in DG; --debug shows more)", file=sys.stderr)
+        if "--debug" in argv:
+            traceback.print_exc()
+        return EXIT_RUNTIME
+
+
+def dispatch(argv: list[str]) -> int:
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    if command == "parse":
+        return parse_command(parse_parser().parse_args(argv[1:]))
+    if command == "graph":
+        return graph_command(graph_parser().parse_args(argv[1:]))
     args = parser().parse_args(argv[1:] if command else argv)
     if command == "run" and args.file is None:
         parser().error("run needs a FILE")
@@ -57,9 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.interactive and args.file in (None, "-"):
         parser().error("-i needs a FILE to run first")
     session = new_session(args)
+    if args.trace:
+        from .trace import Tracer
+
+        session.tracer = Tracer(session.write, limit=args.trace_limit)
     if args.file is None:
         return repl(session)
     code = run_file(session, args.file, debug=args.debug)
+    if session.tracer is not None:
+        session.tracer.summary()
     if args.interactive and code != EXIT_NOINPUT:
         repl_code = repl(session)
         return code or repl_code
@@ -72,10 +123,9 @@ def new_session(args: argparse.Namespace) -> Session:
 
     folder = Path(args.file).resolve().parent if args.file not in (None, "-") else Path.cwd()
     session = Session(base_dir=folder, max_depth=args.max_depth)
-    if not args.no_breakpoints:
+    if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
         session.debugger = Debugger(None if sys.stdin.isatty() else stdin_lines())
-    session.debug = args.debug  # type: ignore[attr-defined]
     return session
 
 
@@ -134,6 +184,66 @@ def report(error: DGError, debug: bool = False) -> None:
     sys.stderr.write(format_error(error))
     if debug and error.original is not None:
         traceback.print_exception(error.original, file=sys.stderr)
+
+
+def parse_command(args: argparse.Namespace) -> int:
+    from .parser import parse
+    from .source import Source
+    from .syntax_view import dump_ast, dump_tokens
+
+    program = read_program(args.file)
+    if program is None:
+        return EXIT_NOINPUT
+    text, name = program
+    try:
+        sys.stdout.write(dump_tokens(text) if args.tokens else dump_ast(parse(Source(name, text))))
+    except DGError as e:
+        report(e)
+        return EXIT_SYNTAX
+    except Exception as e:  # the lexer's own errors, before any parse
+        from .parser import syntax_error
+
+        report(syntax_error(e, Source(name, text)))
+        return EXIT_SYNTAX
+    return EXIT_OK
+
+
+def graph_command(args: argparse.Namespace) -> int:
+    from .dot import to_dot, write
+    from .graph import collect
+    from .runtime import MISSING
+
+    args.no_breakpoints = True
+    session = new_session(args)
+    session.pictures = True
+    session.out = sys.stderr  # the program's own prints, so stdout carries only the DOT
+    code = run_file(session, args.file)
+    if code != EXIT_OK:
+        return code
+    value = session.globals.vars.get(args.var, MISSING)
+    if not isinstance(value, _tensor_type()):
+        what = "is not a variable of the program" if value is MISSING else "is not a tensor"
+        print(f"dg graph: '{args.var}' {what}", file=sys.stderr)
+        return EXIT_USAGE
+    dot_text = to_dot(collect(value), args.var)
+    if args.output is None:
+        sys.stdout.write(dot_text)
+        return EXIT_OK
+    try:
+        write(dot_text, Path(args.output))
+    except DGError as e:
+        print(f"dg graph: {e.message}" + (f" ({e.help})" if e.help else ""), file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except OSError as e:
+        print(f"dg graph: cannot write '{args.output}': {e.strerror}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    return EXIT_OK
+
+
+def _tensor_type() -> type:
+    from autograd import Tensor
+
+    return Tensor
 
 
 def repl(session: Session) -> int:

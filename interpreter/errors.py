@@ -48,6 +48,11 @@ class DGError(Exception):
         return f"{self.span}: {self.kind}: {self.message}" if self.span else f"{self.kind}: {self.message}"
 
 
+class OutputClosed(BaseException):  # a signal, not an error: the reader went away
+    """Standard output was closed (`dg prog.dg | head`): stop quietly. A BaseException, so DG's
+    error handlers let it through."""
+
+
 def located(e: BaseException, span: Span, frames: Sequence[CallFrame]) -> DGError:
     """The DGError for `e`, located at `span` unless an inner node already located it."""
     if isinstance(e, DGError):

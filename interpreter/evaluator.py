@@ -39,7 +39,7 @@ from .runtime import (
     suggest,
     text,
 )
-from .source import Span
+from .source import Branch, Site, Span
 
 if TYPE_CHECKING:
     from .session import Session
@@ -64,6 +64,11 @@ class Compiler:
         self.frames = session.frames
         self.echo = echo  # REPL: show the value of each top-level expression statement
         self.scope = Scope("module")
+        self.branches: tuple[Branch, ...] = ()  # the `if` arms around the code being compiled
+
+    def site(self, span: Span) -> Site:
+        """What an op written at `span` stamps on the nodes it records."""
+        return Site(span, self.branches)
 
     def fail(self, e: BaseException, span: Span) -> DGError:
         return located(e, span, self.frames)
@@ -95,6 +100,14 @@ class Compiler:
 
     def expr(self, node: ast.Expr) -> Eval:
         return EXPRESSIONS[type(node)](self, node)
+
+    def in_branch(self, branch: Branch, body: list[ast.Stmt]) -> Exec:
+        """Compile one arm of an `if`, so the ops inside know which arm they are in."""
+        outer, self.branches = self.branches, (*self.branches, branch)
+        try:
+            return self.block(body)
+        finally:
+            self.branches = outer
 
     def in_scope(self, scope: Scope, compile: Callable[[], Any]) -> Any:
         outer, self.scope = self.scope, scope
@@ -172,6 +185,8 @@ def constant(c: Compiler, node: ast.Constant) -> Eval:
 def name(c: Compiler, node: ast.Name) -> Eval:
     """A variable: a function's own locals are read directly; everything else up the scope chain."""
     name, span = node.name, node.span
+    if name == "graph":
+        c.session.pictures = True  # graph(y) may draw gradients: keep what each backward visits
     if c.scope.kind == "function" and name in c.scope.local_names:
 
         def local(env: Env) -> Any:
@@ -225,10 +240,11 @@ def list_comprehension(c: Compiler, node: ast.ListComprehension) -> Eval:
     condition = c.in_scope(scope, lambda: c.expr(node.condition)) if node.condition else None
     bind = unpacker(node.targets)
     span = node.iterable.span
+    site = c.site(span)
 
     def run(env: Env) -> list[Any]:
         try:
-            values = iterate(iterable(env), span)
+            values = iterate(iterable(env), site)
         except Exception as e:
             raise c.fail(e, span) from None
         inner = Env({}, env)
@@ -287,10 +303,12 @@ def binary(c: Compiler, node: ast.Binary) -> Eval:
     left, right, op, span = c.expr(node.left), c.expr(node.right), BINARY[node.op], node.span
     hints = why_none(node.left), why_none(node.right)
 
+    site = c.site(span)
+
     def run(env: Env) -> Any:
         a = left(env)
         b = right(env)
-        recording.where = span
+        recording.where = site
         try:
             return op(a, b)
         except Exception as e:
@@ -304,9 +322,11 @@ def binary(c: Compiler, node: ast.Binary) -> Eval:
 def unary(c: Compiler, node: ast.Unary) -> Eval:
     operand, op, span = c.expr(node.operand), UNARY[node.op], node.span
 
+    site = c.site(span)
+
     def run(env: Env) -> Any:
         a = operand(env)
-        recording.where = span
+        recording.where = site
         try:
             return op(a)
         except Exception as e:
@@ -434,11 +454,13 @@ def call(c: Compiler, node: ast.Call) -> Eval:
     func = c.expr(node.func)
     invoke = c.invoke
 
+    site = c.site(span)
+
     def run(env: Env) -> Any:
         f = func(env)
         positional = [a(env) for a in args]
         keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
-        recording.where = span
+        recording.where = site
         try:
             return invoke(f, positional, keywords, span, env)
         except Exception as e:
@@ -450,11 +472,13 @@ def call(c: Compiler, node: ast.Call) -> Eval:
 def method_call(c: Compiler, func: ast.Attribute, args: list[Eval], kwargs: list[tuple[str, Eval]], span: Span) -> Eval:
     obj, name, hint = c.expr(func.obj), func.name, why_none(func.obj)
 
+    site = c.site(span)
+
     def run(env: Env) -> Any:
         target = obj(env)
         positional = [a(env) for a in args]
         keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
-        recording.where = span
+        recording.where = site
         try:
             return call_python(name, find_method(target, name), [target, *positional], keywords, method=True)
         except Exception as e:
@@ -467,10 +491,12 @@ def method_call(c: Compiler, func: ast.Attribute, args: list[Eval], kwargs: list
 def index(c: Compiler, node: ast.Index) -> Eval:
     obj, key, span = c.expr(node.obj), index_key(c, node.items), node.span
 
+    site = c.site(span)
+
     def run(env: Env) -> Any:
         value = obj(env)
         k = key(env)
-        recording.where = span
+        recording.where = site
         try:
             return get_item(value, k)
         except Exception as e:
@@ -580,7 +606,7 @@ def target_store(c: Compiler, target: ast.Expr) -> Callable[[Env, Any], None]:
 
 def unpack(value: Any, count: int, span: Span, c: Compiler) -> list[Any]:
     try:
-        values = list(iterate(value, span))
+        values = list(iterate(value))
     except Exception as e:
         raise c.fail(e, span) from None
     if len(values) != count:
@@ -611,10 +637,12 @@ def aug_assign(c: Compiler, node: ast.AugAssign) -> Exec:
     op, value, span = AUGMENTED[node.op], c.expr(node.value), node.span
     current, store = c.expr(node.target), target_store(c, node.target)
 
+    site = c.site(span)
+
     def run(env: Env) -> None:
         a = current(env)
         b = value(env)
-        recording.where = span
+        recording.where = site
         try:
             result = op(a, b)
         except Exception as e:
@@ -660,9 +688,13 @@ def grad(c: Compiler, node: ast.Grad) -> Exec:
     output, span = c.expr(node.output), node.output.span
     seed = c.expr(node.seed) if node.seed is not None else None
 
+    site = c.site(node.span)
+
     def run(env: Env) -> None:
         y = output(env)
         s = seed(env) if seed is not None else None
+        if c.session.tracer is not None:
+            c.session.tracer.begin_grad(site)
         try:
             ag.backward(y, s)
         except Exception as e:
@@ -694,8 +726,14 @@ def assert_(c: Compiler, node: ast.Assert) -> Exec:
 
 @statement(ast.If)
 def if_(c: Compiler, node: ast.If) -> Exec:
-    branches = [(c.expr(cond), cond.span, c.block(body)) for cond, body in node.branches]
-    orelse = c.block(node.orelse) if node.orelse is not None else None
+    if_line = node.span.line
+    branches = [
+        (c.expr(cond), cond.span, c.in_branch(Branch(if_line, "then" if i == 0 else "elif", cond.span.line), body))
+        for i, (cond, body) in enumerate(node.branches)
+    ]
+    orelse = None
+    if node.orelse is not None:
+        orelse = c.in_branch(Branch(if_line, "else", node.else_line or if_line), node.orelse)
 
     def run(env: Env) -> Any:
         for cond, span, body in branches:
@@ -727,12 +765,13 @@ def while_(c: Compiler, node: ast.While) -> Exec:
 @statement(ast.For)
 def for_(c: Compiler, node: ast.For) -> Exec:
     iterable, span = c.expr(node.iterable), node.iterable.span
+    site = c.site(span)
     bind = unpacker(node.targets)
     body = c.in_scope(loop_scope(c), lambda: c.block(node.body))
 
     def run(env: Env) -> Any:
         try:
-            values = iterate(iterable(env), span)
+            values = iterate(iterable(env), site)
         except Exception as e:
             raise c.fail(e, span) from None
         vars = env.vars
@@ -758,7 +797,9 @@ def function_def(c: Compiler, node: ast.FunctionDef) -> Exec:
     params = tuple(p.name for p in node.params)
     defaults = [(c.expr(p.default) if p.default is not None else None) for p in node.params]
     scope = Scope("function", frozenset(params) | assigned_names(node.body))
+    outer, c.branches = c.branches, ()  # an `if` around a `def` is not running when the function is
     body = c.in_scope(scope, lambda: c.block(node.body))
+    c.branches = outer
     name, span = node.name, node.span
 
     def run(env: Env) -> None:

@@ -21,9 +21,10 @@ from autograd.tensor import type_name
 
 from .attributes import METHODS, PROPERTIES, TENSOR_METHODS, TENSOR_PROPERTIES
 from .errors import CallFrame, DGError
+from .graph import collect, text_picture
 from .parser import SyntaxProblem, interactive, keywords, lex
 from .report import call_stack, format_error
-from .runtime import Builtin, Env, Function, GradMode, show_short
+from .runtime import MISSING, Builtin, Env, Function, GradMode, show_short
 from .session import Session
 from .source import Span
 
@@ -114,6 +115,7 @@ class Repl:
         paused_at: Span | None = None,
     ) -> None:
         self.session = session
+        session.pictures = True  # :graph may show gradients at any time
         self.env = env if env is not None else session.globals
         self.err = err if err is not None else sys.stderr
         self.frames = frames
@@ -247,6 +249,17 @@ def _reset(repl: Repl, argument: str) -> Outcome:
 @command("quit", ":quit", "leave (Ctrl-D does too)")
 def _quit(repl: Repl, argument: str) -> Outcome:
     return Outcome.QUIT
+
+
+@command("graph", ":graph NAME", "the recorded graph behind a tensor, with gradients after grad")
+def _graph(repl: Repl, argument: str) -> Outcome:
+    value = repl.env.lookup(argument) if argument.isidentifier() else MISSING
+    if not isinstance(value, Tensor):
+        what = "usage: :graph NAME" if value is MISSING else f"'{argument}' is a {type_name(value)}, not a tensor"
+        repl.report(DGError("CommandError", what))
+        return Outcome.ERROR
+    repl.write(text_picture(collect(value), argument))
+    return Outcome.OK
 
 
 @command("where", ":where", "at a breakpoint: the DG call stack")

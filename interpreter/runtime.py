@@ -11,7 +11,7 @@ from autograd import Tensor
 from autograd.tensor import recording, type_name
 
 from .errors import DGError
-from .source import Span
+from .source import Site, Span
 
 MISSING: Any = object()  # "no value here", distinct from DG's None
 
@@ -125,22 +125,22 @@ BREAK: Any = object()
 CONTINUE: Any = object()
 
 
-def iterate(value: Any, span: Span | None = None) -> Iterable[Any]:
+def iterate(value: Any, site: Site | None = None) -> Iterable[Any]:
     """What `for` loops over: ranges, lists, tuples, strings, and the first axis of a tensor.
 
-    A tensor's rows are recorded indexing ops; `span` (the loop's iterable) is their origin."""
+    A tensor's rows are recorded indexing ops; `site` (the loop's iterable) is their origin."""
     if type(value) in (range, list, tuple, str):
         return value
     if isinstance(value, Tensor):
         if value.ndim == 0:
             raise DGError("TypeError", "cannot loop over a 0-d tensor", help="it holds one value: use it directly")
-        return rows(value, span)
+        return rows(value, site)
     raise DGError("TypeError", f"cannot loop over {type_name(value)}", help="loop over range(n), a list, or a tensor")
 
 
-def rows(t: Tensor, span: Span | None) -> Iterator[Tensor]:
+def rows(t: Tensor, site: Site | None) -> Iterator[Tensor]:
     for i in range(len(t)):
-        recording.where = span
+        recording.where = site
         yield t[i]
 
 

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 import autograd as ag
+from autograd.tensor import recording
 
 from .builtins import make_builtins
-from .errors import CallFrame, DGError
+from .errors import CallFrame, DGError, OutputClosed
 from .evaluator import Compiler
 from .parser import parse
 from .runtime import CallContext, Env, show
@@ -23,6 +24,7 @@ from .source import Source, Span
 
 if TYPE_CHECKING:
     from .debugger import Debugger
+    from .trace import Tracer
 
 # Each DG call nests a handful of Python frames (call → body → statement → expression ...).
 PYTHON_FRAMES_PER_CALL = 12
@@ -38,6 +40,9 @@ class Session:
         self.rebound_parameter: tuple[str, Span] | None = None
         # What `breakpoint()` does: open a debugger (the CLI sets one), or nothing.
         self.debugger: Debugger | None = None
+        # Keep each backward's steps for graph pictures (the REPL, `dg graph`, programs calling graph()).
+        self.pictures = False
+        self.tracer: Tracer | None = None  # `dg --trace`
         self.builtins = Env(make_builtins(self), None)
         self.globals = Env({}, self.builtins)
         np.seterr(all="ignore")  # log(0) is -inf and 0/0 is nan, as in PyTorch, without warnings
@@ -57,6 +62,9 @@ class Session:
         """Run compiled code in `env`. May nest: a breakpoint's REPL runs cells inside a paused call."""
         grad_mode = ag.is_grad_enabled()
         depth = len(self.frames)
+        recording.keep_grads = self.pictures
+        if self.tracer is not None:
+            self.tracer.install()
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, self.max_depth * PYTHON_FRAMES_PER_CALL + 1000))
         try:
@@ -74,6 +82,8 @@ class Session:
         finally:
             del self.frames[depth:]
             sys.setrecursionlimit(limit)
+            if self.tracer is not None and depth == 0:
+                self.tracer.uninstall()
 
     def pause(self, context: CallContext) -> None:
         """`breakpoint()`: hand over to the debugger, if there is one."""
@@ -82,7 +92,10 @@ class Session:
 
     # ---- services for builtins ------------------------------------------------------------
     def write(self, text: str) -> None:
-        self.out.write(text)
+        try:
+            self.out.write(text)
+        except BrokenPipeError:
+            raise OutputClosed from None
 
     def echo(self, value: Any) -> None:
         self.write(show(value) + "\n")

@@ -30,3 +30,23 @@ class Span:
 
     def __str__(self) -> str:
         return f"{self.source.name}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """One arm of an `if` that a piece of code sits in: the `if`'s line, which arm, where it starts."""
+
+    if_line: int
+    arm: str  # "then", "elif", "else"
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where an op is written: its span and the `if` arms around it (outermost first).
+
+    Made once when the code is compiled; the engine stamps it on each node the op records, so a
+    graph picture can say which line made a node and which branch of each `if` ran."""
+
+    span: Span
+    branches: tuple[Branch, ...] = ()
