@@ -16,7 +16,7 @@ import numpy as np
 
 from . import tensor as _mode
 from .errors import GradError, ShapeError, TensorTypeError, TensorValueError
-from .tensor import Tensor, lift, record
+from .tensor import Tensor, lift, record, updated_in_place
 
 
 def elementwise(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Tensor) -> Any:
@@ -124,6 +124,8 @@ def matmul(a: Any, b: Any) -> Tensor:
         ) from None
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        if a.ndim == 2 and b.ndim == 2:  # the common case: dA = dOut @ Bᵀ, dB = Aᵀ @ dOut
+            return (g @ b.T if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
         if a.ndim == 1 and b.ndim == 1:  # a dot product
             return (g * b if a.requires_grad else None), (g * a if b.requires_grad else None)
         # View vectors as matrices (a row on the left, a column on the right), then
@@ -140,10 +142,17 @@ def matmul(a: Any, b: Any) -> Tensor:
 
 # ---- comparisons: their results are boolean constants, never recorded --------------------
 def _comparison(fn: Callable[[Any, Any], Any], symbol: str) -> Callable[[Any, Any], Any]:
-    def compare(a: Any, b: Any) -> Any:
-        if not isinstance(b, Tensor | int | float | bool | np.generic | np.ndarray):
+    def compare(a: Tensor, b: Any) -> Any:
+        if type(b) is Tensor:
+            other = b.data
+        elif isinstance(b, int | float | np.generic | np.ndarray):  # bool is an int
+            other = b
+        else:
             return NotImplemented  # `x == None` falls back to identity, as in Python
-        return Tensor(elementwise(fn, symbol, lift(a), lift(b)))
+        try:
+            return Tensor(fn(a.data, other))
+        except (ValueError, TypeError):
+            return Tensor(elementwise(fn, symbol, a, lift(b)))  # the same call, for its error message
 
     return compare
 
@@ -165,7 +174,7 @@ def _inplace(op: Callable[[Any, Any], Tensor], symbol: str) -> Callable[[Tensor,
         if np.asarray(result.data).dtype != np.asarray(self.data).dtype and self.dtype != "float":
             raise TensorTypeError(f"in-place '{symbol}=' would turn an {self.dtype} tensor into a float one")
         self.data = result.data  # a new array: anything that shared the old one keeps its values
-        self.version += 1
+        updated_in_place(self)
         return self
 
     return update
@@ -191,7 +200,7 @@ def assign_index(t: Tensor, index: Any, value: Any) -> None:
     except ValueError as e:
         raise ShapeError(f"cannot assign a value of shape {lift(value).shape} here: {e}") from None
     t.data = data
-    t.version += 1
+    updated_in_place(t)
 
 
 # ---- Python operators on Tensor -------------------------------------------------------------

@@ -20,22 +20,41 @@ from .tensor import Tensor, recording, set_grad_enabled, type_name
 def topological_order(root: Tensor) -> list[Tensor]:
     """Every tensor `root` was computed from that requires grad, each after all of its inputs."""
     order: list[Tensor] = []
-    visited: set[int] = set()
+    visited: set[Tensor] = set()
     stack: list[tuple[Tensor, bool]] = [(root, False)]
     while stack:
         t, inputs_done = stack.pop()
         if inputs_done:
             order.append(t)
             continue
-        if id(t) in visited:
+        if t in visited:
             continue
-        visited.add(id(t))
+        visited.add(t)
         stack.append((t, True))
         if t.grad_fn is not None:
             for inp in t.grad_fn.inputs:
-                if inp.requires_grad and id(inp) not in visited:
+                if inp.requires_grad and inp not in visited:
                     stack.append((inp, False))
     return order
+
+
+def count_consumers(root: Tensor) -> dict[Tensor, int]:
+    """For each tensor `root` depends on (through inputs that require grad), how many recorded
+    ops use it: backward may visit a tensor only once all of them have sent their gradient."""
+    consumers = {root: 0}
+    stack = [root]
+    while stack:
+        node = stack.pop().grad_fn
+        if node is None:
+            continue
+        for inp in node.inputs:
+            if inp.requires_grad:
+                if inp in consumers:
+                    consumers[inp] += 1
+                else:
+                    consumers[inp] = 1
+                    stack.append(inp)
+    return consumers
 
 
 def _seed(root: Tensor, seed: Any) -> Tensor:
@@ -60,43 +79,53 @@ def _seed(root: Tensor, seed: Any) -> Tensor:
     return seed
 
 
-def _propagate(
-    root: Tensor, seed: Tensor, create_graph: bool, keep: set[int] | None
-) -> dict[int, tuple[Tensor, Tensor]]:
-    """Send `seed` back from `root`; return {id: (tensor, gradient)} for the leaves, or for `keep`."""
-    grads: dict[int, Tensor] = {id(root): seed}
-    found: dict[int, tuple[Tensor, Tensor]] = {}
+def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor] | None) -> dict[Tensor, Tensor]:
+    """Send `seed` back from `root`; return the gradient of each leaf (or of each tensor in `keep`).
+
+    Tensors are dictionary keys by identity (their `==` is elementwise, their hash is id-based).
+    """
+    consumers = count_consumers(root)
+    grads: dict[Tensor, Tensor] = {root: seed}
+    found: dict[Tensor, Tensor] = {}
     visited = recording.last_backward = [] if recording.keep_grads else None
     previous = set_grad_enabled(create_graph)
+    ready = [root]  # tensors whose every consumer has sent its gradient
     try:
-        for t in reversed(topological_order(root)):
-            g = grads.pop(id(t), None)
-            if g is None:
-                continue
-            if visited is not None:
-                visited.append((t, g))
+        while ready:
+            t = ready.pop()
+            g = grads.pop(t, None)
             node = t.grad_fn
-            wanted = node is None if keep is None else id(t) in keep
-            if wanted:
-                found[id(t)] = (t, g)
+            if g is not None:
+                if visited is not None:
+                    visited.append((t, g))
+                if node is None if keep is None else t in keep:
+                    found[t] = g
             if node is None:
                 continue
-            if t.version + sum(u.version for u in node.inputs) != node.versions:
-                raise GradError(
-                    f"a tensor the {node.op} step needs was changed in place after it was used",
-                    help="do in-place updates after `grad`, or compute again after the update",
-                )
-            sent = node.backward(g, t)
-            if recording.on_step is not None:
-                recording.on_step(t, g, sent)
-            for inp, gi in zip(node.inputs, sent, strict=True):
-                if gi is None or not inp.requires_grad:
+            if g is None:  # nothing reached it, so nothing flows on; its inputs still count it as done
+                sent: tuple[Any, ...] = (None,) * len(node.inputs)
+            else:
+                if node.changed_since(t):
+                    raise GradError(
+                        f"a tensor the {node.op} step needs was changed in place after it was used",
+                        help="do in-place updates after `grad`, or compute again after the update",
+                    )
+                sent = node.backward(g, t)
+                if recording.on_step is not None:
+                    recording.on_step(t, g, sent)
+            # Inputs in reverse, so the first input is visited first: backward then walks down the
+            # first operand's branch before the second's, the order a student reads the expression.
+            for inp, gi in zip(reversed(node.inputs), reversed(sent), strict=True):
+                if not inp.requires_grad:
                     continue
-                if gi.shape != inp.shape:
-                    gi = sum_to(gi, inp.shape)  # undo broadcasting
-                key = id(inp)
-                before = grads.get(key)
-                grads[key] = gi if before is None else before + gi
+                if gi is not None:
+                    if gi.shape != inp.shape:
+                        gi = sum_to(gi, inp.shape)  # undo broadcasting
+                    before = grads.get(inp)
+                    grads[inp] = gi if before is None else before + gi
+                consumers[inp] -= 1
+                if consumers[inp] == 0:
+                    ready.append(inp)
     finally:
         set_grad_enabled(previous)
     return found
@@ -108,7 +137,7 @@ def backward(root: Tensor, seed: Any = None, create_graph: bool = False) -> None
     previous = set_grad_enabled(create_graph)
     try:
         handed = {id(seed)}
-        for leaf, g in found.values():
+        for leaf, g in found.items():
             leaf.grad = _unshared(g, handed) if leaf.grad is None else leaf.grad + g
             if recording.on_leaf is not None:
                 recording.on_leaf(leaf, g, leaf.grad)
@@ -138,12 +167,12 @@ def gradient(y: Tensor, xs: Tensor | Sequence[Tensor], seed: Any = None, strict:
     if not y.requires_grad and not strict:
         results = [Tensor(np.zeros(x.shape)) for x in targets]
         return results if many else results[0]
-    found = _propagate(y, _seed(y, seed), create_graph=True, keep={id(x) for x in targets})
+    found = _propagate(y, _seed(y, seed), create_graph=True, keep=set(targets))
     results = []
     handed = {id(seed)}
     for x in targets:
-        if id(x) in found:
-            results.append(_unshared(found[id(x)][1], handed))
+        if x in found:
+            results.append(_unshared(found[x], handed))
         elif strict:
             raise GradError("the output does not depend on this input", help="drop strict=True to get zeros")
         else:

@@ -42,7 +42,7 @@ def sum_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (broadcast_to(g.reshape(_kept_shape(a.shape, axes)), a.shape),)
 
-    return record(np.sum(a.data, axis=axes, keepdims=keepdims), "Sum", (a,), backward)
+    return record(np.add.reduce(a.data, axis=axes, keepdims=keepdims), "Sum", (a,), backward)
 
 
 def mean(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
@@ -55,7 +55,7 @@ def mean(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (broadcast_to(g.reshape(_kept_shape(a.shape, axes)), a.shape) / count,)
 
-    return record(np.sum(a.data, axis=axes, keepdims=keepdims) / count, "Mean", (a,), backward)
+    return record(np.add.reduce(a.data, axis=axes, keepdims=keepdims) / count, "Mean", (a,), backward)
 
 
 def _extreme(a: Any, axis: Axis, keepdims: bool, pick: Any, op: str) -> Tensor:

@@ -35,7 +35,13 @@ def flatten(a: Tensor) -> Tensor:
 
 def transpose(a: Tensor, axes: Sequence[int] | None = None) -> Tensor:
     """Reverse the axes (like `.T`), or permute them as `axes` says."""
-    given = tuple(range(a.ndim))[::-1] if axes is None else tuple(int(i) for i in axes)
+    if axes is None:  # reversing is its own inverse, and needs no checks
+
+        def reverse_back(g: Tensor, out: Tensor) -> tuple[Tensor]:
+            return (transpose(g),)
+
+        return record(np.transpose(a.data), "Transpose", (a,), reverse_back)
+    given = tuple(int(i) for i in axes)
     perm = tuple(p + a.ndim if -a.ndim <= p < 0 else p for p in given)  # -1 is the last axis
     if sorted(perm) != list(range(a.ndim)):
         raise ShapeError(f"transpose: {given} is not a permutation of the {a.ndim} axes of {a.shape}")
@@ -57,7 +63,8 @@ def swap_last(a: Tensor) -> Tensor:
 def broadcast_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     shape = tuple(shape)
     try:
-        data = np.broadcast_to(a.data, shape)
+        data = np.empty(shape, dtype=np.result_type(a.data))
+        data[...] = a.data  # a fresh array: about twice as fast as np.broadcast_to's view for small ones
     except ValueError:
         raise ShapeError(f"cannot broadcast shape {a.shape} to {shape}") from None
 
@@ -74,7 +81,7 @@ def sum_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
         return a
     lead = a.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
-    data = np.sum(a.data, axis=axes, keepdims=True).reshape(shape)
+    data = np.add.reduce(a.data, axis=axes, keepdims=True).reshape(shape)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (broadcast_to(g, a.shape),)

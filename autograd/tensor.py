@@ -20,6 +20,10 @@ from .errors import TensorTypeError, TensorValueError
 Rule = Callable[["Tensor", "Tensor"], tuple["Tensor | None", ...]]
 
 _grad_enabled = True
+# Counts in-place updates. Each node remembers the count when it was made and each tensor the
+# count of its last in-place update, so backward can tell (cheaply, and only when something was
+# updated at all) whether a value a rule needs has changed since the op ran.
+_inplace_updates = 0
 
 
 class Recording:
@@ -54,20 +58,26 @@ recording = Recording()
 class Node:
     """How a tensor was made: the op's name, its inputs, and the rule that sends gradients back.
 
-    `versions` is the sum of the inputs' versions when the op ran: if it differs at backward
-    time, an input was changed in place and the rule would read the wrong values.
+    `epoch` is the in-place update count when the op ran: an input (or the output) updated in
+    place after that would make the rule read the wrong values, and backward refuses.
     `origin` is an opaque slot for whoever builds graphs (the interpreter puts the source
     span and the call there, through `recording`); the engine never reads it.
     """
 
-    __slots__ = ("backward", "inputs", "op", "origin", "versions")
+    __slots__ = ("backward", "epoch", "inputs", "op", "origin")
 
-    def __init__(self, op: str, inputs: tuple[Tensor, ...], backward: Rule, versions: int) -> None:
+    def __init__(self, op: str, inputs: tuple[Tensor, ...], backward: Rule, epoch: int) -> None:
         self.op = op
         self.inputs = inputs
         self.backward = backward
-        self.versions = versions
+        self.epoch = epoch
         self.origin: Any = None
+
+    def changed_since(self, out: Tensor) -> bool:
+        """Was an input, or the output, updated in place after this op ran?"""
+        if self.epoch == _inplace_updates:  # nothing at all was updated in place since: the usual case
+            return False
+        return out.version > self.epoch or any(t.version > self.epoch for t in self.inputs)
 
     def __repr__(self) -> str:
         return f"<{self.op}Backward>"
@@ -88,13 +98,16 @@ class Tensor:
         self.requires_grad = requires_grad
         self.grad: Tensor | None = None
         self.grad_fn: Node | None = None
-        self.version = 0  # bumped by every in-place update
+        self.version = 0  # the in-place update count at this tensor's last in-place update
         self.name: str | None = None  # the variable a program bound it to, for graph pictures
 
     # ---- what a tensor is ---------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
-        return getattr(self.data, "shape", ())
+        try:
+            return self.data.shape
+        except AttributeError:  # a constant holding a Python number
+            return ()
 
     @property
     def ndim(self) -> int:
@@ -135,12 +148,13 @@ class Tensor:
     __hash__ = object.__hash__  # `==` is elementwise, so identity is the only sensible hash
 
     def __bool__(self) -> bool:
-        if self.size != 1:
+        data = self.data
+        if getattr(data, "size", 1) != 1:
             raise TensorValueError(
                 f"the truth value of a tensor with {self.size} elements is ambiguous",
                 help="use .any() or .all(), or reduce it to one element first",
             )
-        return bool(np.asarray(self.data).reshape(()))
+        return bool(data)
 
     def __float__(self) -> float:
         return float(self.item())
@@ -229,17 +243,21 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], backward: Rule) -> Te
     if _grad_enabled:
         for t in inputs:
             if t.requires_grad:
-                versions = 0
-                for u in inputs:
-                    versions += u.version
                 out.requires_grad = True
-                out.grad_fn = node = Node(op, inputs, backward, versions)
+                out.grad_fn = node = Node(op, inputs, backward, _inplace_updates)
                 if recording.where is not None:
                     node.origin = (recording.where, recording.call)
                 if recording.on_record is not None:
                     recording.on_record(out)
                 break
     return out
+
+
+def updated_in_place(t: Tensor) -> None:
+    """Note that `t`'s values were just replaced in place (see Node.changed_since)."""
+    global _inplace_updates
+    _inplace_updates += 1
+    t.version = _inplace_updates
 
 
 def lift(x: Any) -> Tensor:

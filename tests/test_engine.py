@@ -160,7 +160,7 @@ def test_in_place_update_of_a_leaf_needs_no_grad() -> None:
         w -= 0.25 * w.grad
     assert w is original, "in-place update must keep the same object"
     assert w.is_leaf and w.requires_grad and w.grad_fn is None
-    assert w.version == 1
+    assert w.version > 0, "an in-place update must be noted on the tensor"
     assert w.tolist() == [0.5, 1.0]
 
 
