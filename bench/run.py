@@ -1,0 +1,278 @@
+"""Run DG's benchmark suite and print one table: each workload, DG against its references, the targets.
+
+    uv run python bench/run.py                 # everything, 5 repeats, full sizes (a few minutes)
+    uv run python bench/run.py --quick         # tiny sizes, one repeat: checks that the suite runs
+    uv run python bench/run.py --only mlp-moons --repeats 9
+
+Each implementation runs in a fresh Python process (see measure.py); a timing is the median of the
+repeats. PyTorch and micrograd rows say "not installed" where those packages do not import.
+The exit code is 0 when every row ran and the implementations of each workload agreed on their
+results (whether targets are met does not change it), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from measure import Outcome, in_subprocess
+
+
+# ---- the workloads ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Implementation:
+    label: str  # as the table shows it
+    target: str  # module:function in bench/
+    # For a total time that fails at full size (micrograd's recursion): the size to halve until it
+    # runs; the time is then scaled up linearly and a note says so.
+    shrink: str | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    reference: str | None  # the label of the implementation DG is divided by; None: DG's own value
+    at_most: float
+    stretch: float | None = None
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    unit: str  # "s", "MiB" or "B": how values are shown
+    size: Callable[[dict[str, int]], str]  # the size column, from the sizes
+    full: dict[str, int]
+    quick: dict[str, int]
+    implementations: list[Implementation]  # DG first
+    targets: list[Target]
+    repeated: bool = True  # memory is measured once: a repeat in the same process would not start clean
+
+
+DG = "DG"
+WORKLOADS = [
+    Workload(
+        "mlp-moons", "s", lambda s: f"{s['steps']:,} steps, time per step",
+        {"steps": 3000}, {"steps": 20},
+        [Implementation(DG, "mlp_moons:dg"), Implementation("PyTorch", "mlp_moons:pytorch"),
+         Implementation("NumPy by hand", "mlp_moons:hand_numpy")],
+        [Target("PyTorch", 1.0, 0.5), Target("NumPy by hand", 3.0)],
+    ),
+    Workload(
+        "scalar-chain", "s", lambda s: f"{s['iterations']:,} iterations, forward+backward",
+        {"iterations": 100_000}, {"iterations": 200},
+        [Implementation(DG, "scalar_chain:dg"), Implementation("PyTorch", "scalar_chain:pytorch"),
+         Implementation("micrograd", "scalar_chain:micrograd_value", shrink="iterations")],
+        [Target("PyTorch", 0.5), Target("micrograd", 1.0)],
+    ),
+    Workload(
+        "big-matmul", "s", lambda s: f"{s['n']}x{s['n']}, 3 products, forward+backward",
+        {"n": 1024}, {"n": 64},
+        [Implementation(DG, "big_matmul:dg"), Implementation("NumPy by hand", "big_matmul:hand_numpy")],
+        [Target("NumPy by hand", 1.1)],
+    ),
+    Workload(
+        "plain-loop", "s", lambda s: f"{s['iterations']:,} iterations, no tensors",
+        {"iterations": 1_000_000}, {"iterations": 2000},
+        [Implementation(DG, "plain_loop:dg"), Implementation("CPython", "plain_loop:cpython")],
+        [Target("CPython", 30.0, 10.0)],
+    ),
+    Workload(
+        "start-up", "s", lambda s: "dg hello.dg, whole process",
+        {}, {},
+        [Implementation(DG, "startup:dg_hello"),
+         Implementation('python -c "import numpy"', "startup:python_import_numpy")],
+        [Target('python -c "import numpy"', 1.5)],
+    ),
+    Workload(
+        "parse", "s", lambda s: f"{s['lines']:,} lines, Session.compile",
+        {"lines": 10_000}, {"lines": 300},
+        [Implementation(DG, "parse_program:dg_compile")],
+        [Target(None, 0.5)],
+    ),
+    Workload(
+        "memory: training", "MiB", lambda s: f"peak growth, {s['small']:,} -> {s['big']:,} steps",
+        {"small": 2000, "big": 20_000}, {"small": 20, "big": 200},
+        [Implementation(DG, "memory:dg_training_growth")],
+        [Target(None, 4.0)], repeated=False,
+    ),
+    Workload(
+        "memory: no_grad", "MiB", lambda s: f"peak growth, {s['small']:,} -> {s['big']:,} iterations",
+        {"small": 100_000, "big": 1_000_000}, {"small": 200, "big": 2000},
+        [Implementation(DG, "memory:dg_no_grad_growth")],
+        [Target(None, 4.0)], repeated=False,
+    ),
+    Workload(
+        "memory: per node", "B", lambda s: f"{s['nodes']:,}-node chain + grad, peak per node",
+        {"nodes": 1_000_000}, {"nodes": 2000},
+        [Implementation(DG, "memory:dg_bytes_per_node"), Implementation("PyTorch", "memory:pytorch_bytes_per_node")],
+        [Target("PyTorch", 0.5)], repeated=False,
+    ),
+]  # fmt: skip
+
+
+# ---- measuring ----------------------------------------------------------------------------
+NOISY = 0.2  # repeats further apart than this fraction of their median get a note
+
+
+@dataclass
+class Measured:
+    """One implementation's outcome, reduced to what the table needs."""
+
+    value: float | None = None  # the median, or None
+    status: str = ""  # "not installed" or "error" when there is no value
+    check: tuple[float, ...] = ()
+    notes: list[str] = field(default_factory=list)
+
+
+def measure(workload: Workload, implementation: Implementation, sizes: dict[str, int], repeats: int) -> Measured:
+    outcome = in_subprocess(implementation.target, sizes, repeats)
+    scale = 1
+    while outcome.error and implementation.shrink and sizes[implementation.shrink] >= 2 and scale < 64:
+        sizes = {**sizes, implementation.shrink: sizes[implementation.shrink] // 2}
+        scale *= 2
+        outcome = in_subprocess(implementation.target, sizes, repeats)
+    return summarize(workload, implementation, outcome, scale, sizes)
+
+
+def summarize(
+    workload: Workload, implementation: Implementation, outcome: Outcome, scale: int, sizes: dict[str, int]
+) -> Measured:
+    where = f"{workload.name}, {implementation.label}"
+    if outcome.missing:
+        return Measured(status="not installed")
+    if outcome.error:
+        return Measured(status="error", notes=[f"{where} failed: {outcome.error}"])
+    first = outcome.results[0]
+    values = [r.value * scale for r in outcome.results]
+    measured = Measured(statistics.median(values), check=first.check)
+    if first.note:
+        measured.notes.append(f"{where}: {first.note}")
+    if max(values) - min(values) > NOISY * measured.value:
+        low, high = show(min(values), workload.unit), show(max(values), workload.unit)
+        measured.notes.append(f"{where}: the repeats ranged from {low} to {high} (a busy machine, or noise)")
+    if scale > 1:
+        size = implementation.shrink
+        measured.notes.append(
+            f"{where}: failed at full size; measured at {sizes[size]:,} {size} and scaled by {scale} "
+            "(its results are not compared)"
+        )
+        measured.check = ()
+    return measured
+
+
+def disagreements(workload: Workload, results: dict[str, Measured]) -> list[str]:
+    """Where an implementation's results differ from DG's: they would not be measuring the same work."""
+    dg = results[DG]
+    out = []
+    for label, m in results.items():
+        if label == DG or not m.check or not dg.check:
+            continue
+        if len(m.check) != len(dg.check) or not all(
+            math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9) for a, b in zip(m.check, dg.check, strict=True)
+        ):
+            out.append(f"{workload.name}: {label} computed {m.check}, DG {dg.check}")
+    return out
+
+
+# ---- the table ----------------------------------------------------------------------------
+def show(value: float | None, unit: str) -> str:
+    if value is None:
+        return ""
+    if unit == "MiB":
+        return f"{value:.2f} MiB"
+    if unit == "B":
+        return f"{value:,.0f} B"
+    for scale, name in ((1, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if abs(value) >= scale or name == "µs":
+            return f"{value / scale:.3g} {name}"
+    raise AssertionError("unreachable")
+
+
+def verdict(number: float | None, target: Target) -> str:
+    if number is None:
+        return "-"
+    if target.stretch is not None and number <= target.stretch:
+        return "met (stretch too)"
+    return "met" if number <= target.at_most else "NOT MET"
+
+
+def rows(workload: Workload, sizes: dict[str, int], results: dict[str, Measured]) -> list[list[str]]:
+    dg = results[DG]
+    dg_shown = show(dg.value, workload.unit) or dg.status
+    out = []
+    for target in workload.targets:
+        if target.reference is None:
+            shown_target = f"<= {show(target.at_most, workload.unit)}"
+            out.append([workload.name, workload.size(sizes), dg_shown, "-", "-", shown_target,
+                        verdict(dg.value, target)])  # fmt: skip
+            continue
+        ref = results[target.reference]
+        ratio = dg.value / ref.value if dg.value is not None and ref.value else None
+        shown_target = f"<= {target.at_most:g}" + (f" (stretch {target.stretch:g})" if target.stretch else "")
+        reference = f"{target.reference}: {show(ref.value, workload.unit) or ref.status}"
+        out.append([workload.name, workload.size(sizes), dg_shown, reference,
+                    f"{ratio:.2f}" if ratio is not None else "-", shown_target, verdict(ratio, target)])  # fmt: skip
+    return out
+
+
+HEADER = ["workload", "size and measure", "DG", "reference", "ratio", "target", "result"]
+
+
+def table(lines: list[list[str]]) -> str:
+    widths = [max(len(line[i]) for line in [HEADER, *lines]) for i in range(len(HEADER))]
+    fmt = lambda line: "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
+    return "\n".join([fmt(HEADER), fmt(["-" * w for w in widths]), *map(fmt, lines)])
+
+
+# ---- the command line -------------------------------------------------------------------------
+def arguments(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="bench/run.py", description="Run DG's benchmarks and print one table.")
+    p.add_argument("--quick", action="store_true", help="tiny sizes and one repeat (checks that the suite runs)")
+    p.add_argument("--only", action="append", metavar="NAME", choices=[w.name for w in WORKLOADS],
+                   help="run only this workload (may be given more than once)")  # fmt: skip
+    p.add_argument("--repeats", type=int, metavar="N", help="repeats of each timing (default 5; --quick: 1)")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(sys.argv[1:] if argv is None else argv)
+    repeats = args.repeats or (1 if args.quick else 5)
+    chosen = [w for w in WORKLOADS if not args.only or w.name in args.only]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    started = time.perf_counter()
+    lines: list[list[str]] = []
+    notes: list[str] = []
+    failed = False
+    for workload in chosen:
+        sizes = workload.quick if args.quick else workload.full
+        results = {}
+        for implementation in workload.implementations:
+            print(f"{workload.name}: {implementation.label} ...", end="", file=sys.stderr, flush=True)
+            t0 = time.perf_counter()
+            results[implementation.label] = m = measure(
+                workload, implementation, sizes, repeats if workload.repeated else 1
+            )
+            print(f" {m.status or 'done'} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
+            notes += m.notes
+            failed |= m.status == "error"
+        differ = disagreements(workload, results)
+        notes += [f"RESULTS DIFFER: {d}" for d in differ]
+        failed |= bool(differ)
+        lines += rows(workload, sizes, results)
+    print(table(lines))
+    print(f"\nmedian of {repeats} repeat(s) per timing; memory rows measured once, each in a fresh process")
+    if load is not None:
+        print(f"load average when the run began: {load:.2f} (other work on the machine skews timings)")
+    for note in notes:
+        print(f"note: {note}")
+    print(f"ran in {time.perf_counter() - started:.0f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
