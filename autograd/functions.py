@@ -10,6 +10,9 @@ from .arithmetic import elementwise
 from .errors import ShapeError, TensorTypeError
 from .tensor import Tensor, lift, record
 
+# Rules that read only g and out (exp, sqrt, tanh, sigmoid) are written once, above their op,
+# rather than as closures: a closure is a new function object for every recorded node.
+
 
 def _floats(a: Any) -> Tensor:
     """Lift an operand and make it float: exp of an int tensor is a float tensor, as in NumPy."""
@@ -19,13 +22,13 @@ def _floats(a: Any) -> Tensor:
     return a
 
 
+def _exp_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+    return (g * out,)
+
+
 def exp(a: Any) -> Tensor:
     a = _floats(a)
-
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (g * out,)
-
-    return record(np.exp(a.data), "Exp", (a,), backward)
+    return record(np.exp(a.data), "Exp", (a,), _exp_backward)
 
 
 def log(a: Any) -> Tensor:
@@ -37,13 +40,13 @@ def log(a: Any) -> Tensor:
     return record(np.log(a.data), "Log", (a,), backward)
 
 
+def _sqrt_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+    return (g / (2 * out),)
+
+
 def sqrt(a: Any) -> Tensor:
     a = _floats(a)
-
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (g / (2 * out),)
-
-    return record(np.sqrt(a.data), "Sqrt", (a,), backward)
+    return record(np.sqrt(a.data), "Sqrt", (a,), _sqrt_backward)
 
 
 def sin(a: Any) -> Tensor:
@@ -64,24 +67,24 @@ def cos(a: Any) -> Tensor:
     return record(np.cos(a.data), "Cos", (a,), backward)
 
 
+def _tanh_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+    return (g * (1 - out * out),)
+
+
 def tanh(a: Any) -> Tensor:
     a = _floats(a)
+    return record(np.tanh(a.data), "Tanh", (a,), _tanh_backward)
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (g * (1 - out * out),)
 
-    return record(np.tanh(a.data), "Tanh", (a,), backward)
+def _sigmoid_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+    return (g * out * (1 - out),)
 
 
 def sigmoid(a: Any) -> Tensor:
     a = _floats(a)
     # 1 / (1 + e^-x) overflows for very negative x; this form never does.
     data = np.exp(-np.logaddexp(0.0, -np.asarray(a.data, dtype=float)))
-
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (g * out * (1 - out),)
-
-    return record(data, "Sigmoid", (a,), backward)
+    return record(data, "Sigmoid", (a,), _sigmoid_backward)
 
 
 def relu(a: Any) -> Tensor:

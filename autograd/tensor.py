@@ -31,7 +31,7 @@ class Recording:
 
     where, call   provenance, kept current by whoever runs the ops (the span of the expression
                   being evaluated, the DG call it runs in) and stamped on each recorded node as
-                  `node.origin = (where, call)`; the engine never looks inside
+                  `node.where`, `node.call`; the engine never looks inside
     keep_grads    if set, each backward leaves `last_backward`: (tensor, gradient it received)
                   in the order it visited them, for pictures that number the steps
     on_record     called with each newly recorded tensor (a tracer)
@@ -60,18 +60,20 @@ class Node:
 
     `epoch` is the in-place update count when the op ran: an input (or the output) updated in
     place after that would make the rule read the wrong values, and backward refuses.
-    `origin` is an opaque slot for whoever builds graphs (the interpreter puts the source
-    span and the call there, through `recording`); the engine never reads it.
+    `where` and `call` are opaque slots for whoever builds graphs (the interpreter puts the
+    source span and the DG call there, through `recording`); the engine never reads them. Two
+    slots rather than one tuple: a node is made per op, and a tuple each would cost 56 bytes.
     """
 
-    __slots__ = ("backward", "epoch", "inputs", "op", "origin")
+    __slots__ = ("backward", "call", "epoch", "inputs", "op", "where")
 
     def __init__(self, op: str, inputs: tuple[Tensor, ...], backward: Rule, epoch: int) -> None:
         self.op = op
         self.inputs = inputs
         self.backward = backward
         self.epoch = epoch
-        self.origin: Any = None
+        self.where: Any = None
+        self.call: Any = None
 
     def changed_since(self, out: Tensor) -> bool:
         """Was an input, or the output, updated in place after this op ran?"""
@@ -246,7 +248,7 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], backward: Rule) -> Te
                 out.requires_grad = True
                 out.grad_fn = node = Node(op, inputs, backward, _inplace_updates)
                 if recording.where is not None:
-                    node.origin = (recording.where, recording.call)
+                    node.where, node.call = recording.where, recording.call
                 if recording.on_record is not None:
                     recording.on_record(out)
                 break

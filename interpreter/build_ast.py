@@ -10,7 +10,7 @@ import ast as python_ast
 import warnings
 from typing import Any
 
-from lark import Token, Transformer_NonRecursive, v_args
+from lark import Token, Transformer_NonRecursive, Tree
 from lark.tree import Meta
 
 from . import ast
@@ -18,12 +18,18 @@ from .errors import DGError
 from .source import Source, Span
 
 
-@v_args(meta=True)
 class ASTBuilder(Transformer_NonRecursive):
+    __visit_tokens__ = False  # tokens reach the rule methods as they are
+
     def __init__(self, source: Source, line_offset: int = 0) -> None:
         super().__init__()
         self.source = source
         self.line_offset = line_offset  # for expressions parsed out of an f-string
+
+    def _call_userfunc(self, tree: Tree, new_children: list[Any] | None = None) -> Any:
+        """Call the rule's method with (meta, children). lark's `v_args(meta=True)` does the same
+        but builds a new wrapper on every call, which made building the AST twice as slow."""
+        return getattr(self, tree.data)(tree.meta, tree.children if new_children is None else new_children)
 
     def span(self, meta: Meta | Token) -> Span:
         return Span(

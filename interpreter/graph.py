@@ -93,8 +93,8 @@ def collect(root: Tensor, limit: int = MAX_NODES) -> Graph:
         nodes[node.number] = node
         if t.grad_fn is None:
             continue
-        if t.grad_fn.origin is not None:
-            node.site, node.call = t.grad_fn.origin
+        if t.grad_fn.where is not None:
+            node.site, node.call = t.grad_fn.where, t.grad_fn.call
         for inp in t.grad_fn.inputs:
             if id(inp) not in numbers:
                 if len(numbers) >= limit:

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lark import Lark, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-from lark.exceptions import VisitError
 from lark.indenter import DedentError, PythonIndenter
 from lark.lexer import PatternStr
 
@@ -116,13 +115,8 @@ def parse(source: Source) -> ast.Module:
 
 
 def build(builder: object, tree: object) -> ast.Module:
-    """Run the AST builder; lark wraps what a rule method raises, so unwrap our own errors."""
-    try:
-        return builder.transform(tree)  # type: ignore[attr-defined]
-    except VisitError as e:
-        if isinstance(e.orig_exc, DGError):
-            raise e.orig_exc from None
-        raise
+    """Run the AST builder over a parse tree (its rule methods raise located DGErrors)."""
+    return builder.transform(tree)  # type: ignore[attr-defined]
 
 
 def parse_expression(text: str, source: Source, line: int, column: int) -> ast.Expr:

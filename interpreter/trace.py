@@ -52,7 +52,7 @@ class Tracer:
         node = t.grad_fn
         assert node is not None
         shapes = ", ".join(str(i.shape) for i in node.inputs)
-        site = node.origin[0] if node.origin else None
+        site = node.where
         self.emit(f"record  {where(site):<8} {node.op:<9} {shapes} -> {t.shape}   {code(site)}".rstrip())
 
     # ---- backward ------------------------------------------------------------------------
@@ -95,5 +95,5 @@ def name(t: Tensor) -> str:
     node = t.grad_fn
     if node is None:
         return t.name or "leaf"
-    site = node.origin[0] if node.origin else None
+    site = node.where
     return f"{node.op} ({where(site)})" if site is not None else node.op

@@ -117,7 +117,7 @@ def test_a_graph_is_freed_by_reference_counting_alone() -> None:
         for t in topological_order(y):
             if t.grad_fn is not None:
                 marker = Marker()
-                t.grad_fn.origin = marker
+                t.grad_fn.where = marker
                 markers.append(weakref.ref(marker))
         del t, marker
         assert len(markers) >= 6 and all(m() is not None for m in markers)
