@@ -65,15 +65,15 @@ def _seed(root: Tensor, seed: Any) -> Tensor:
             "this tensor is not part of any graph: nothing it was computed from requires grad",
             help="create the inputs with requires_grad=True, and compute outside `no_grad`",
         )
-    return _checked_seed(root, seed, "`grad y with ones_like(y)`")
+    return _checked_seed(root, seed, "grad", "`grad y with ones_like(y)`")
 
 
-def _checked_seed(root: Tensor, seed: Any, how: str) -> Tensor:
+def _checked_seed(root: Tensor, seed: Any, who: str, how: str) -> Tensor:
     """The seed as a tensor of root's shape; ones for a one-element root. `how` shows how to give one."""
     if seed is None:
         if root.size != 1:
             raise GradError(
-                f"grad of a tensor with {root.size} elements (shape {root.shape}) needs a seed",
+                f"{who} of a tensor with {root.size} elements (shape {root.shape}) needs a seed",
                 help=f"reduce it to one element (.sum() or .mean()), or give a seed: {how}",
             )
         return Tensor(np.ones(root.shape))
@@ -173,9 +173,12 @@ def gradient(y: Any, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bo
         if not isinstance(x, Tensor):
             raise TensorTypeError(f"gradient() differentiates with respect to tensors, not {type_name(x)}")
     if not isinstance(y, Tensor | int | float):
-        raise TensorTypeError(f"gradient() differentiates a tensor, not {type_name(y)}")
+        raise TensorTypeError(
+            f"gradient() differentiates a tensor, not {type_name(y)}",
+            help="give one output; for several, add them up or call gradient() once for each",
+        )
     y = lift(y)
-    seed = _checked_seed(y, seed, "`gradient(y, x, ones_like(y))`")
+    seed = _checked_seed(y, seed, "gradient()", "`gradient(y, x, ones_like(y))`")
     found = _propagate(y, seed, create_graph=True, keep=set(targets)) if y.requires_grad else {}
     results = []
     handed = {id(seed)}
@@ -183,9 +186,9 @@ def gradient(y: Any, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bo
         if x in found:
             results.append(_unshared(found[x], handed))
         elif strict:
-            which = f"input {i} of the list (shape {x.shape})" if many else f"the input (shape {x.shape})"
+            which = x.name or ("this input" if not many else f"input {i} of the list")
             raise GradError(
-                f"gradient(..., strict=True): the output does not depend on {which}",
+                f"gradient(..., strict=True): the output does not depend on {which} (shape {x.shape})",
                 help="drop strict=True to get zeros for an input the output does not use",
             )
         else:

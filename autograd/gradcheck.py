@@ -93,13 +93,13 @@ def scalar_output(y: Any) -> Tensor:
     """f's result as one number to differentiate: a tensor with several elements is summed."""
     if isinstance(y, bool) or not isinstance(y, Tensor | int | float):
         raise TensorTypeError(
-            f"gradcheck: the function must return a tensor or a number, not {type_name(y)}",
+            f"gradcheck(): the function must return a tensor or a number, not {type_name(y)}",
             help="return one value; a tensor with several elements is summed",
         )
     if not isinstance(y, Tensor):
         return Tensor(np.float64(y))
     if y.dtype == "bool":
-        raise TensorTypeError("gradcheck: the function returned a bool tensor, which has no derivative")
+        raise TensorTypeError("gradcheck(): the function returned a bool tensor, which has no derivative")
     return y if y.size == 1 and y.shape == () else sum_(y)
 
 
@@ -121,25 +121,25 @@ def _point(x: Any) -> np.ndarray:
     """x as a float64 array (a copy): a number or an int tensor is fine, a bool tensor is not."""
     if isinstance(x, Tensor):
         if x.dtype == "bool":
-            raise TensorTypeError("gradcheck: x is a bool tensor; derivatives need numbers")
+            raise TensorTypeError("gradcheck(): x is a bool tensor; derivatives need numbers")
         return np.array(x.data, dtype=np.float64)
     if isinstance(x, int | float) and not isinstance(x, bool):
         return np.array(float(x))
-    raise TensorTypeError(f"gradcheck: x must be a tensor or a number, not {type_name(x)}")
+    raise TensorTypeError(f"gradcheck(): x must be a tensor or a number, not {type_name(x)}")
 
 
 def _positive_int(n: Any, name: str) -> int:
     if isinstance(n, bool) or not isinstance(n, int):
-        raise TensorTypeError(f"gradcheck: {name} must be an int, not {type_name(n)}")
+        raise TensorTypeError(f"gradcheck(): {name} must be an int, not {type_name(n)}")
     if n < 1:
-        raise TensorValueError(f"gradcheck: {name} must be 1 or more, not {n}", help="order=1 checks the gradient")
+        raise TensorValueError(f"gradcheck(): {name} must be 1 or more, not {n}", help="order=1 checks the gradient")
     return n
 
 
 def _number(value: Any, name: str, positive: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TensorTypeError(f"gradcheck: {name} must be a number, not {type_name(value)}")
+        raise TensorTypeError(f"gradcheck(): {name} must be a number, not {type_name(value)}")
     fine = value > 0 if positive else value >= 0  # also False for NaN
     if not fine:
-        raise TensorValueError(f"gradcheck: {name} must be {'positive' if positive else '0 or more'}, not {value}")
+        raise TensorValueError(f"gradcheck(): {name} must be {'positive' if positive else '0 or more'}, not {value}")
     return float(value)
