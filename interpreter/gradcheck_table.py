@@ -59,14 +59,13 @@ def function_name(f: Any, x: Any) -> str:
 
 def table(name: str, x: Any, result: GradcheckResult) -> str:
     """The report: a header, one row per derivative entry (at most MAX_ROWS), and the verdict."""
-    shape = np.shape(x.data) if isinstance(x, ag.Tensor) else ()
+    point = np.asarray(x.data if isinstance(x, ag.Tensor) else x, dtype=float)
+    shape, var = point.shape, point_name(x)
     what = {1: "first derivative", 2: "second derivative"}.get(result.order, f"derivative of order {result.order}")
-    header = (
-        f"gradcheck {name}, {what} at x of shape {shape} "
-        f"(eps {result.eps:g}, atol {result.atol:g}, rtol {result.rtol:g})"
-    )
+    at = f"{var} of shape {shape}" if shape else f"{var} = {float(point):g}"
+    header = f"gradcheck {name}, {what} at {at} (eps {result.eps:g}, atol {result.atol:g}, rtol {result.rtol:g})"
     shown, note = rows_to_show(result)
-    labels = [entry_label(name, entry, len(shape), result.order) for entry in shown]
+    labels = [entry_label(name, var, entry, len(shape), result.order) for entry in shown]
     width = max([len("entry"), *map(len, labels)])
     lines = [header, f"  {'entry':<{width}}  {'analytic':>15}  {'numeric':>15}  {'error':>8}"]
     for label, entry in zip(labels, shown, strict=True):
@@ -94,13 +93,19 @@ def rows_to_show(result: GradcheckResult) -> tuple[list[tuple[int, ...]], str]:
     return [*first, worst], f"  ({len(entries)} entries in all; shown: the first {len(first)} and the worst)"
 
 
-def entry_label(name: str, entry: tuple[int, ...], ndim: int, order: int) -> str:
+def point_name(x: Any) -> str:
+    """The variable the program holds x in (`a` for `gradcheck(f, a)`), else `x`."""
+    name = getattr(x, "name", None)
+    return name if isinstance(name, str) and name.isidentifier() else "x"
+
+
+def entry_label(name: str, var: str, entry: tuple[int, ...], ndim: int, order: int) -> str:
     """`df/dx[1]`, `d2f/dx[0]dx[1]`, or `d2f/dx2` when x is a single number."""
     power = str(order) if order > 1 else ""
     if ndim == 0:
-        return f"d{power}{name}/dx{power}"
+        return f"d{power}{name}/d{var}{power}"
     parts = [entry[i * ndim : (i + 1) * ndim] for i in range(order)]
-    return f"d{power}{name}/" + "".join(f"dx[{', '.join(map(str, p))}]" for p in parts)
+    return f"d{power}{name}/" + "".join(f"d{var}[{', '.join(map(str, p))}]" for p in parts)
 
 
 def verdict(result: GradcheckResult) -> str:

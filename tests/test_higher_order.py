@@ -566,6 +566,12 @@ def test_gradcheck_in_dg_prints_a_table_and_returns_a_bool() -> None:
     assert lines[7] == "True bool"
 
 
+def test_gradcheck_in_dg_names_the_point_as_the_program_does() -> None:
+    lines = run_dg("a = tensor(1.5)\ngradcheck(exp, a, order=2)\n").splitlines()
+    assert lines[0] == "gradcheck exp, second derivative at a = 1.5 (eps 1e-06, atol 1e-05, rtol 0.001)"
+    assert lines[2].split()[0] == "d2exp/da2"
+
+
 def test_gradcheck_in_dg_says_failed_for_a_wrong_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(autograd.functions, "cos", lambda a: Tensor(np.cos(a.data)))
     output = run_dg("print(gradcheck(sin, 0.5, order=2))\n")
