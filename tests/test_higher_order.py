@@ -376,6 +376,22 @@ def test_the_issue_example_prints_12_12_6() -> None:
     assert run_dg(program) == "12.0 12.0 6.0\nTrue True None\n"
 
 
+def test_gradient_from_dg_lists_seeds_zeros_and_no_grad_changes() -> None:
+    program = (
+        "a = tensor([1.0, 2.0], requires_grad=True)\n"
+        "b = tensor(3.0, requires_grad=True)\n"
+        "c = tensor(5.0, requires_grad=True)\n"
+        "y = (a * a).sum() * b\n"
+        "da, db, dc = gradient(y, [a, b, c])\n"
+        "print(da.tolist(), db.item(), dc.item())\n"
+        "print(gradient(a * b, a, tensor([1.0, -1.0])).tolist())\n"
+        "print(gradient(da.sum(), b).item(), gradient(db, a).tolist())\n"
+        "print(a.grad, b.grad, c.grad)\n"
+    )
+    # y = b * sum(a^2): dy/da = 2ab, dy/db = sum(a^2); d/db sum(2ab) = 2 sum(a); d/da sum(a^2) = 2a
+    assert run_dg(program) == "[6.0, 12.0] 5.0 0.0\n[3.0, -3.0]\n6.0 [2.0, 4.0]\nNone None None\n"
+
+
 CONTROL_FLOW = """
 def power(x, n):            # recursion: x ** n
     if n == 0:
