@@ -45,6 +45,7 @@ class GradcheckResult:
     eps: float
     atol: float
     rtol: float
+    output_shape: tuple[int, ...] = ()  # of f(x); if it has several elements, their sum was checked
 
     @property
     def errors(self) -> np.ndarray:
@@ -73,16 +74,23 @@ def gradcheck(
     eps, atol, rtol = _number(eps, "eps", positive=True), _number(atol, "atol"), _number(rtol, "rtol")
     previous = set_grad_enabled(True)
     try:
-        analytic = derivative(f, Tensor(point.copy(), requires_grad=True), order).numpy()
+        leaf = Tensor(point.copy(), requires_grad=True)
+        y = f(leaf)
+        analytic = derivative_of(scalar_output(y), leaf, order).numpy()
         numeric = _central_differences(f, point, order, eps)
     finally:
         set_grad_enabled(previous)
-    return GradcheckResult(order, np.asarray(analytic, dtype=np.float64), numeric, eps, atol, rtol)
+    shape = y.shape if isinstance(y, Tensor) else ()
+    return GradcheckResult(order, np.asarray(analytic, dtype=np.float64), numeric, eps, atol, rtol, shape)
 
 
 def derivative(f: Function, x: Tensor, order: int) -> Tensor:
     """The `order`-th derivative of sum(f(x)) at x (order 0: the value), recorded so it differentiates."""
-    d = scalar_output(f(x))
+    return derivative_of(scalar_output(f(x)), x, order)
+
+
+def derivative_of(d: Tensor, x: Tensor, order: int) -> Tensor:
+    """The `order`-th derivative of the one-element `d` with respect to x, of shape x.shape * order."""
     for _ in range(order):
         rows = [gradient(d[index], x) for index in np.ndindex(d.shape)]
         d = stack(rows).reshape(d.shape + x.shape)

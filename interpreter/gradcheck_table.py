@@ -65,6 +65,8 @@ def table(name: str, x: Any, result: GradcheckResult) -> str:
     at = f"{var} of shape {shape}" if shape else f"{var} = {float(point):g}"
     header = f"gradcheck {name}, {what} at {at} (eps {result.eps:g}, atol {result.atol:g}, rtol {result.rtol:g})"
     shown, note = rows_to_show(result)
+    if result.output_shape:  # say what was differentiated: f itself has no single derivative
+        header += f"\n  {name} returns shape {result.output_shape}: these are the derivatives of its sum"
     labels = [entry_label(name, var, entry, len(shape), result.order) for entry in shown]
     width = max([len("entry"), *map(len, labels)])
     lines = [header, f"  {'entry':<{width}}  {'analytic':>15}  {'numeric':>15}  {'error':>8}"]
