@@ -14,19 +14,20 @@ from .creation import arange, eye, full, linspace, ones, ones_like, rand, randn,
 from .datasets import moons
 from .errors import AutogradError, GradError, ShapeError, TensorIndexError, TensorTypeError, TensorValueError
 from .functions import abs_, ceil, cos, exp, floor, log, maximum, minimum, relu, sigmoid, sign, sin, sqrt, tanh, where
+from .gradcheck import GradcheckResult, gradcheck
 from .nn import log_softmax, logsumexp, softmax
 from .reductions import all_, any_, argmax, argmin, max_, mean, min_, sum_
 from .shaping import broadcast_to, concat, flatten, getitem, reshape, stack, sum_to, transpose
 from .tensor import Node, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
-    "AutogradError", "GradError", "Node", "ShapeError", "Tensor", "TensorIndexError",
-    "TensorTypeError", "TensorValueError", "abs_", "add", "all_", "any_", "arange", "argmax",
-    "argmin", "assign_index", "backward", "broadcast_to", "ceil", "concat", "cos", "div",
-    "enable_grad", "exp", "eye", "flatten", "floor", "floordiv", "full", "getitem", "gradient",
-    "is_grad_enabled", "linspace", "log", "log_softmax", "logsumexp", "matmul", "max_",
-    "maximum", "mean", "min_", "minimum", "mod", "moons", "mul", "neg", "no_grad", "ones",
-    "ones_like", "pow_", "rand", "randn", "relu", "reshape", "seed", "set_grad_enabled",
-    "sigmoid", "sign", "sin", "softmax", "sqrt", "stack", "sub", "sum_", "sum_to", "tanh",
-    "tensor", "topological_order", "transpose", "where", "zeros", "zeros_like",
+    "AutogradError", "GradError", "GradcheckResult", "Node", "ShapeError", "Tensor",
+    "TensorIndexError", "TensorTypeError", "TensorValueError", "abs_", "add", "all_", "any_",
+    "arange", "argmax", "argmin", "assign_index", "backward", "broadcast_to", "ceil", "concat",
+    "cos", "div", "enable_grad", "exp", "eye", "flatten", "floor", "floordiv", "full",
+    "getitem", "gradcheck", "gradient", "is_grad_enabled", "linspace", "log", "log_softmax",
+    "logsumexp", "matmul", "max_", "maximum", "mean", "min_", "minimum", "mod", "moons", "mul",
+    "neg", "no_grad", "ones", "ones_like", "pow_", "rand", "randn", "relu", "reshape", "seed",
+    "set_grad_enabled", "sigmoid", "sign", "sin", "softmax", "sqrt", "stack", "sub", "sum_",
+    "sum_to", "tanh", "tensor", "topological_order", "transpose", "where", "zeros", "zeros_like",
 ]  # fmt: skip

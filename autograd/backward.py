@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import GradError, ShapeError, TensorTypeError
 from .shaping import sum_to
-from .tensor import Tensor, recording, set_grad_enabled, type_name
+from .tensor import Tensor, lift, recording, set_grad_enabled, type_name
 
 
 def topological_order(root: Tensor) -> list[Tensor]:
@@ -65,11 +65,16 @@ def _seed(root: Tensor, seed: Any) -> Tensor:
             "this tensor is not part of any graph: nothing it was computed from requires grad",
             help="create the inputs with requires_grad=True, and compute outside `no_grad`",
         )
+    return _checked_seed(root, seed, "grad", "`grad y with ones_like(y)`")
+
+
+def _checked_seed(root: Tensor, seed: Any, who: str, how: str) -> Tensor:
+    """The seed as a tensor of root's shape; ones for a one-element root. `how` shows how to give one."""
     if seed is None:
         if root.size != 1:
             raise GradError(
-                f"grad of a tensor with {root.size} elements (shape {root.shape}) needs a seed",
-                help="reduce it to one element (.sum() or .mean()), or give a seed: `grad y with ones_like(y)`",
+                f"{who} of a tensor with {root.size} elements (shape {root.shape}) needs a seed",
+                help=f"reduce it to one element (.sum() or .mean()), or give a seed: {how}",
             )
         return Tensor(np.ones(root.shape))
     if not isinstance(seed, Tensor):
@@ -157,24 +162,35 @@ def _unshared(g: Tensor, handed: set[int]) -> Tensor:
     return g
 
 
-def gradient(y: Tensor, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bool = False) -> Any:
-    """d y / d x as new tensors (no `.grad` changes), recorded so they can be differentiated again."""
+def gradient(y: Any, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bool = False) -> Any:
+    """d y / d x as new tensors (no `.grad` changes), recorded so they can be differentiated again.
+
+    A number for `y` is a constant: its gradient is zero, like that of any `y` not computed from `x`.
+    """
     many = isinstance(xs, list | tuple)
     targets = list(xs) if many else [xs]
     for x in targets:
         if not isinstance(x, Tensor):
             raise TensorTypeError(f"gradient() differentiates with respect to tensors, not {type_name(x)}")
-    if not y.requires_grad and not strict:
-        results = [Tensor(np.zeros(x.shape)) for x in targets]
-        return results if many else results[0]
-    found = _propagate(y, _seed(y, seed), create_graph=True, keep=set(targets))
+    if not isinstance(y, Tensor | int | float):
+        raise TensorTypeError(
+            f"gradient() differentiates a tensor, not {type_name(y)}",
+            help="give one output; for several, add them up or call gradient() once for each",
+        )
+    y = lift(y)
+    seed = _checked_seed(y, seed, "gradient()", "`gradient(y, x, ones_like(y))`")
+    found = _propagate(y, seed, create_graph=True, keep=set(targets)) if y.requires_grad else {}
     results = []
     handed = {id(seed)}
-    for x in targets:
+    for i, x in enumerate(targets):
         if x in found:
             results.append(_unshared(found[x], handed))
         elif strict:
-            raise GradError("the output does not depend on this input", help="drop strict=True to get zeros")
+            which = x.name or ("this input" if not many else f"input {i} of the list")
+            raise GradError(
+                f"gradient(..., strict=True): the output does not depend on {which} (shape {x.shape})",
+                help="drop strict=True to get zeros for an input the output does not use",
+            )
         else:
             results.append(Tensor(np.zeros(x.shape)))
     return results if many else results[0]

@@ -17,6 +17,7 @@ from autograd import Tensor
 from autograd.tensor import type_name
 
 from .errors import DGError
+from .gradcheck_table import SIGNATURE, make_gradcheck
 from .graph import collect, source_text, text_picture
 from .runtime import Builtin, CallContext, GradMode, iterate, show, text
 
@@ -129,6 +130,7 @@ def make_builtins(session: Session) -> dict[str, Any]:
         session.pause(context)
 
     table["breakpoint"] = Builtin("breakpoint", breakpoint_, "breakpoint()", wants_context=True)
+    table["gradcheck"] = Builtin("gradcheck", make_gradcheck(session.write), SIGNATURE, wants_context=True)
     return table
 
 

@@ -123,7 +123,8 @@ class Compiler:
             return self.call_function(f, args, kwargs, span)
         if type(f) is Builtin:
             if f.wants_context:
-                return call_python(f.name, f.fn, [CallContext(env, span, tuple(self.frames)), *args], kwargs)
+                context = CallContext(env, span, tuple(self.frames), lambda g, a: self.invoke(g, a, {}, span, env))
+                return call_python(f.name, f.fn, [context, *args], kwargs)
             return call_python(f.name, f.fn, args, kwargs)
         if type(f) is BoundMethod:
             return call_python(f.name, f.fn, [f.obj, *args], kwargs, method=True)

@@ -171,6 +171,8 @@ DG: a Python-like language whose tensors record the graph that `grad` differenti
   with no_grad:                                record nothing (update parameters here)
       x -= 0.1 * x.grad
   zero_grad(x)                                 clear x.grad before the next grad
+  dy = gradient(y, x)                          dy/dx as a tensor; gradient(dy, x) differentiates again
+  gradcheck(f, x, order=2)                     check f's derivatives against finite differences
 
   if/elif/else, while, for x in ..., def f(a, b=1):, return, break, continue, pass
   print(...), f"{value:.3f}", [f(x) for x in xs if ...], a, b = f()

@@ -74,6 +74,9 @@ class Builtin:
     wants_context: bool = False  # called as fn(CallContext, ...), like breakpoint()
     dg_type_name: ClassVar[str] = "builtin function"
 
+    def __repr__(self) -> str:
+        return f"<builtin {self.signature}>"
+
 
 @dataclass(frozen=True, slots=True)
 class CallContext:
@@ -82,9 +85,7 @@ class CallContext:
     env: Env
     span: Span
     frames: tuple[Any, ...]  # the DG call stack (CallFrames)
-
-    def __repr__(self) -> str:
-        return f"<builtin {self.signature}>"
+    call: Callable[[Any, list[Any]], Any]  # call a DG value (a function passed in) from this call site
 
 
 @dataclass(slots=True, eq=False)

@@ -14,8 +14,11 @@ then read the diff of tests/golden/programs/ before committing it.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import io
+import itertools
+import math
 import os
 import re
 from functools import cache
@@ -134,3 +137,52 @@ def test_moons_mlp_reaches_95_percent_training_accuracy() -> None:
     found = re.search(r"final training accuracy: ([0-9.]+)", output)
     assert found, "moons_mlp.dg must print 'final training accuracy: <number>'"
     assert float(found.group(1)) >= 0.95, f"training accuracy {found.group(1)} is below 0.95"
+
+
+def test_newton_converges_to_the_true_minimiser_quadratically() -> None:
+    # f(x) = exp(x) - 2x: the minimiser is log(2), and f''(x) = exp(x).
+    output = output_of(PROGRAMS / "13_newton.dg")
+    iterates = [
+        (float(m["x"]), float(m["d2"]))
+        for m in re.finditer(r"^x\d+ = (?P<x>[-0-9.]+) .* f''\(x\) = (?P<d2>[-0-9.]+)", output, re.MULTILINE)
+    ]
+    assert 3 <= len(iterates) <= 8, f"Newton's method should take a handful of steps, printed {len(iterates)}"
+    final = float(re.search(r"minimum at x = ([-0-9.]+)", output)[1])  # type: ignore[index]
+    assert final == iterates[-1][0] and abs(final - math.log(2)) < 1e-8
+    for x, d2 in iterates:
+        assert d2 == pytest.approx(math.exp(x), abs=1e-6), f"f''({x}) printed as {d2}, should be exp(x)"
+    errors = [abs(x - math.log(2)) for x, _ in iterates]
+    for before, after in itertools.pairwise(errors):
+        assert after < before, f"the error grew from {before} to {after}"
+        if before < 0.1:  # near the answer the error is squared (times f'''/2f'' = 1/2) at each step
+            assert after <= before**2, f"not quadratic: {before} -> {after}"
+
+
+def test_hessian_lesson_matches_the_rosenbrock_hessian_and_hv() -> None:
+    output = output_of(PROGRAMS / "14_hessian.dg")
+    values = {m[1].strip(): ast.literal_eval(m[2]) for m in re.finditer(r"^([^:\n]+): *(.+)$", output, re.MULTILINE)}
+    a, b = 1.5, 2.0
+    hessian = [[2 - 400 * b + 1200 * a**2, -400 * a], [-400 * a, 200.0]]  # worked out independently
+    assert values["gradient"] == [-2 * (1 - a) - 400 * a * (b - a**2), 200 * (b - a**2)]
+    assert [values["Hessian row 0"], values["Hessian row 1"]] == hessian
+    v = [1.0, -2.0]
+    h_v = [sum(h * w for h, w in zip(row, v, strict=True)) for row in hessian]
+    assert values["H v without H"] == h_v and values["H @ v with H"] == h_v
+    assert values["symmetric"] is True and values["matches the hand-derived Hessian"] is True
+
+
+def test_while_loop_lesson_has_the_derivatives_of_sqrt_and_gradcheck_passes() -> None:
+    output = output_of(PROGRAMS / "15_second_derivative_while.dg")
+    run = r"^a = ([0-9.]+): the loop ran (\d+) times.*\n"
+    derivatives = r"  first derivative +([-0-9.]+).*\n  second derivative +([-0-9.]+)"
+    runs = re.findall(run + derivatives, output, re.MULTILINE)
+    assert len(runs) == 2 and runs[0][1] != runs[1][1], "the loop should run a different number of times per a"
+    for a, _, first, second in runs:
+        assert float(first) == pytest.approx(1 / (2 * math.sqrt(float(a))), abs=1e-12)
+        assert float(second) == pytest.approx(-1 / (4 * float(a) ** 1.5), abs=1e-12)
+    assert output.count(": passed") == 3 and "FAILED" not in output
+    assert output.count("gradcheck order 2: True") == 2 and output.endswith("True\n")
+    # sqrt(x^2 + y^2) at (3, 4): its Hessian is [[y^2, -xy], [-xy, x^2]] / r^3
+    table = dict(re.findall(r"^  (d2hypotenuse/\S+) +([-0-9.e]+)", output, re.MULTILINE))
+    expected = {"dx[0]dx[0]": 16 / 125, "dx[0]dx[1]": -12 / 125, "dx[1]dx[0]": -12 / 125, "dx[1]dx[1]": 9 / 125}
+    assert {k.split("/")[1]: float(v) for k, v in table.items()} == pytest.approx(expected, abs=1e-8)
