@@ -174,7 +174,7 @@ def _inplace(op: Callable[[Any, Any], Tensor], symbol: str) -> Callable[[Tensor,
         result = op(self, other)
         if result.shape != self.shape:
             raise ShapeError(f"in-place '{symbol}=' would change shape {self.shape} to {result.shape}")
-        if np.asarray(result.data).dtype != np.asarray(self.data).dtype and self.dtype != "float":
+        if self.dtype != "float" and result.dtype != self.dtype:
             raise TensorTypeError(f"in-place '{symbol}=' would turn an {self.dtype} tensor into a float one")
         self.data = result.data  # a new array: anything that shared the old one keeps its values
         updated_in_place(self)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import GradError, ShapeError, TensorTypeError
 from .shaping import sum_to
-from .tensor import Tensor, lift, recording, set_grad_enabled, type_name
+from .tensor import Tensor, lift, recording, set_grad_enabled, type_name, updates_in_place
 
 
 def topological_order(root: Tensor) -> list[Tensor]:
@@ -93,6 +93,8 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
     grads: dict[Tensor, Tensor] = {root: seed}
     found: dict[Tensor, Tensor] = {}
     visited = recording.last_backward = [] if recording.keep_grads else None
+    on_step = recording.on_step
+    updates = updates_in_place()  # no in-place update since a node's epoch: nothing to check
     previous = set_grad_enabled(create_graph)
     ready = [root]  # tensors whose every consumer has sent its gradient
     try:
@@ -110,14 +112,14 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
             if g is None:  # nothing reached it, so nothing flows on; its inputs still count it as done
                 sent: tuple[Any, ...] = (None,) * len(node.inputs)
             else:
-                if node.changed_since(t):
+                if node.epoch != updates and node.changed_since(t):
                     raise GradError(
                         f"a tensor the {node.op} step needs was changed in place after it was used",
                         help="do in-place updates after `grad`, or compute again after the update",
                     )
                 sent = node.backward(g, t)
-                if recording.on_step is not None:
-                    recording.on_step(t, g, sent)
+                if on_step is not None:
+                    on_step(t, g, sent)
             # Inputs in reverse, so the first input is visited first: backward then walks down the
             # first operand's branch before the second's, the order a student reads the expression.
             for inp, gi in zip(reversed(node.inputs), reversed(sent), strict=True):

@@ -111,17 +111,28 @@ class Tensor:
         except AttributeError:  # a constant holding a Python number
             return ()
 
+    # These read the NumPy value's own attributes (np.ndim, np.size and np.asarray cost a
+    # microsecond each, and ops ask on every call); a constant may hold a plain Python number.
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        try:
+            return self.data.ndim
+        except AttributeError:
+            return 0
 
     @property
     def size(self) -> int:
-        return int(np.size(self.data))
+        try:
+            return self.data.size
+        except AttributeError:
+            return 1
 
     @property
     def dtype(self) -> str:
-        kind = np.asarray(self.data).dtype.kind
+        try:
+            kind = self.data.dtype.kind
+        except AttributeError:
+            kind = "b" if type(self.data) is bool else "i" if type(self.data) is int else "f"
         return "bool" if kind == "b" else "int" if kind in "iu" else "float"
 
     @property
@@ -253,6 +264,11 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], backward: Rule) -> Te
                     recording.on_record(out)
                 break
     return out
+
+
+def updates_in_place() -> int:
+    """How many in-place updates there have been so far (see Node.changed_since)."""
+    return _inplace_updates
 
 
 def updated_in_place(t: Tensor) -> None:

@@ -10,6 +10,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+import autograd as ag
 from autograd import Tensor
 from autograd.tensor import type_name
 
@@ -82,15 +83,28 @@ _add = _checked("+", operator.add)
 _mul = _checked("*", operator.mul)
 _pow = _checked("**", operator.pow)
 
+
+def _tensors_to_engine(engine_op: Operator, other: Operator) -> Operator:
+    """With a tensor on either side, call the engine's op directly (its errors are already DG's):
+    this is the innermost loop of every program, and Python's operator dispatch costs two calls."""
+
+    def apply(a: Any, b: Any) -> Any:
+        if type(a) is Tensor or type(b) is Tensor:
+            return engine_op(a, b)
+        return other(a, b)
+
+    return apply
+
+
 BINARY: dict[str, Operator] = {
-    "+": add,
-    "-": _checked("-", operator.sub),
-    "*": multiply,
-    "/": _checked("/", operator.truediv),
-    "//": _checked("//", operator.floordiv),
-    "%": _checked("%", operator.mod),
-    "**": power,
-    "@": _checked("@", operator.matmul),
+    "+": _tensors_to_engine(ag.add, add),
+    "-": _tensors_to_engine(ag.sub, _checked("-", operator.sub)),
+    "*": _tensors_to_engine(ag.mul, multiply),
+    "/": _tensors_to_engine(ag.div, _checked("/", operator.truediv)),
+    "//": _tensors_to_engine(ag.floordiv, _checked("//", operator.floordiv)),
+    "%": _tensors_to_engine(ag.mod, _checked("%", operator.mod)),
+    "**": _tensors_to_engine(ag.pow_, power),
+    "@": _tensors_to_engine(ag.matmul, _checked("@", operator.matmul)),
 }
 
 # `x += y`: tensors update in place inside no_grad (see autograd.arithmetic); numbers rebind.
