@@ -18,7 +18,6 @@ from autograd.tensor import type_name
 
 from .errors import DGError
 from .gradcheck_table import SIGNATURE, make_gradcheck
-from .graph import collect, source_text, text_picture
 from .runtime import Builtin, CallContext, GradMode, iterate, show, text
 
 if TYPE_CHECKING:
@@ -118,6 +117,8 @@ def make_builtins(session: Session) -> dict[str, Any]:
 
     def graph(context: CallContext, y: Tensor) -> None:
         """Print the recorded graph that produced y (after grad, with each node's gradient)."""
+        from .graph import collect, source_text, text_picture  # loaded by the programs that draw
+
         if not isinstance(y, Tensor):
             raise DGError("TypeError", f"graph() draws the graph behind a tensor, not {type_name(y)}")
         written = source_text(context.span)  # "graph(out_positive)": name the picture as the program does

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from .repl import Outcome, Repl, run_piped
 from .report import snippet
-from .runtime import CallContext
-from .session import Session
+
+if TYPE_CHECKING:
+    from .runtime import CallContext
+    from .session import Session
 
 
 class QuitProgram(BaseException):  # a signal, not an error: the user chose to stop
@@ -28,6 +29,8 @@ class Debugger:
         self.err = err if err is not None else sys.stderr
 
     def pause(self, session: Session, context: CallContext) -> None:
+        from .repl import Outcome, Repl, run_piped  # the REPL loads only when a program pauses
+
         span = context.span
         where = context.frames[-1].function if context.frames else "<program>"
         header = f"paused at {span} in {where}"

@@ -206,6 +206,11 @@ def name(c: Compiler, node: ast.Name) -> Eval:
     start_outside = c.scope.kind == "function"
 
     def lookup(env: Env) -> Any:
+        if not start_outside:  # most often a variable of this very scope: one dictionary read
+            try:
+                return env.vars[name]
+            except KeyError:
+                pass
         value = (env.parent if start_outside else env).lookup(name)  # type: ignore[union-attr]
         if value is MISSING:
             raise DGError(
