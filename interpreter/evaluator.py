@@ -548,6 +548,16 @@ def expr_stmt(c: Compiler, node: ast.ExprStmt) -> Exec:
 @statement(ast.Assign)
 def assign(c: Compiler, node: ast.Assign) -> Exec:
     value, store = c.expr(node.value), target_store(c, node.target)
+    if isinstance(node.target, ast.Name) and not c.scope.in_no_grad:
+        name = node.target.name  # `x = ...`, the commonest statement: store_name written in line
+
+        def run_name(env: Env) -> None:
+            v = value(env)
+            if type(v) is Tensor and v.name is None:
+                v.name = name
+            env.vars[name] = v
+
+        return run_name
 
     def run(env: Env) -> None:
         store(env, value(env))

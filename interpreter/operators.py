@@ -84,22 +84,29 @@ _mul = _checked("*", operator.mul)
 _pow = _checked("**", operator.pow)
 
 
-def _tensors_to_engine(engine_op: Operator, other: Operator) -> Operator:
-    """With a tensor on either side, call the engine's op directly (its errors are already DG's):
-    this is the innermost loop of every program, and Python's operator dispatch costs two calls."""
+def _tensors_to_engine(engine_op: Operator, other: Operator, numbers: Operator | None = None) -> Operator:
+    """With a tensor on either side, call the engine's op directly (its errors are already DG's);
+    with two plain numbers, Python's own operator, if given; anything else takes the checked path.
+    This is the innermost loop of every program: each call saved here is a few percent."""
 
     def apply(a: Any, b: Any) -> Any:
-        if type(a) is Tensor or type(b) is Tensor:
+        ta, tb = type(a), type(b)
+        if ta is Tensor or tb is Tensor:
             return engine_op(a, b)
+        if numbers is not None and (ta is float or ta is int) and (tb is float or tb is int):
+            try:
+                return numbers(a, b)
+            except OverflowError:  # a huge int meeting a float: let the checked path say so
+                pass
         return other(a, b)
 
     return apply
 
 
 BINARY: dict[str, Operator] = {
-    "+": _tensors_to_engine(ag.add, add),
-    "-": _tensors_to_engine(ag.sub, _checked("-", operator.sub)),
-    "*": _tensors_to_engine(ag.mul, multiply),
+    "+": _tensors_to_engine(ag.add, add, operator.add),
+    "-": _tensors_to_engine(ag.sub, _checked("-", operator.sub), operator.sub),
+    "*": _tensors_to_engine(ag.mul, multiply, operator.mul),
     "/": _tensors_to_engine(ag.div, _checked("/", operator.truediv)),
     "//": _tensors_to_engine(ag.floordiv, _checked("//", operator.floordiv)),
     "%": _tensors_to_engine(ag.mod, _checked("%", operator.mod)),
