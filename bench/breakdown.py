@@ -1,0 +1,99 @@
+"""Where the time of the two rows DG cannot meet goes: parsing and start-up.
+
+    uv run python bench/breakdown.py
+
+parse: the generated 10,000-line program of parse_program.py, timed stage by stage (best of 3):
+lark's lexer alone, lark's LALR parser with and without the source positions DG needs, the
+parse tree turned into DG's AST, and the AST compiled to closures.
+start-up: the wall time of fresh processes (median of 9) that import numpy, then lark, then DG.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(BENCH.parent))
+
+
+def best_of(n: int, fn: Callable[[], object]) -> float:
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def parse_stages() -> list[tuple[str, float]]:
+    from lark import Lark
+
+    from interpreter import parser
+    from interpreter.build_ast import ASTBuilder
+    from interpreter.evaluator import Compiler
+    from interpreter.session import Session
+    from interpreter.source import Source
+    from parse_program import generate
+
+    text = generate(10_000)
+    source = Source("generated.dg", text)
+    bare = Lark.open(
+        str(parser.GRAMMAR), parser="lalr", postlex=parser.Indenter(), maybe_placeholders=True, start=["start", "test"]
+    )
+    tree = parser._lark.parse(text, start="start")
+    module = parser.build(ASTBuilder(source), tree)
+    session = Session(out=io.StringIO())
+    gc.disable()  # as Session.compile does
+    try:
+        return [
+            ("lark: lexing only", best_of(3, lambda: sum(1 for _ in bare.lex(text)))),
+            ("lark: LALR parse, no positions", best_of(3, lambda: bare.parse(text, start="start"))),
+            ("lark: LALR parse with positions (DG's)", best_of(3, lambda: parser._lark.parse(text, start="start"))),
+            ("parse tree -> AST", best_of(3, lambda: parser.build(ASTBuilder(source), tree))),
+            ("AST -> closures", best_of(3, lambda: Compiler(session).module(module))),
+            ("Session.compile, all of it", best_of(3, lambda: session.compile(text, "generated.dg"))),
+        ]
+    finally:
+        gc.enable()
+
+
+def start_up() -> list[tuple[str, float]]:
+    python = sys.executable
+    commands = [
+        ("python -c pass", [python, "-c", "pass"]),
+        ("import numpy", [python, "-c", "import numpy"]),
+        ("import numpy, lark", [python, "-c", "import numpy, lark"]),
+        ("import numpy, lark, autograd", [python, "-c", "import numpy, lark, autograd"]),
+        ("import interpreter.session (all DG needs)", [python, "-c", "import interpreter.session"]),
+        ("dg bench/hello.dg", [python, "-m", "interpreter", str(BENCH / "hello.dg")]),
+    ]
+    rows = []
+    for label, command in commands:
+        times = []
+        for _ in range(9):
+            start = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True, cwd=BENCH.parent)
+            times.append(time.perf_counter() - start)
+        rows.append((label, statistics.median(times)))
+    return rows
+
+
+def main() -> None:
+    print("parse: the 10,000-line program, stage by stage (best of 3)")
+    for label, seconds in parse_stages():
+        print(f"  {label:45s} {seconds * 1000:8.0f} ms")
+    print("start-up: whole processes (median of 9)")
+    for label, seconds in start_up():
+        print(f"  {label:45s} {seconds * 1000:8.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
