@@ -78,7 +78,7 @@ def test_trace(path: Path) -> None:
 # ---- what the pictures must say ---------------------------------------------------------------
 def test_a_picture_after_a_backward_that_kept_no_steps() -> None:
     Session(out=io.StringIO()).run("a = tensor(1.0, requires_grad=True)\ngrad a * 2\n")  # keeps no steps
-    session, out = run(SEEING / "branches.dg")  # draws before its first grad
+    _, out = run(SEEING / "branches.dg")  # draws before its first grad
     assert "graph of out_positive" in out
 
 
