@@ -38,7 +38,7 @@ BLOCKS = console_blocks()
 
 @pytest.mark.parametrize(("doc", "command", "output"), BLOCKS, ids=[f"{d}: {c[:50]}" for d, c, _ in BLOCKS])
 def test_console_block_output(doc: str, command: str, output: str) -> None:
-    shell = re.sub(r"(^|\| )dg ", lambda m: f"{m.group(1)}{DG} ", command)
+    shell = re.sub(r"(^|\| )dg\b", lambda m: f"{m.group(1)}{DG}", command)
     result = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.stdout == output, f"{doc}: `{command}` printed:\n{result.stdout}\n{result.stderr}"
 
