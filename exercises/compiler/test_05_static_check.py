@@ -1,6 +1,6 @@
 """Exercise 5 (compiler): a static check for names that can never be defined.
 
-Before anything runs, `Session.run` (through `Session.compile`) reports a NameError,
+Before anything runs, `Session.run` (the way `dg FILE.dg` runs a program) reports a NameError,
 "name 'x' is not defined" with the usual did-you-mean help, for every use of a name that is
 none of: a builtin, a variable the session already has, a name the program assigns or defines
 anywhere at its top level (for targets and `a, b = ...` included), or, inside a function, a

@@ -3,8 +3,8 @@
 `grad y with seed` and `gradient(y, x, seed)` compute seedᵀ · J, one row combination of the
 Jacobian J = dy/dx per backward pass. Add the DG builtin `jacobian(y, x)`, which returns J as a
 tensor of shape y.shape + x.shape, J[i..., j...] = d y[i...] / d x[j...], with one backward pass
-per element of y (seed = a one-hot tensor of y's shape). It leaves x.grad untouched. An x that y
-does not depend on gets zeros.
+per element of y (seed = a one-hot tensor of y's shape). J is a plain tensor (not recorded), and
+x.grad is left untouched. An x that y does not depend on gets zeros.
 See docs/for-ml-courses.md, exercise 5.
 """
 
