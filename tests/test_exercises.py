@@ -80,7 +80,12 @@ def test_exercise_fails_until_its_solution_is_applied(test: Path, tmp_path: Path
     before = run_exercise(project, test)
     assert before.returncode == 1, f"the exercise should fail (tests failing) before it is solved:\n{before.stdout}"
     patch = solution_for(test)
-    applied = subprocess.run(["git", "apply", str(patch)], cwd=project, capture_output=True, text=True, timeout=60)
-    assert applied.returncode == 0, f"{patch.name} does not apply:\n{applied.stderr}"
+    # -C1: one line of context each side must match, so nearby edits elsewhere in a file do not stop it
+    apply = ["git", "apply", "-C1", str(patch)]
+    applied = subprocess.run(apply, cwd=project, capture_output=True, text=True, timeout=60)
+    assert applied.returncode == 0, (
+        f"{patch.name} does not apply:\n{applied.stderr}\n"
+        "solve the exercise again in a clean checkout and save `git diff` as the new patch"
+    )
     after = run_exercise(project, test)
     assert after.returncode == 0, f"the exercise still fails with its solution applied:\n{after.stdout}{after.stderr}"
