@@ -5,6 +5,9 @@ temporary folder, run that one test file there and check that it fails; apply th
 solution exercises/solutions/<track>/<name>.patch with `git apply`, run it again and check that it
 passes. pytest runs with this interpreter and PYTHONPATH pointing at the copy, so the copy's code
 is imported, not this checkout's (test_the_copy_s_code_is_what_runs checks that).
+
+Students get the project without exercises/solutions/; there the solution tests skip, so their
+default run stays green while they solve the exercises in their own copy.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = sorted((ROOT / "exercises").glob("*/test_*.py"))
 NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache", "*.egg-info")
+SOLUTIONS = ROOT / "exercises" / "solutions"
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="applying a solution needs git")
+needs_solutions = pytest.mark.skipif(not SOLUTIONS.is_dir(), reason="a student's copy: no exercises/solutions/")
 
 
 def solution_for(test: Path) -> Path:
-    return ROOT / "exercises" / "solutions" / test.parent.name / f"{test.stem.removeprefix('test_')}.patch"
+    return SOLUTIONS / test.parent.name / f"{test.stem.removeprefix('test_')}.patch"
 
 
 def copy_of_project(folder: Path) -> Path:
@@ -45,6 +50,7 @@ def run_exercise(project: Path, test: Path) -> subprocess.CompletedProcess[str]:
     return in_copy(project, "-m", "pytest", str(test.relative_to(ROOT)), *quick)
 
 
+@needs_solutions
 def test_there_are_ten_exercises_each_with_a_solution() -> None:
     assert [t.parent.name for t in EXERCISES].count("compiler") == 5
     assert [t.parent.name for t in EXERCISES].count("ml") == 5
@@ -74,6 +80,7 @@ def test_the_copy_s_code_is_what_runs(tmp_path: Path) -> None:
 
 
 @needs_git
+@needs_solutions
 @pytest.mark.parametrize("test", EXERCISES, ids=[f"{t.parent.name}/{t.stem}" for t in EXERCISES])
 def test_exercise_fails_until_its_solution_is_applied(test: Path, tmp_path: Path) -> None:
     project = copy_of_project(tmp_path)
