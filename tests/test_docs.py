@@ -6,6 +6,7 @@
   docs/. When a ```text block follows it (at most one blank line between), what the program prints
   must be exactly that text. A block marked ```dg error must stop with an error, and its ```text
   block ends with the error report exactly as `dg` prints it; any other block must run without one.
+- Every ```python block in docs/*.md is an excerpt of the source (interpreter/ or autograd/), verbatim.
 """
 
 from __future__ import annotations
@@ -117,3 +118,14 @@ def test_blocks_are_found_with_their_output() -> None:
 def test_there_are_dg_blocks_in_each_guide() -> None:
     docs = {doc for doc, *_ in DG_BLOCKS}
     assert {"language.md", "tutorial.md", "for-ml-courses.md"} <= docs, docs
+
+
+# ---- ```python blocks: excerpts of the source ------------------------------------------------
+PYTHON_BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```\n", re.DOTALL | re.MULTILINE)
+EXCERPTS = [(doc.name, m["code"]) for doc in DOCS[1:] for m in PYTHON_BLOCK.finditer(doc.read_text())]
+
+
+@pytest.mark.parametrize(("doc", "code"), EXCERPTS, ids=[f"{d}: {c.splitlines()[0][:40]}" for d, c in EXCERPTS])
+def test_python_block_is_an_excerpt_of_the_source(doc: str, code: str) -> None:
+    sources = [*sorted((ROOT / "interpreter").glob("*.py")), *sorted((ROOT / "autograd").glob("*.py"))]
+    assert any(code in path.read_text() for path in sources), f"{doc}: this block is not in the source as written"
