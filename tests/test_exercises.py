@@ -22,7 +22,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = sorted((ROOT / "exercises").glob("*/test_*.py"))
-NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache", "*.egg-info")
+NOT_COPIED = shutil.ignore_patterns(
+    ".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis", "*.egg-info"
+)
 SOLUTIONS = ROOT / "exercises" / "solutions"
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="applying a solution needs git")
 needs_solutions = pytest.mark.skipif(not SOLUTIONS.is_dir(), reason="a student's copy: no exercises/solutions/")
