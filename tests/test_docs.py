@@ -84,7 +84,10 @@ def check_example(mark: str, code: str, expected: str | None) -> None:
     else:
         assert error is None, f"the example stopped with an error:\n{printed}"
     if expected is not None:
-        assert printed == expected, f"the example printed:\n{printed}\ninstead of:\n{expected}"
+        assert printed == expected, (
+            f"the example printed:\n{printed}\ninstead of:\n{expected}\n"
+            "if the change is intended: uv run python tests/update_doc_outputs.py, then read git diff docs/"
+        )
 
 
 DG_BLOCKS = dg_blocks()
