@@ -20,14 +20,14 @@ def dg(*args: str, stdin: str | None = None, cwd: Path = ROOT) -> subprocess.Com
 
 
 def test_runs_a_program_and_exits_0() -> None:
-    result = dg("programs/branches.dg")
+    result = dg("programs/02_branches.dg")
     assert result.returncode == 0, result.stderr
     assert "input_positive.grad: tensor([2., 2., 2.])" in result.stdout
     assert result.stderr == ""
 
 
 def test_run_subcommand_is_the_same() -> None:
-    assert dg("run", "programs/branches.dg").stdout == dg("programs/branches.dg").stdout
+    assert dg("run", "programs/02_branches.dg").stdout == dg("programs/02_branches.dg").stdout
 
 
 def test_program_from_standard_input() -> None:

@@ -169,7 +169,7 @@ def test_recursion_limit_is_configurable() -> None:
 
 
 # ---- tensors and autograd through the language -------------------------------------------
-DEMO = Path(__file__).resolve().parent.parent / "programs" / "branches.dg"
+DEMO = Path(__file__).resolve().parent.parent / "programs" / "02_branches.dg"
 
 
 def test_seed_demo_prints_pytorch_numbers() -> None:

@@ -2,7 +2,7 @@
 
 Every `programs/NAME.dg` is run in-process and its printed output must equal
 `tests/golden/programs/NAME.out` exactly. A few lessons also get a test of what they claim
-(the PyTorch numbers of branches.dg, the training accuracy of moons_mlp.dg), so that a
+(the PyTorch numbers of 02_branches.dg, the training accuracy of 10_moons_mlp.dg, ...), so that a
 teacher who edits a lesson sees the real requirement, not only a changed golden file.
 
 To create or refresh the golden files after changing a lesson on purpose, run
@@ -123,7 +123,7 @@ def numbers_after(label: str, text: str) -> list[float]:
 
 def test_branches_golden_has_the_pytorch_numbers() -> None:
     # PyTorch prints these for its dynamic-graph example; the golden file must agree.
-    golden_file = GOLDEN / "branches.out"
+    golden_file = GOLDEN / "02_branches.out"
     assert golden_file.is_file(), f"{shown(golden_file)} is missing; create it with:  {UPDATE_COMMAND}"
     golden = golden_file.read_text(encoding="utf-8")
     assert numbers_after("output_positive:", golden) == [2, -2, 4]
@@ -132,11 +132,16 @@ def test_branches_golden_has_the_pytorch_numbers() -> None:
     assert numbers_after("input_negative.grad:", golden) == [1, 1, 1]
 
 
+def number_after(pattern: str, program: str) -> float:
+    """The number a lesson prints where `pattern` (a regex with one group) matches its output."""
+    found = re.search(pattern, output_of(PROGRAMS / program))
+    assert found, f"{program} must print something matching {pattern!r}"
+    return float(found.group(1))
+
+
 def test_moons_mlp_reaches_95_percent_training_accuracy() -> None:
-    output = output_of(PROGRAMS / "moons_mlp.dg")
-    found = re.search(r"final training accuracy: ([0-9.]+)", output)
-    assert found, "moons_mlp.dg must print 'final training accuracy: <number>'"
-    assert float(found.group(1)) >= 0.95, f"training accuracy {found.group(1)} is below 0.95"
+    accuracy = number_after(r"final training accuracy: ([0-9.]+)", "10_moons_mlp.dg")
+    assert accuracy >= 0.95, f"training accuracy {accuracy} is below 0.95"
 
 
 def test_newton_converges_to_the_true_minimiser_quadratically() -> None:
@@ -186,3 +191,32 @@ def test_while_loop_lesson_has_the_derivatives_of_sqrt_and_gradcheck_passes() ->
     table = dict(re.findall(r"^  (d2hypotenuse/\S+) +([-0-9.e]+)", output, re.MULTILINE))
     expected = {"dx[0]dx[0]": 16 / 125, "dx[0]dx[1]": -12 / 125, "dx[1]dx[0]": -12 / 125, "dx[1]dx[1]": 9 / 125}
     assert {k.split("/")[1]: float(v) for k, v in table.items()} == pytest.approx(expected, abs=1e-8)
+
+
+def test_hello_finds_the_derivative_of_x_squared_plus_3x() -> None:
+    assert number_after(r"dy/dx at x = 2: tensor\(([0-9.]+)\)", "01_hello.dg") == 7
+
+
+def test_logistic_regression_separates_the_two_clouds() -> None:
+    accuracy = number_after(r"step 100 .* accuracy ([0-9.]+)", "09_logistic_regression.dg")
+    assert accuracy >= 0.9, f"training accuracy {accuracy} is below 0.9"
+
+
+def test_char_rnn_loss_falls_and_it_writes_the_start_of_its_text() -> None:
+    first = number_after(r"loss per character fell from ([0-9.]+)", "12_char_rnn.dg")
+    last = number_after(r"loss per character fell from [0-9.]+ to ([0-9.]+)", "12_char_rnn.dg")
+    assert last < first / 10, f"the loss fell only from {first} to {last}"
+    written = re.search(r"the network writes: '(.*)'", output_of(PROGRAMS / "12_char_rnn.dg"))
+    assert written and written.group(1).startswith("the cat sat on the "), "the trained network should recite its text"
+
+
+# ---- the lessons as a course --------------------------------------------------------------------
+def test_lessons_are_numbered_and_open_by_saying_what_they_teach() -> None:
+    numbers = []
+    for program in ALL_PROGRAMS:
+        assert re.fullmatch(r"\d\d_[a-z0-9_]+", program.stem), f"{program.name}: name it NN_topic.dg"
+        numbers.append(int(program.stem[:2]))
+        first_line = program.read_text(encoding="utf-8").splitlines()[0]
+        assert first_line.startswith("# "), f"{program.name} must open with a comment saying what it teaches"
+    assert len(numbers) == len(set(numbers)), f"two lessons share a number: {sorted(numbers)}"
+    assert numbers[:12] == list(range(1, 13)), f"lessons 01 to 12 must all be there: {numbers}"

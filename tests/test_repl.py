@@ -258,7 +258,7 @@ def test_piped_session_goes_on_after_an_error_and_exits_nonzero() -> None:
 
 
 def test_run_then_repl_with_the_programs_variables() -> None:
-    result = dg("-i", "programs/branches.dg", stdin="input_negative.grad\n")
+    result = dg("-i", "programs/02_branches.dg", stdin="input_negative.grad\n")
     assert result.stdout.endswith("tensor([1., 1., 1.])\n"), result.stderr
 
 

@@ -76,6 +76,12 @@ def test_trace(path: Path) -> None:
 
 
 # ---- what the pictures must say ---------------------------------------------------------------
+def test_a_picture_after_a_backward_that_kept_no_steps() -> None:
+    Session(out=io.StringIO()).run("a = tensor(1.0, requires_grad=True)\ngrad a * 2\n")  # keeps no steps
+    _, out = run(SEEING / "branches.dg")  # draws before its first grad
+    assert "graph of out_positive" in out
+
+
 def test_only_the_branch_that_ran_is_in_the_picture() -> None:
     session, out = run(SEEING / "branches.dg")
     positive, negative = out.split("graph of ")[1:]
@@ -188,14 +194,14 @@ def test_dg_parse_reports_syntax_errors() -> None:
 
 
 def test_dg_graph_writes_dot_to_stdout_and_the_programs_prints_elsewhere() -> None:
-    result = dg("graph", "programs/branches.dg", "--var", "out")
+    result = dg("graph", "programs/02_branches.dg", "--var", "out")
     assert result.returncode == 0
     assert result.stdout.startswith("digraph dg {") and "Mul" in result.stdout
     assert "Before backward" in result.stderr
 
 
 def test_dg_graph_unknown_variable() -> None:
-    result = dg("graph", "programs/branches.dg", "--var", "nope")
+    result = dg("graph", "programs/02_branches.dg", "--var", "nope")
     assert result.returncode == cli.EXIT_USAGE and "'nope' is not a variable" in result.stderr
 
 
@@ -212,13 +218,13 @@ def test_graphviz_accepts_the_dot(path: Path) -> None:
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
 def test_dg_graph_writes_svg(tmp_path: Path) -> None:
     out = tmp_path / "g.svg"
-    assert dg("graph", "programs/branches.dg", "--var", "out", "-o", str(out)).returncode == 0
+    assert dg("graph", "programs/02_branches.dg", "--var", "out", "-o", str(out)).returncode == 0
     assert "<svg" in out.read_text()
 
 
 def test_dg_graph_without_graphviz_says_so_in_one_line(tmp_path: Path) -> None:
     env = dict(os.environ, PATH=str(tmp_path))  # no `dot` on this PATH
-    command = ["graph", "programs/branches.dg", "--var", "out", "-o", str(tmp_path / "g.png")]
+    command = ["graph", "programs/02_branches.dg", "--var", "out", "-o", str(tmp_path / "g.png")]
     result = subprocess.run(
         [sys.executable, "-m", "interpreter", *command], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
     )
@@ -227,11 +233,9 @@ def test_dg_graph_without_graphviz_says_so_in_one_line(tmp_path: Path) -> None:
     assert last.startswith("dg graph: cannot write") and "Graphviz" in last and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize(
-    ("program", "var", "picture"), [("branches", "out", "branches"), ("two_layer", "loss", "two_layer")]
-)
-def test_pictures_in_the_docs_are_current(program: str, var: str, picture: str) -> None:
+@pytest.mark.parametrize(("program", "var"), [("02_branches", "out"), ("07_two_layer", "loss")])
+def test_pictures_in_the_docs_are_current(program: str, var: str) -> None:
     """docs/*.svg are drawn from docs/*.dot; when this fails, redraw both:
     dg graph programs/P.dg --var V -o docs/P.dot && dot -Tsvg docs/P.dot -o docs/P.svg"""
     result = dg("graph", f"programs/{program}.dg", "--var", var)
-    assert result.stdout == (ROOT / "docs" / f"{picture}.dot").read_text()
+    assert result.stdout == (ROOT / "docs" / f"{program}.dot").read_text()
