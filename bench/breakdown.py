@@ -35,13 +35,13 @@ def best_of(n: int, fn: Callable[[], object]) -> float:
 
 def parse_stages() -> list[tuple[str, float]]:
     from lark import Lark
+    from parse_program import generate
 
     from interpreter import parser
     from interpreter.build_ast import ASTBuilder
     from interpreter.evaluator import Compiler
     from interpreter.session import Session
     from interpreter.source import Source
-    from parse_program import generate
 
     text = generate(10_000)
     source = Source("generated.dg", text)
