@@ -33,14 +33,15 @@ def flatten(a: Tensor) -> Tensor:
     return reshape(a, -1)
 
 
+def _reverse_back(g: Tensor, out: Tensor) -> tuple[Tensor]:
+    return (transpose(g),)  # reversing the axes is its own inverse
+
+
 def transpose(a: Tensor, axes: Sequence[int] | None = None) -> Tensor:
     """Reverse the axes (like `.T`), or permute them as `axes` says."""
-    if axes is None:  # reversing is its own inverse, and needs no checks
-
-        def reverse_back(g: Tensor, out: Tensor) -> tuple[Tensor]:
-            return (transpose(g),)
-
-        return record(np.transpose(a.data), "Transpose", (a,), reverse_back)
+    if axes is None:  # `.T`, in every matrix product's backward: no checks, no closure
+        data = a.data
+        return record(data.T if type(data) is np.ndarray else data, "Transpose", (a,), _reverse_back)
     given = tuple(int(i) for i in axes)
     perm = tuple(p + a.ndim if -a.ndim <= p < 0 else p for p in given)  # -1 is the last axis
     if sorted(perm) != list(range(a.ndim)):
