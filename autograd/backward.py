@@ -159,6 +159,8 @@ def _unshared(g: Tensor, handed: set[int]) -> Tensor:
 
 def gradient(y: Tensor, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bool = False) -> Any:
     """d y / d x as new tensors (no `.grad` changes), recorded so they can be differentiated again."""
+    if not isinstance(y, Tensor):
+        raise TensorTypeError(f"gradient() differentiates a tensor, not {type_name(y)}")
     many = isinstance(xs, list | tuple)
     targets = list(xs) if many else [xs]
     for x in targets:
