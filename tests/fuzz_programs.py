@@ -1,0 +1,311 @@
+"""What the fuzz tests feed DG: random programs built from the grammar's constructs, random
+byte-level mutations of the lessons in programs/, and the harness that runs one case and
+checks its outcome.
+
+The promise checked (see docs/reliability.md): running any text either completes or raises a
+DGError that has a location and renders through the one formatter; never another Python
+exception, never a hang (every case runs under a step budget and a timeout).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+import autograd
+from autograd import limits as memory
+from interpreter.cli import read_program
+from interpreter.errors import DGError
+from interpreter.limits import Limits
+from interpreter.report import format_error
+from interpreter.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAMS = ROOT / "programs"
+NAME = "fuzz.dg"
+
+# Budgets for one case: small, so each case is quick and none can take the machine.
+MAX_STEPS = 300
+TIMEOUT = 10.0  # seconds; a case that reaches it counts as a hang
+MAX_ELEMENTS = 200_000
+MAX_DEPTH = 150
+WATCHDOG = 60.0  # CPU seconds for a whole case, parse included, in case the session's own timer misses it
+
+
+class Hang(BaseException):
+    """A case that ran past the watchdog."""
+
+
+# ---- the harness ----------------------------------------------------------------------------
+@dataclass
+class Outcome:
+    error: DGError | None
+    seconds: float
+
+
+@contextmanager
+def small_memory() -> Iterator[None]:
+    """Lower the tensor budget for the fuzz cases (mutations turn 100 into 1000000000)."""
+    before = memory.max_elements
+    memory.max_elements = MAX_ELEMENTS
+    try:
+        yield
+    finally:
+        memory.max_elements = before
+
+
+@contextmanager
+def watchdog(seconds: float) -> Iterator[None]:
+    def ring(signum: int, frame: object) -> None:
+        raise Hang(f"still running after {seconds} CPU seconds")
+
+    previous = signal.signal(signal.SIGVTALRM, ring)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
+
+
+def run_case(text: str, base_dir: Path = PROGRAMS) -> Outcome:
+    """Run `text` as a program under the fuzz budgets and check the promise; return what happened."""
+    session = Session(
+        out=io.StringIO(),
+        base_dir=base_dir,
+        max_depth=MAX_DEPTH,
+        limits=Limits(max_steps=MAX_STEPS, timeout=TIMEOUT, max_output=100_000),
+    )
+    start = time.perf_counter()
+    error: DGError | None = None
+    with small_memory(), watchdog(WATCHDOG):
+        try:
+            session.run(text, NAME)
+        except DGError as e:
+            error = e
+        assert autograd.is_grad_enabled(), "grad mode was left off"
+        check_error(error, text)
+        # The session survives: it still runs code and keeps what the program defined.
+        session.run("print(1 + 1)", "<after>")
+    return Outcome(error, time.perf_counter() - start)
+
+
+def check_error(error: DGError | None, text: str) -> None:
+    if error is None:
+        return
+    where = f"\n--- program ---\n{text}\n--- error ---\n{format_error(error)}"
+    assert error.kind not in ("InternalError", "TimeoutError"), where
+    assert error.span is not None, "an error without a location" + where
+    rendered = format_error(error)
+    header = f"{NAME}:{error.span.line}:{error.span.column}: {error.kind}: "
+    assert rendered.startswith(header), where
+    assert "Traceback" not in rendered, where
+
+
+def check_unreadable(data: bytes, folder: Path) -> None:
+    """Bytes that are not UTF-8 never reach the session: the CLI says why it cannot read them."""
+    path = folder / NAME
+    path.write_bytes(data)
+    assert read_program(str(path)) is None
+
+
+# ---- random programs from the grammar's constructs -----------------------------------------
+PRELUDE = """\
+x = tensor([1.0, -2.0, 3.0], requires_grad=True); w = randn(3, 3, requires_grad=True)
+m = tensor([[0.5, 1.5], [2.5, -0.5]]); n = 3; xs = [1, 2.5, -3]; s = "abc"; y = x * 2; z = 0.5; i = 1
+def f(a, b=2):
+    return a * b
+"""
+NAMES = ["x", "w", "m", "n", "xs", "s", "f", "y", "z", "i"]
+ASSIGNABLE = ["y", "z", "n", "xs", "s", "x", "m"]
+LITERALS = [
+    "0", "1", "2", "-1", "10", "0.0", "1.5", "-2.5", "1e-3", "1e308", "3 ** 2", "True", "False", "None",
+    '"ab"', "''", "pi", "inf", "[]", "()", "[1, 2]", "(1,)",
+]  # fmt: skip
+MAKERS = [
+    "tensor([1.0, -2.0, 3.0], requires_grad=True)", "tensor(2.0, requires_grad=True)", "tensor([[1.0, 2.0]])",
+    "tensor([1, 2], dtype='int')", "tensor([True, False], dtype='bool')", "zeros(0)", "zeros(2, 0)", "ones(1, 3)",
+    "randn(2, 3)", "rand(3)", "arange(4)", "arange(0.0, 1.0, 0.25)", "eye(2)", "linspace(0, 1, 3)",
+    "full((2, 2), 0.5)", "zeros_like(x)", "ones_like(w)", "moons(4)", "x.detach()", "w.T",
+]  # fmt: skip
+BINARY = ["+", "-", "*", "/", "//", "%", "**", "@"]
+COMPARE = ["==", "!=", "<", "<=", ">", ">=", "in", "not in"]
+FUNCTIONS = [
+    "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sum", "mean", "max", "min", "softmax",
+    "log_softmax", "logsumexp", "maximum", "minimum", "where", "concat", "stack", "matmul", "argmax", "argmin",
+    "reshape", "transpose", "gradient", "len", "range", "enumerate", "zip", "sorted", "reversed", "list", "tuple",
+    "str", "int", "float", "bool", "round", "type", "print", "tensor", "zeros", "ones", "full", "randn", "arange",
+    "linspace", "eye", "seed", "zero_grad", "load_csv", "f", "graph",
+]  # fmt: skip
+METHODS = [
+    "sum", "mean", "max", "min", "argmax", "any", "all", "exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu",
+    "softmax", "reshape", "flatten", "transpose", "item", "tolist", "detach", "numel", "append", "pop", "extend",
+    "index", "split", "join", "upper", "replace", "count",
+]  # fmt: skip
+ATTRIBUTES = ["grad", "shape", "T", "requires_grad", "data", "ndim", "dtype", "is_leaf", "grad_fn", "__class__", "_x"]
+KEYWORDS = ["axis", "keepdims", "requires_grad", "dtype", "sep", "end", "b", "reverse"]
+
+atoms = st.one_of(st.sampled_from(LITERALS), st.sampled_from(NAMES), st.sampled_from(MAKERS))
+
+
+def _arguments(items: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    positional = st.lists(items, max_size=3)
+    keywords = st.lists(st.tuples(st.sampled_from(KEYWORDS), items), max_size=1)
+    return st.tuples(positional, keywords).map(lambda pk: ", ".join([*pk[0], *(f"{k}={v}" for k, v in pk[1])]))
+
+
+def _compound(e: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.tuples(e, st.sampled_from(BINARY), e).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(st.sampled_from(["-", "+", "not "]), e).map(lambda t: f"({t[0]}{t[1]})"),
+        st.tuples(e, st.sampled_from(COMPARE), e).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(e, st.sampled_from(["and", "or"]), e).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(e, e, e).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
+        st.tuples(st.sampled_from(FUNCTIONS), _arguments(e)).map(lambda t: f"{t[0]}({t[1]})"),
+        st.tuples(e, st.sampled_from(METHODS), _arguments(e)).map(lambda t: f"{t[0]}.{t[1]}({t[2]})"),
+        st.tuples(e, st.sampled_from(ATTRIBUTES)).map(lambda t: f"{t[0]}.{t[1]}"),
+        st.tuples(e, e).map(lambda t: f"{t[0]}[{t[1]}]"),
+        st.tuples(e, st.sampled_from(["", "0", "1", "-1"]), st.sampled_from(["", "2", "-1"])).map(
+            lambda t: f"{t[0]}[{t[1]}:{t[2]}]"
+        ),
+        st.tuples(e, e).map(lambda t: f"{t[0]}[:, {t[1]}]"),
+        st.tuples(e, e).map(lambda t: f"{t[0]}[None, {t[1]}]"),
+        st.lists(e, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
+        st.lists(e, min_size=2, max_size=3).map(lambda items: "(" + ", ".join(items) + ")"),
+        st.tuples(e, e, e).map(lambda t: f"[{t[0]} for i in {t[1]} if {t[2]}]"),
+        st.tuples(e, st.sampled_from(["", ":.3f", ":>5", ":d", ":e"])).map(lambda t: f'f"<{{{t[0]}{t[1]}}}>"'),
+    )
+
+
+_expressions = st.recursive(atoms, _compound, max_leaves=6)
+# deferred: hypothesis would otherwise spell out the whole recursive strategy (megabytes) in reprs.
+expressions = st.deferred(lambda: _expressions)
+
+
+@st.composite
+def blocks(draw: st.DrawFn, depth: int = 0, in_loop: bool = False, in_def: bool = False) -> list[str]:
+    """A list of source lines (a block's statements), indented for `depth`."""
+    pad = "    " * depth
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 3 if depth else 5))):
+        e = lambda: draw(expressions)
+        kinds = ["assign", "assign", "aug", "expr", "print", "grad", "assert", "item", "pass"]
+        if depth < 3:
+            kinds += ["if", "while", "for", "def", "no_grad", "anomaly"]
+        if in_loop:
+            kinds += ["break", "continue"]
+        if in_def:
+            kinds += ["return"]
+        kind = draw(st.sampled_from(kinds))
+        if kind == "assign":
+            lines.append(f"{pad}{draw(st.sampled_from(ASSIGNABLE))} = {e()}")
+        elif kind == "aug":
+            op = draw(st.sampled_from(["+=", "-=", "*=", "/=", "**=", "@="]))
+            lines.append(f"{pad}{draw(st.sampled_from(ASSIGNABLE))} {op} {e()}")
+        elif kind == "expr":
+            lines.append(f"{pad}{e()}")
+        elif kind == "print":
+            lines.append(f"{pad}print({e()}, {e()})")
+        elif kind == "grad":
+            seed = f" with {e()}" if draw(st.booleans()) else ""
+            lines.append(f"{pad}grad {e()}{seed}")
+        elif kind == "assert":
+            lines.append(f"{pad}assert {e()}, {e()}")
+        elif kind == "item":
+            lines.append(f"{pad}{draw(st.sampled_from(['xs', 'm', 'x']))}[{e()}] = {e()}")
+        elif kind in ("pass", "break", "continue"):
+            lines.append(f"{pad}{kind}")
+        elif kind == "return":
+            lines.append(f"{pad}return {e()}")
+        else:
+            header = {
+                "if": f"if {e()}:",
+                "while": f"while {e()}:",
+                "for": f"for i in {e()}:",
+                "def": f"def {draw(st.sampled_from(['f', 'g', 'h']))}(a, b={e()}):",
+                "no_grad": "with no_grad:",
+                "anomaly": "with detect_anomaly:",
+            }[kind]
+            lines.append(pad + header)
+            loop = in_loop or kind in ("while", "for")
+            inner_def = kind == "def" or (in_def and kind != "def")
+            lines.extend(draw(blocks(depth + 1, loop if kind != "def" else False, inner_def)))
+            if kind == "if" and draw(st.booleans()):
+                lines.append(f"{pad}elif {e()}:")
+                lines.extend(draw(blocks(depth + 1, in_loop, in_def)))
+            if kind == "if" and draw(st.booleans()):
+                lines.append(pad + "else:")
+                lines.extend(draw(blocks(depth + 1, in_loop, in_def)))
+            if kind == "def":
+                lines.append(f"{pad}{draw(st.sampled_from(['f', 'g', 'h']))}({e()})")
+    return lines
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> str:
+    """A random program: sometimes after a prelude that defines the names it uses."""
+    body = "\n".join(draw(blocks())) + "\n"
+    return PRELUDE + body if draw(st.integers(0, 4)) else body
+
+
+# ---- byte-level mutations of the lessons ------------------------------------------------------
+INTERESTING = [
+    b"(", b")", b"[", b"]", b"{", b"}", b":", b",", b".", b"\n", b"    ", b"\t", b"\\\n", b'"', b"'", b'f"{', b"#",
+    b"**", b"@", b"=", b"==", b"-", b"not ", b"grad ", b"def ", b"return ", b"with no_grad:", b"while True:",
+    b"for i in range(10**9):", b"\x00", b"\xff", b"\xe2\x82\xac", b"\xef\xbb\xbf", b"\r", b"\x0c", b"1e308",
+    b"999999999999", b"..", b"__class__", b"._data", b"import os", b"breakpoint()", b"load_csv('../x')",
+    b"(" * 50, b"-" * 300, b" if x else ",
+]  # fmt: skip
+
+
+@st.composite
+def mutations(draw: st.DrawFn, files: list[Path]) -> tuple[str, bytes]:
+    """(the lesson's name, its bytes after one to four random edits)."""
+    path = draw(st.sampled_from(files))
+    data = bytearray(path.read_bytes())
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(data)))
+        kind = draw(st.sampled_from(["insert", "delete", "replace", "flip", "duplicate", "swap_lines"]))
+        if kind == "insert":
+            payload = draw(st.one_of(st.sampled_from(INTERESTING), st.binary(min_size=1, max_size=4)))
+            data[at:at] = payload
+        elif kind == "delete":
+            del data[at : at + draw(st.integers(1, 40))]
+        elif kind == "replace":
+            data[at : at + 1] = draw(st.sampled_from(INTERESTING))
+        elif kind == "flip" and at < len(data):
+            data[at] ^= 1 << draw(st.integers(0, 7))
+        elif kind == "duplicate":
+            length = draw(st.integers(1, 200))
+            data[at:at] = data[at : at + length]
+        elif kind == "swap_lines":
+            lines = bytes(data).split(b"\n")
+            i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+            data = bytearray(b"\n".join(lines))
+    return path.name, bytes(data)
+
+
+def lesson_files() -> list[Path]:
+    """Whatever lessons are in programs/ now (they get renamed and added)."""
+    return sorted(PROGRAMS.glob("*.dg"))
+
+
+# ---- profiles -----------------------------------------------------------------------------
+LONG = os.environ.get("DG_FUZZ") == "long"
+
+
+def examples(quick: int, long: int) -> int:
+    """How many cases a fuzz test runs: a few seconds' worth by default, DG_FUZZ=long for a soak."""
+    override = os.environ.get("DG_FUZZ_EXAMPLES")
+    if override:
+        return int(override)
+    return long if LONG else quick
