@@ -95,7 +95,24 @@ def run_case(text: str, base_dir: Path = PROGRAMS) -> Outcome:
         check_error(error, text)
         # The session survives: it still runs code and keeps what the program defined.
         session.run("print(1 + 1)", "<after>")
-    return Outcome(error, time.perf_counter() - start)
+    outcome = Outcome(error, time.perf_counter() - start)
+    tally(outcome)
+    return outcome
+
+
+# ---- counting, for the long run's report ---------------------------------------------------------
+TALLY: dict[str, int] = {}
+LOG = os.environ.get("DG_FUZZ_LOG")  # a file that gets a line of counts every 1,000 cases
+
+
+def tally(outcome: Outcome) -> None:
+    kind = outcome.error.kind if outcome.error is not None else "completed"
+    TALLY[kind] = TALLY.get(kind, 0) + 1
+    total = sum(TALLY.values())
+    if LOG and total % 1000 == 0:
+        with open(LOG, "a") as f:
+            counts = " ".join(f"{k}={v}" for k, v in sorted(TALLY.items(), key=lambda kv: -kv[1]))
+            f.write(f"{time.strftime('%H:%M:%S')} pid={os.getpid()} cases={total} {counts}\n")
 
 
 def check_error(error: DGError | None, text: str) -> None:
