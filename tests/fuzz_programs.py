@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import signal
 import time
 from collections.abc import Iterator
@@ -170,107 +171,132 @@ METHODS = [
 ATTRIBUTES = ["grad", "shape", "T", "requires_grad", "data", "ndim", "dtype", "is_leaf", "grad_fn", "__class__", "_x"]
 KEYWORDS = ["axis", "keepdims", "requires_grad", "dtype", "sep", "end", "b", "reverse"]
 
-atoms = st.one_of(st.sampled_from(LITERALS), st.sampled_from(NAMES), st.sampled_from(MAKERS))
+
+class ProgramWriter:
+    """Writes one random program with `rng`. Plain Python, not a tree of hypothesis strategies:
+    hypothesis draws the seed, and a case costs a millisecond to make instead of tens."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def pick(self, items: list[str]) -> str:
+        return self.rng.choice(items)
+
+    def expression(self, budget: int = 6) -> str:
+        """An expression with at most about `budget` leaves."""
+        r = self.rng
+        if budget <= 1 or r.random() < 0.3:
+            return self.pick(r.choice([LITERALS, NAMES, MAKERS]))
+        e = lambda: self.expression(budget // 2)
+        form = r.randrange(16)
+        if form == 0:
+            return f"({e()} {self.pick(BINARY)} {e()})"
+        if form == 1:
+            return f"({self.pick(['-', '+', 'not '])}{e()})"
+        if form == 2:
+            return f"({e()} {self.pick(COMPARE)} {e()})"
+        if form == 3:
+            return f"({e()} {self.pick(['and', 'or'])} {e()})"
+        if form == 4:
+            return f"({e()} if {e()} else {e()})"
+        if form == 5:
+            return f"{self.pick(FUNCTIONS)}({self.arguments(budget // 2)})"
+        if form == 6:
+            return f"{e()}.{self.pick(METHODS)}({self.arguments(budget // 2)})"
+        if form == 7:
+            return f"{e()}.{self.pick(ATTRIBUTES)}"
+        if form == 8:
+            return f"{e()}[{e()}]"
+        if form == 9:
+            return f"{e()}[{self.pick(['', '0', '1', '-1'])}:{self.pick(['', '2', '-1'])}]"
+        if form == 10:
+            return f"{e()}[:, {e()}]"
+        if form == 11:
+            return f"{e()}[None, {e()}]"
+        if form == 12:
+            return "[" + ", ".join(e() for _ in range(r.randrange(4))) + "]"
+        if form == 13:
+            return "(" + ", ".join(e() for _ in range(r.randrange(2, 4))) + ")"
+        if form == 14:
+            return f"[{e()} for i in {e()} if {e()}]"
+        return f'f"<{{{e()}{self.pick(["", ":.3f", ":>5", ":d", ":e"])}}}>"'
+
+    def arguments(self, budget: int) -> str:
+        r = self.rng
+        items = [self.expression(budget) for _ in range(r.randrange(4))]
+        if r.random() < 0.3:
+            items.append(f"{self.pick(KEYWORDS)}={self.expression(budget)}")
+        return ", ".join(items)
+
+    def block(self, depth: int = 0, in_loop: bool = False, in_def: bool = False) -> list[str]:
+        """A block's statements as source lines, indented for `depth`."""
+        r = self.rng
+        pad = "    " * depth
+        e = self.expression
+        lines: list[str] = []
+        for _ in range(r.randint(1, 3 if depth else 5)):
+            kinds = ["assign", "assign", "aug", "expr", "print", "grad", "assert", "item", "pass"]
+            if depth < 3:
+                kinds += ["if", "while", "for", "def", "no_grad", "anomaly"]
+            if in_loop:
+                kinds += ["break", "continue"]
+            if in_def:
+                kinds += ["return"]
+            kind = r.choice(kinds)
+            if kind == "assign":
+                lines.append(f"{pad}{self.pick(ASSIGNABLE)} = {e()}")
+            elif kind == "aug":
+                lines.append(f"{pad}{self.pick(ASSIGNABLE)} {self.pick(['+=', '-=', '*=', '/=', '**=', '@='])} {e()}")
+            elif kind == "expr":
+                lines.append(f"{pad}{e()}")
+            elif kind == "print":
+                lines.append(f"{pad}print({e()}, {e()})")
+            elif kind == "grad":
+                lines.append(f"{pad}grad {e()}" + (f" with {e()}" if r.random() < 0.5 else ""))
+            elif kind == "assert":
+                lines.append(f"{pad}assert {e()}, {e()}")
+            elif kind == "item":
+                lines.append(f"{pad}{self.pick(['xs', 'm', 'x'])}[{e()}] = {e()}")
+            elif kind in ("pass", "break", "continue"):
+                lines.append(f"{pad}{kind}")
+            elif kind == "return":
+                lines.append(f"{pad}return {e()}")
+            else:
+                lines.extend(self.compound(kind, depth, in_loop, in_def))
+        return lines
+
+    def compound(self, kind: str, depth: int, in_loop: bool, in_def: bool) -> list[str]:
+        r, e, pad = self.rng, self.expression, "    " * depth
+        header = {
+            "if": f"if {e()}:",
+            "while": f"while {e()}:",
+            "for": f"for i in {e()}:",
+            "def": f"def {self.pick(['f', 'g', 'h'])}(a, b={e()}):",
+            "no_grad": "with no_grad:",
+            "anomaly": "with detect_anomaly:",
+        }[kind]
+        lines = [pad + header]
+        if kind == "def":
+            lines.extend(self.block(depth + 1, in_loop=False, in_def=True))
+            lines.append(f"{pad}{self.pick(['f', 'g', 'h'])}({e()})")
+            return lines
+        lines.extend(self.block(depth + 1, in_loop or kind in ("while", "for"), in_def))
+        if kind == "if" and r.random() < 0.5:
+            lines.append(f"{pad}elif {e()}:")
+            lines.extend(self.block(depth + 1, in_loop, in_def))
+        if kind == "if" and r.random() < 0.5:
+            lines.append(pad + "else:")
+            lines.extend(self.block(depth + 1, in_loop, in_def))
+        return lines
+
+    def program(self) -> str:
+        """A random program, usually after a prelude that defines the names it uses."""
+        body = "\n".join(self.block()) + "\n"
+        return PRELUDE + body if self.rng.random() < 0.8 else body
 
 
-def _arguments(items: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    positional = st.lists(items, max_size=3)
-    keywords = st.lists(st.tuples(st.sampled_from(KEYWORDS), items), max_size=1)
-    return st.tuples(positional, keywords).map(lambda pk: ", ".join([*pk[0], *(f"{k}={v}" for k, v in pk[1])]))
-
-
-def _compound(e: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    return st.one_of(
-        st.tuples(e, st.sampled_from(BINARY), e).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
-        st.tuples(st.sampled_from(["-", "+", "not "]), e).map(lambda t: f"({t[0]}{t[1]})"),
-        st.tuples(e, st.sampled_from(COMPARE), e).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
-        st.tuples(e, st.sampled_from(["and", "or"]), e).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
-        st.tuples(e, e, e).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
-        st.tuples(st.sampled_from(FUNCTIONS), _arguments(e)).map(lambda t: f"{t[0]}({t[1]})"),
-        st.tuples(e, st.sampled_from(METHODS), _arguments(e)).map(lambda t: f"{t[0]}.{t[1]}({t[2]})"),
-        st.tuples(e, st.sampled_from(ATTRIBUTES)).map(lambda t: f"{t[0]}.{t[1]}"),
-        st.tuples(e, e).map(lambda t: f"{t[0]}[{t[1]}]"),
-        st.tuples(e, st.sampled_from(["", "0", "1", "-1"]), st.sampled_from(["", "2", "-1"])).map(
-            lambda t: f"{t[0]}[{t[1]}:{t[2]}]"
-        ),
-        st.tuples(e, e).map(lambda t: f"{t[0]}[:, {t[1]}]"),
-        st.tuples(e, e).map(lambda t: f"{t[0]}[None, {t[1]}]"),
-        st.lists(e, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
-        st.lists(e, min_size=2, max_size=3).map(lambda items: "(" + ", ".join(items) + ")"),
-        st.tuples(e, e, e).map(lambda t: f"[{t[0]} for i in {t[1]} if {t[2]}]"),
-        st.tuples(e, st.sampled_from(["", ":.3f", ":>5", ":d", ":e"])).map(lambda t: f'f"<{{{t[0]}{t[1]}}}>"'),
-    )
-
-
-_expressions = st.recursive(atoms, _compound, max_leaves=6)
-# deferred: hypothesis would otherwise spell out the whole recursive strategy (megabytes) in reprs.
-expressions = st.deferred(lambda: _expressions)
-
-
-@st.composite
-def blocks(draw: st.DrawFn, depth: int = 0, in_loop: bool = False, in_def: bool = False) -> list[str]:
-    """A list of source lines (a block's statements), indented for `depth`."""
-    pad = "    " * depth
-    lines: list[str] = []
-    for _ in range(draw(st.integers(1, 3 if depth else 5))):
-        e = lambda: draw(expressions)
-        kinds = ["assign", "assign", "aug", "expr", "print", "grad", "assert", "item", "pass"]
-        if depth < 3:
-            kinds += ["if", "while", "for", "def", "no_grad", "anomaly"]
-        if in_loop:
-            kinds += ["break", "continue"]
-        if in_def:
-            kinds += ["return"]
-        kind = draw(st.sampled_from(kinds))
-        if kind == "assign":
-            lines.append(f"{pad}{draw(st.sampled_from(ASSIGNABLE))} = {e()}")
-        elif kind == "aug":
-            op = draw(st.sampled_from(["+=", "-=", "*=", "/=", "**=", "@="]))
-            lines.append(f"{pad}{draw(st.sampled_from(ASSIGNABLE))} {op} {e()}")
-        elif kind == "expr":
-            lines.append(f"{pad}{e()}")
-        elif kind == "print":
-            lines.append(f"{pad}print({e()}, {e()})")
-        elif kind == "grad":
-            seed = f" with {e()}" if draw(st.booleans()) else ""
-            lines.append(f"{pad}grad {e()}{seed}")
-        elif kind == "assert":
-            lines.append(f"{pad}assert {e()}, {e()}")
-        elif kind == "item":
-            lines.append(f"{pad}{draw(st.sampled_from(['xs', 'm', 'x']))}[{e()}] = {e()}")
-        elif kind in ("pass", "break", "continue"):
-            lines.append(f"{pad}{kind}")
-        elif kind == "return":
-            lines.append(f"{pad}return {e()}")
-        else:
-            header = {
-                "if": f"if {e()}:",
-                "while": f"while {e()}:",
-                "for": f"for i in {e()}:",
-                "def": f"def {draw(st.sampled_from(['f', 'g', 'h']))}(a, b={e()}):",
-                "no_grad": "with no_grad:",
-                "anomaly": "with detect_anomaly:",
-            }[kind]
-            lines.append(pad + header)
-            loop = in_loop or kind in ("while", "for")
-            inner_def = kind == "def" or (in_def and kind != "def")
-            lines.extend(draw(blocks(depth + 1, loop if kind != "def" else False, inner_def)))
-            if kind == "if" and draw(st.booleans()):
-                lines.append(f"{pad}elif {e()}:")
-                lines.extend(draw(blocks(depth + 1, in_loop, in_def)))
-            if kind == "if" and draw(st.booleans()):
-                lines.append(pad + "else:")
-                lines.extend(draw(blocks(depth + 1, in_loop, in_def)))
-            if kind == "def":
-                lines.append(f"{pad}{draw(st.sampled_from(['f', 'g', 'h']))}({e()})")
-    return lines
-
-
-@st.composite
-def programs(draw: st.DrawFn) -> str:
-    """A random program: sometimes after a prelude that defines the names it uses."""
-    body = "\n".join(draw(blocks())) + "\n"
-    return PRELUDE + body if draw(st.integers(0, 4)) else body
+def programs() -> st.SearchStrategy[str]:
+    return st.randoms(use_true_random=True).map(lambda rng: ProgramWriter(rng).program())
 
 
 # ---- byte-level mutations of the lessons ------------------------------------------------------
