@@ -44,7 +44,11 @@ def _check_broadcast(symbol: str, a: Tensor, b: Tensor) -> None:
         shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
         return  # the op itself reports the mismatch
-    limits.check_shape(shape, f"the result of '{symbol}'")
+    limits.check_shape(
+        shape,
+        f"the result of '{symbol}'",
+        help=f"broadcasting {a.shape} with {b.shape} pairs every element with every other; check the shapes",
+    )
 
 
 def add(a: Any, b: Any) -> Tensor:

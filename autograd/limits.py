@@ -16,16 +16,17 @@ from .errors import TensorValueError
 max_elements = 2**27
 
 
-def check_shape(shape: Iterable[int], what: str = "a tensor") -> None:
-    """Refuse a result of `shape` (negative sizes, or more elements than the budget)."""
+def check_shape(shape: Iterable[int], what: str | None = None, help: str | None = None) -> None:
+    """Refuse a tensor of `shape` (negative sizes, or more elements than the budget).
+
+    `what` names the op that would make it ("the result of '*'"); None means a new tensor."""
     shape = tuple(shape)
     if any(n < 0 for n in shape):
         raise TensorValueError(f"a shape cannot have negative dimensions: {shape}")
     count = math.prod(shape)
     if count > max_elements:
-        raise TensorValueError(
-            f"{what} of shape {shape} has {count:,} elements, more than the limit of {max_elements:,}"
-        )
+        made = f"a tensor of shape {shape} has" if what is None else f"{what} would have shape {shape}:"
+        raise TensorValueError(f"{made} {count:,} elements, more than the limit of {max_elements:,}", help=help)
 
 
 def check_count(count: int, what: str) -> None:

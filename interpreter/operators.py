@@ -54,7 +54,9 @@ def _repeat_guard(a: Any, b: Any) -> None:
     """`[0] * n` and `"ab" * n` may not build something enormous, nor `x * x` an enormous int."""
     if type(a) is int and type(b) is int:
         if a.bit_length() + b.bit_length() > MAX_INT_BITS:
-            raise DGError("OverflowError", "the product is too large an integer", help=FLOAT_HINT)
+            raise DGError(
+                "OverflowError", f"the product would be an integer of more than {MAX_INT_BITS:,} bits", help=FLOAT_HINT
+            )
         return
     seq, n = (a, b) if isinstance(a, list | tuple | str) else (b, a)
     if isinstance(seq, list | tuple | str) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:

@@ -149,7 +149,7 @@ def too_deeply_nested(tree: Tree, source: Source) -> DGError:
         "SyntaxError",
         "this is nested too deeply for DG",
         _point(source, line, column),
-        help="DG follows a few hundred levels of brackets, operators and blocks; "
+        help="DG can follow a few hundred levels of nested brackets, operators and blocks; "
         "split this into smaller expressions, variables or functions",
     )
 
