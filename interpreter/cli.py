@@ -49,7 +49,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-i", dest="interactive", action="store_true", help="open the REPL after running FILE")
     p.add_argument("--no-breakpoints", action="store_true", help="let breakpoint() do nothing")
     p.add_argument(
-        "--max-depth", type=int, default=10_000, metavar="N", help="deepest nesting of function calls (default 10000)"
+        "--max-depth",
+        type=depth,
+        default=10_000,
+        metavar="N",
+        help=f"deepest nesting of function calls (default 10000, at most {MAX_DEPTH})",
     )
     p.add_argument(
         "--max-steps",
@@ -78,6 +82,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show the Python traceback of internal errors")
     p.add_argument("--version", action="version", version=f"dg {__version__}")
     return p
+
+
+# Each DG call holds about a dozen Python frames: 100,000 calls deep is about a gigabyte of them.
+MAX_DEPTH = 100_000
+
+
+def depth(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_DEPTH:
+        raise argparse.ArgumentTypeError(f"at most {MAX_DEPTH}, not {text}")
+    return value
 
 
 def positive_int(text: str) -> int:

@@ -151,6 +151,9 @@ class Session:
             self.out.write(text)
         except BrokenPipeError:
             raise OutputClosed from None
+        except UnicodeEncodeError:  # "\ud800" in a string: show what cannot be encoded as an escape
+            encoding = getattr(self.out, "encoding", None) or "utf-8"
+            self.out.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
     def echo(self, value: Any) -> None:
         self.write(show(value) + "\n")
