@@ -240,7 +240,9 @@ def test_each_limit_option_is_in_help_and_readme(option: str, capsys: pytest.Cap
     assert any(option in row for row in table), f"{option} is missing from the README's command-line table"
 
 
-@pytest.mark.parametrize("argv", [["--max-steps", "0"], ["--timeout", "-1"], ["--max-steps", "x"]])
+@pytest.mark.parametrize(
+    "argv", [["--max-steps", "0"], ["--timeout", "-1"], ["--max-steps", "x"], ["--max-depth", "1000000"]]
+)
 def test_bad_limit_values_are_usage_errors(argv: list[str], tmp_path: Path) -> None:
     path = tmp_path / "p.dg"
     path.write_text("print(1)\n")

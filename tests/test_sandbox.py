@@ -379,3 +379,11 @@ def test_lists_still_compare_like_python() -> None:
         "print(sorted([[2, 1], [1, 5], [1, 2]]), max([[1], [3], [2]]), [1, 2] == (1, 2), [3, 4].index(4))\n"
         "print(1.0 in range(3), 1.5 in range(10 ** 15), 'a' in range(3), 10 ** 14 in range(10 ** 15))"
     ) == ("True False True True True\n[[1, 2], [1, 5], [2, 1]] [3] False 1\nTrue False False True\n")
+
+
+def test_text_the_output_cannot_encode_is_written_as_escapes() -> None:
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="ascii")
+    Session(out=stream).run('print("caf\u00e9 \\ud800")', "escape.dg")
+    stream.flush()
+    assert raw.getvalue() == b"caf\\xe9 \\ud800\n"
