@@ -21,6 +21,7 @@ MAX_SEQUENCE = 10_000_000  # longest list or string an operator may build
 MAX_INT_BITS = 14_000
 MAX_NESTING = 1_000  # deepest list inside list that == and < compare (Python's C code would overflow the stack)
 SEQUENCES = (list, tuple)
+SEQUENCE_TYPES = (list, str, tuple)
 
 Operator = Callable[[Any, Any], Any]
 
@@ -78,7 +79,12 @@ def multiply(a: Any, b: Any) -> Any:
 def multiply_in_place(a: Any, b: Any) -> Any:
     if type(a) is not Tensor and type(b) is not Tensor:
         _repeat_guard(a, b)
-    return _imul(a, b)
+    try:
+        return operator.imul(a, b)
+    except TypeError:
+        raise _type_error("*", a, b) from None
+    except OverflowError:
+        raise DGError("OverflowError", "the result of '*' is too large for a float") from None
 
 
 def power(a: Any, b: Any) -> Any:
@@ -103,16 +109,19 @@ def add(a: Any, b: Any) -> Any:
 
 def add_in_place(a: Any, b: Any) -> Any:
     """`x += y`; a list grows in place, so it is checked like `x + y`."""
-    if type(a) in (list, str, tuple) and type(b) in (list, str, tuple, range) and len(a) + len(b) > MAX_SEQUENCE:
+    if type(a) in SEQUENCE_TYPES and type(b) in (list, str, tuple, range) and len(a) + len(b) > MAX_SEQUENCE:
         raise DGError("ValueError", f"that would make a {type_name(a)} longer than {MAX_SEQUENCE:,} items")
-    return _iadd(a, b)
+    try:
+        return operator.iadd(a, b)
+    except TypeError:
+        raise _type_error("+", a, b) from None
+    except OverflowError:
+        raise DGError("OverflowError", "the result of '+' is too large for a float") from None
 
 
 _add = _checked("+", operator.add)
 _mul = _checked("*", operator.mul)
 _pow = _checked("**", operator.pow)
-_iadd = _checked("+", operator.iadd)
-_imul = _checked("*", operator.imul)
 _ipow = _checked("**", operator.ipow)
 
 BINARY: dict[str, Operator] = {
