@@ -77,8 +77,11 @@ def watchdog(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGVTALRM, previous)
 
 
-def run_case(text: str, base_dir: Path = PROGRAMS) -> Outcome:
-    """Run `text` as a program under the fuzz budgets and check the promise; return what happened."""
+def run_case(text: str, base_dir: Path = PROGRAMS, as_cells: bool = False) -> Outcome:
+    """Run `text` under the fuzz budgets and check the promise; return what happened (the last error).
+
+    `as_cells` runs each top-level statement as a REPL cell in one session, so a program goes on
+    past its first error and later statements meet whatever state the failed ones left."""
     session = Session(
         out=io.StringIO(),
         base_dir=base_dir,
@@ -88,17 +91,28 @@ def run_case(text: str, base_dir: Path = PROGRAMS) -> Outcome:
     start = time.perf_counter()
     error: DGError | None = None
     with small_memory(), watchdog(WATCHDOG):
-        try:
-            session.run(text, NAME)
-        except DGError as e:
-            error = e
-        assert autograd.is_grad_enabled(), "grad mode was left off"
-        check_error(error, text)
+        for cell in top_level_statements(text) if as_cells else [text]:
+            try:
+                session.run(cell, NAME)
+            except DGError as e:
+                error = e
+                check_error(error, cell)
+            assert autograd.is_grad_enabled(), "grad mode was left off"
         # The session survives: it still runs code and keeps what the program defined.
         session.run("print(1 + 1)", "<after>")
     outcome = Outcome(error, time.perf_counter() - start)
     tally(outcome)
     return outcome
+
+
+def top_level_statements(text: str) -> list[str]:
+    """`text` cut before each line that starts at column 1 (and is not `elif` or `else`)."""
+    cells: list[list[str]] = []
+    for line in text.splitlines():
+        if not cells or (line[:1] not in (" ", "\t", "") and not line.startswith(("elif", "else"))):
+            cells.append([])
+        cells[-1].append(line)
+    return ["\n".join(cell) + "\n" for cell in cells]
 
 
 # ---- counting, for the long run's report ---------------------------------------------------------

@@ -28,7 +28,7 @@ def fuzz_settings(quick: int, long: int) -> settings:
 @fuzz_settings(quick=60, long=150_000)
 @given(text=programs())
 def test_random_programs_run_or_fail_with_a_located_error(text: str) -> None:
-    run_case(text)
+    run_case(text, as_cells=True)
 
 
 @fuzz_settings(quick=60, long=150_000)
@@ -57,6 +57,18 @@ def test_the_harness_catches_an_escaping_python_exception(monkeypatch: pytest.Mo
     monkeypatch.setitem(operators.BINARY, "+", broken)
     with pytest.raises(AssertionError, match="InternalError"):
         run_case("print(1 + 1)")
+
+
+def test_programs_are_cut_into_cells_as_typed_at_the_repl() -> None:
+    from fuzz_programs import top_level_statements
+
+    text = "x = 1\nif x:\n    y = 2\nelif y:\n    pass\nelse:\n    z = 3\ndef f():\n    return 1\nprint(f())\n"
+    assert top_level_statements(text) == [
+        "x = 1\n",
+        "if x:\n    y = 2\nelif y:\n    pass\nelse:\n    z = 3\n",
+        "def f():\n    return 1\n",
+        "print(f())\n",
+    ]
 
 
 def test_the_harness_catches_a_hang() -> None:
