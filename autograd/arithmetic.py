@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from . import limits
 from . import tensor as _mode
 from .errors import GradError, ShapeError, TensorTypeError, TensorValueError
 from .tensor import Tensor, lift, record, updated_in_place
@@ -21,8 +22,12 @@ from .tensor import Tensor, lift, record, updated_in_place
 
 def elementwise(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Tensor) -> Any:
     """Apply a NumPy operator, turning a broadcasting failure into a ShapeError naming both shapes."""
+    x, y = a.data, b.data
+    # Only two arrays can broadcast into something larger than either; check before allocating.
+    if type(x) is np.ndarray and type(y) is np.ndarray and x.size * y.size > limits.max_elements:
+        _check_broadcast(symbol, a, b)
     try:
-        return fn(a.data, b.data)
+        return fn(x, y)
     except (ValueError, TypeError) as e:
         try:
             np.broadcast_shapes(a.shape, b.shape)
@@ -32,6 +37,18 @@ def elementwise(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Tensor
                 help="each dimension, counted from the right, must be equal or 1",
             ) from None
         raise TensorValueError(f"'{symbol}': {e}") from None
+
+
+def _check_broadcast(symbol: str, a: Tensor, b: Tensor) -> None:
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        return  # the op itself reports the mismatch
+    limits.check_shape(
+        shape,
+        f"the result of '{symbol}'",
+        help=f"broadcasting {a.shape} with {b.shape} pairs every element with every other; check the shapes",
+    )
 
 
 # A rule that reads nothing but g and out is written once, above its op, instead of as a closure:
@@ -116,6 +133,14 @@ def matmul(a: Any, b: Any) -> Tensor:
             f"matmul: {a.shape} @ {b.shape}: both sides need at least one dimension",
             help="use '*' to multiply by a scalar",
         )
+    if a.size * b.size > limits.max_elements and a.shape[-1] == b.shape[-2 if b.ndim > 1 else 0]:
+        rows = a.shape[-2:-1]
+        columns = b.shape[-1:] if b.ndim > 1 else ()
+        try:
+            batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        except ValueError:
+            batch = ()  # NumPy reports the mismatch below
+        limits.check_shape((*batch, *rows, *columns), "the result of '@'")
     try:
         data = a.data @ b.data
     except ValueError:

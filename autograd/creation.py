@@ -6,13 +6,12 @@ from typing import Any
 
 import numpy as np
 
+from . import limits
 from .errors import TensorTypeError, TensorValueError
 from .shaping import shape_of
 from .tensor import Tensor, type_name
 
 DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_}
-# The largest tensor a creation function will allocate (8 GiB of float64 would end most sessions).
-max_elements = 2**27
 
 _rng = np.random.default_rng()
 
@@ -38,25 +37,40 @@ def type_name_of_dtype(data: np.ndarray) -> str:
     return {"b": "bools", "i": "ints", "u": "ints"}.get(data.dtype.kind, "floats")
 
 
-def _plain(x: Any) -> Any:
-    """Nested lists of numbers and tensors as nested lists of NumPy values."""
+def _plain(x: Any, seen: list[int] | None = None) -> Any:
+    """Nested lists of numbers and tensors as nested lists of NumPy values.
+
+    `seen` counts the values visited: one list repeated (`[row] * 10**7`) is cheap to make but
+    would be enormous to copy, so the budget is checked while walking, not after."""
+    seen = seen if seen is not None else [0]
     if isinstance(x, Tensor):
+        seen[0] += x.size
+        limits.check_count(seen[0], "tensor()")
         return np.asarray(x.data)
     if isinstance(x, list | tuple):
-        return [_plain(e) for e in x]
+        seen[0] += len(x)
+        limits.check_count(seen[0], "tensor()")
+        return [_plain(e, seen) for e in x]
     if isinstance(x, bool | int | float | np.generic):
         return x
     raise TensorTypeError(f"tensor() takes numbers, nested lists of numbers, or tensors; found {type_name(x)}")
 
 
+def _rectangular_size(data: Any) -> int:
+    """The element count if `data` is rectangular, read along its first elements (no full walk)."""
+    count = 1
+    for _ in range(64):  # NumPy allows at most 64 dimensions
+        if isinstance(data, Tensor):
+            return count * data.size
+        if not isinstance(data, list | tuple) or not data:
+            return count
+        count *= len(data)
+        data = data[0]
+    return count
+
+
 def _check_size(shape: tuple[int, ...]) -> None:
-    if any(n < 0 for n in shape):
-        raise TensorValueError(f"a shape cannot have negative dimensions: {shape}")
-    if int(np.prod(shape, dtype=object)) > max_elements:
-        raise TensorValueError(
-            f"a tensor of shape {shape} has {int(np.prod(shape, dtype=object)):,} elements, "
-            f"more than the limit of {max_elements:,}"
-        )
+    limits.check_shape(shape)
 
 
 def tensor(data: Any, requires_grad: bool = False, dtype: str | None = None) -> Tensor:
@@ -66,12 +80,15 @@ def tensor(data: Any, requires_grad: bool = False, dtype: str | None = None) -> 
     if dtype is None:
         keep = isinstance(data, Tensor) and data.dtype != "float"
         dtype = data.dtype if keep else "float"
+    limits.check_count(_rectangular_size(data), "tensor()")
     try:
         array = np.array(_plain(data), dtype=DTYPES[dtype])
     except ValueError:
         raise TensorValueError("tensor() needs a rectangular nested list: some rows have different lengths") from None
     except (TypeError, OverflowError) as e:
         raise TensorValueError(f"tensor(): {e}") from None
+    except RecursionError:  # a list nested thousands deep
+        raise TensorValueError("tensor(): the list is nested too deeply") from None
     return _leaf(array, requires_grad)
 
 
@@ -129,7 +146,10 @@ def arange(start: float, stop: float | None = None, step: float = 1, requires_gr
             raise TensorTypeError(f"arange takes numbers, not {type_name(v)}")
     if step == 0:
         raise TensorValueError("arange: step must not be zero")
-    _check_size((max(0, int(np.ceil((stop - start) / step))),))
+    count = np.ceil((stop - start) / step)
+    if not np.isfinite(count):
+        raise TensorValueError(f"arange({start}, {stop}, {step}) does not have a finite number of values")
+    _check_size((max(0, int(count)),))
     ints = all(isinstance(v, int) for v in (start, stop, step))
     return _leaf(np.arange(start, stop, step, dtype=np.int64 if ints else np.float64), requires_grad)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import limits
 from .errors import TensorValueError
 from .tensor import Tensor
 
@@ -12,6 +13,7 @@ def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[Tensor, Tens
     """Two interleaving half circles: X of shape (n, 2) and labels y of shape (n,), 0.0 or 1.0."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         raise TensorValueError(f"moons needs an int n of at least 2, got {n!r}")
+    limits.check_shape((n, 2), f"moons({n})")
     rng = np.random.default_rng(int(seed))
     n_top = n // 2
     n_bottom = n - n_top

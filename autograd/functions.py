@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from . import limits
 from .arithmetic import elementwise
 from .errors import ShapeError, TensorTypeError
 from .tensor import Tensor, lift, record
@@ -134,6 +135,7 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
     cond = np.asarray(lift(condition).data, dtype=bool)
     a, b = lift(a), lift(b)
     try:
+        limits.check_shape(np.broadcast_shapes(cond.shape, a.shape, b.shape), "the result of where()")
         data = np.where(cond, a.data, b.data)
     except ValueError:
         raise ShapeError(f"where: cannot broadcast shapes {cond.shape}, {a.shape} and {b.shape}") from None

@@ -16,6 +16,8 @@ def logsumexp(x: Any, axis: int = -1, keepdims: bool = False) -> Tensor:
     """log(sum(exp(x))) along an axis, shifted by the max so exp never overflows."""
     x = lift(x)
     axis = one_axis(axis, x.ndim)
+    if axis is not None and x.shape[axis] == 0:
+        raise TensorValueError(f"softmax, log_softmax and logsumexp need values along axis {axis}; it is empty")
     shift = Tensor(np.max(x.data, axis=axis, keepdims=True))  # a constant: the result does not depend on it
     out = log(sum_(exp(x - shift), axis=axis, keepdims=True)) + shift
     return out if keepdims else out.reshape(np.squeeze(out.data, axis=axis).shape)

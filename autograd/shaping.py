@@ -6,17 +6,20 @@ broadcast, of indexing is a scatter into zeros, of that scatter is indexing agai
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from . import limits
 from .errors import ShapeError, TensorIndexError, TensorTypeError
 from .tensor import Tensor, lift, record, type_name
 
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
     """`x.reshape(2, 3)` or `x.reshape((2, 3))`; one dimension may be -1."""
+    a = lift(a)
     new_shape = shape_of(shape)
     try:
         data = np.reshape(a.data, new_shape)
@@ -39,6 +42,7 @@ def _reverse_back(g: Tensor, out: Tensor) -> tuple[Tensor]:
 
 def transpose(a: Tensor, axes: Sequence[int] | None = None) -> Tensor:
     """Reverse the axes (like `.T`), or permute them as `axes` says."""
+    a = lift(a)
     if axes is None:  # `.T`, in every matrix product's backward: no checks, no closure
         data = a.data
         return record(data.T if type(data) is np.ndarray else data, "Transpose", (a,), _reverse_back)
@@ -126,6 +130,8 @@ def _is_basic(index: tuple[Any, ...]) -> bool:
 
 def getitem(a: Tensor, index: Any) -> Tensor:
     idx = normalize_index(index, a.shape)
+    if not _is_basic(idx):  # integer arrays can pick elements many times over: check the budget first
+        limits.check_count(_picked(idx, a.shape), "this index")
     try:
         data = a.data[idx]
     except IndexError as e:
@@ -137,6 +143,25 @@ def getitem(a: Tensor, index: Any) -> Tensor:
         return (scatter_add(g, idx, a.shape),)
 
     return record(data, "Index", (a,), backward)
+
+
+def _picked(index: tuple[Any, ...], shape: tuple[int, ...]) -> int:
+    """How many elements an index with integer arrays picks (an upper bound when it is invalid)."""
+    arrays: list[tuple[int, ...]] = []
+    count, axis = 1, 0
+    for part in index:
+        if part is None:
+            continue
+        n = shape[axis] if axis < len(shape) else 1
+        if isinstance(part, slice):
+            count *= len(range(*part.indices(n)))
+        elif isinstance(part, np.ndarray):
+            arrays.append(part.shape)
+        axis += 1
+    count *= int(np.prod(shape[axis:], dtype=object))
+    with contextlib.suppress(ValueError):  # a mismatch: NumPy reports it
+        count *= int(np.prod(np.broadcast_shapes(*arrays), dtype=object))
+    return count
 
 
 def scatter_add(g: Tensor, index: tuple[Any, ...], shape: tuple[int, ...]) -> Tensor:
@@ -169,6 +194,7 @@ def _axis(axis: int, ndim: int, name: str) -> int:
 def concat(items: Any, axis: int = 0) -> Tensor:
     """Join tensors along an existing axis."""
     parts = _tensors("concat", items)
+    limits.check_count(sum(p.size for p in parts), "concat()")
     ndim = parts[0].ndim
     if ndim == 0:
         raise ShapeError("concat needs tensors with at least one dimension", help="use stack for scalars")
@@ -193,6 +219,7 @@ def concat(items: Any, axis: int = 0) -> Tensor:
 def stack(items: Any, axis: int = 0) -> Tensor:
     """Join tensors of one shape along a new axis."""
     parts = _tensors("stack", items)
+    limits.check_count(sum(p.size for p in parts), "stack()")
     axis = _axis(axis, parts[0].ndim + 1, "stack")
     try:
         data = np.stack([p.data for p in parts], axis=axis)

@@ -12,7 +12,56 @@ from autograd import Tensor
 from autograd.tensor import type_name
 
 from .errors import DGError
+from .operators import MAX_SEQUENCE, equal
 from .runtime import BoundMethod, suggest
+
+
+def _too_long(kind: str, length: int) -> DGError:
+    return DGError(
+        "ValueError", f"that would make a {kind} of {length:,} items, more than the limit of {MAX_SEQUENCE:,}"
+    )
+
+
+# ---- methods that could build something enormous, or compare lists in C -------------------------
+def tolist(t: Tensor) -> Any:
+    if t.size > MAX_SEQUENCE:
+        raise _too_long("list", t.size)
+    return t.tolist()
+
+
+def list_extend(items: list[Any], more: Any) -> None:
+    if not isinstance(more, list | tuple | str | range):
+        raise DGError("TypeError", f"extend() takes a list, tuple, string or range, not {type_name(more)}")
+    if len(items) + len(more) > MAX_SEQUENCE:
+        raise _too_long("list", len(items) + len(more))
+    items.extend(more)
+
+
+def list_index(items: list[Any], value: Any) -> int:
+    for i, item in enumerate(items):
+        if item is value or (not isinstance(item, Tensor) and not isinstance(value, Tensor) and equal(item, value)):
+            return i
+    raise DGError("ValueError", "the value is not in the list")
+
+
+def str_join(separator: str, parts: Any) -> str:
+    if not isinstance(parts, list | tuple) or not all(isinstance(p, str) for p in parts):
+        raise DGError("TypeError", "join() takes a list of strings", help="turn values into text first: str(x)")
+    length = sum(len(p) for p in parts) + len(separator) * max(0, len(parts) - 1)
+    if length > MAX_SEQUENCE:
+        raise _too_long("string", length)
+    return separator.join(parts)
+
+
+def str_replace(text: str, old: str, new: str, count: int = -1) -> str:
+    if not isinstance(old, str) or not isinstance(new, str):
+        raise DGError("TypeError", "replace() takes two strings")
+    found = text.count(old) if count < 0 else min(count, text.count(old))
+    length = len(text) + found * (len(new) - len(old))
+    if length > MAX_SEQUENCE:
+        raise _too_long("string", length)
+    return text.replace(old, new, count)
+
 
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {
     "grad": lambda t: t.grad,
@@ -50,7 +99,7 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
     "flatten": ag.flatten,
     "transpose": Tensor.transpose,
     "item": Tensor.item,
-    "tolist": Tensor.tolist,
+    "tolist": tolist,
     "detach": Tensor.detach,
     "numel": lambda t: t.size,
 }
@@ -58,9 +107,9 @@ TENSOR_METHODS: dict[str, Callable[..., Any]] = {
 LIST_METHODS: dict[str, Callable[..., Any]] = {
     "append": list.append,
     "pop": list.pop,
-    "extend": list.extend,
+    "extend": list_extend,
     "insert": list.insert,
-    "index": list.index,
+    "index": list_index,
     "copy": list.copy,
     "reverse": list.reverse,
 }
@@ -68,10 +117,10 @@ LIST_METHODS: dict[str, Callable[..., Any]] = {
 STR_METHODS: dict[str, Callable[..., Any]] = {
     "split": str.split,
     "strip": str.strip,
-    "join": str.join,
+    "join": str_join,
     "upper": str.upper,
     "lower": str.lower,
-    "replace": str.replace,
+    "replace": str_replace,
     "startswith": str.startswith,
     "endswith": str.endswith,
     "index": str.index,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins as python
 import csv
+import functools
 import inspect
 import math
 from collections.abc import Callable
@@ -13,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import autograd as ag
-from autograd import Tensor
+from autograd import Tensor, limits
 from autograd.tensor import type_name
 
+from .anomaly import AnomalyMode
 from .errors import DGError
 from .gradcheck_table import SIGNATURE, make_gradcheck
-from .runtime import Builtin, CallContext, GradMode, iterate, show, text
+from .operators import MAX_SEQUENCE, SEQUENCES, equal, sequences_less
+from .runtime import Builtin, CallContext, GradMode, iterate, show, show_short, text
 
 if TYPE_CHECKING:
     from .session import Session
@@ -105,6 +108,7 @@ def make_builtins(session: Session) -> dict[str, Any]:
     builtin(zero_grad)
     table["no_grad"] = GradMode("no_grad", False)
     table["enable_grad"] = GradMode("enable_grad", True)
+    table["detect_anomaly"] = AnomalyMode()
     table["pi"] = math.pi
     table["inf"] = math.inf
 
@@ -135,6 +139,7 @@ def make_builtins(session: Session) -> dict[str, Any]:
     return table
 
 
+@functools.lru_cache(maxsize=512)  # each session makes its table anew; inspecting signatures is the slow part
 def signature_text(name: str, fn: Callable[..., Any]) -> str:
     """`zeros(*shape, requires_grad=False)`: a signature without Python's annotations."""
     try:
@@ -188,34 +193,62 @@ def _int_arg(a: Any, who: str) -> int:
     return a
 
 
+def items_of(value: Any) -> Any:
+    """What a builtin walks or copies: `iterate`, refusing a range or tensor too long to make a list of."""
+    values = iterate(value)
+    if type(values) is range or isinstance(value, Tensor):
+        try:
+            count = len(values) if type(values) is range else len(value)
+        except OverflowError:
+            count = MAX_SEQUENCE + 1
+        if count > MAX_SEQUENCE:
+            raise DGError(
+                "ValueError", f"that would make a list of {count:,} items, more than the limit of {MAX_SEQUENCE:,}"
+            )
+    return values
+
+
 def enumerate_(items: Any, start: int = 0) -> list[tuple[int, Any]]:
-    return list(python.enumerate(iterate(items), _int_arg(start, "enumerate")))
+    return list(python.enumerate(items_of(items), _int_arg(start, "enumerate")))
 
 
 def zip_(*sequences: Any) -> list[tuple[Any, ...]]:
-    return list(python.zip(*[iterate(s) for s in sequences], strict=False))
+    return list(python.zip(*[items_of(s) for s in sequences], strict=False))
+
+
+def ordered(values: list[Any], reverse: bool = False) -> list[Any]:
+    """Python's sort, but lists inside are compared by DG (see operators.sequences_equal)."""
+    if any(type(v) in SEQUENCES for v in values):
+        return python.sorted(values, key=functools.cmp_to_key(_compare), reverse=reverse)
+    return python.sorted(values, reverse=reverse)
+
+
+def _compare(a: Any, b: Any) -> int:
+    if type(a) in SEQUENCES and type(b) in SEQUENCES:
+        return -1 if sequences_less(a, b, False, 0) else 0 if equal(a, b) else 1
+    return -1 if a < b else 1 if b < a else 0
 
 
 def sorted_(items: Any, reverse: bool = False) -> list[Any]:
-    values = list(iterate(items))
+    values = list(items_of(items))
     if any(isinstance(v, Tensor) for v in values):
         raise DGError("TypeError", "sorted() cannot order tensors", help="sort numbers, e.g. [t.item() for t in ...]")
     try:
-        return python.sorted(values, reverse=bool(reverse))
+        return ordered(values, reverse=bool(reverse))
     except TypeError:
         raise DGError("TypeError", "sorted() needs values of one comparable kind") from None
 
 
 def reversed_(items: Any) -> list[Any]:
-    return list(iterate(items))[::-1]
+    return list(items_of(items))[::-1]
 
 
 def list_(items: Any = ()) -> list[Any]:
-    return list(iterate(items))
+    return list(items_of(items))
 
 
 def tuple_(items: Any = ()) -> tuple[Any, ...]:
-    return tuple(iterate(items))
+    return tuple(items_of(items))
 
 
 def str_(value: Any = "") -> str:
@@ -227,7 +260,7 @@ def int_(value: Any) -> int:
         try:
             return int(value.strip())
         except ValueError:
-            raise DGError("ValueError", f"cannot read {value!r} as an int") from None
+            raise DGError("ValueError", f"cannot read {show_short(value)} as an int") from None
     if isinstance(value, bool | int | float | Tensor):
         return int(value)
     raise DGError("TypeError", f"int() takes a number, a string or a one-element tensor, not {type_name(value)}")
@@ -238,7 +271,7 @@ def float_(value: Any) -> float:
         try:
             return float(value.strip())
         except ValueError:
-            raise DGError("ValueError", f"cannot read {value!r} as a float") from None
+            raise DGError("ValueError", f"cannot read {show_short(value)} as a float") from None
     if isinstance(value, bool | int | float | Tensor):
         return float(value)
     raise DGError("TypeError", f"float() takes a number, a string or a one-element tensor, not {type_name(value)}")
@@ -273,18 +306,20 @@ def _extreme(name: str, reduce: Callable[..., Tensor], pick: Callable[..., Any])
     def extreme(*values: Any, axis: Any = None, keepdims: bool = False) -> Any:
         if len(values) == 1 and isinstance(values[0], Tensor):
             return reduce(values[0], axis=axis, keepdims=keepdims)
-        items = list(iterate(values[0])) if len(values) == 1 else list(values)
-        if any(isinstance(v, Tensor) for v in items):
+        values_ = list(items_of(values[0])) if len(values) == 1 else list(values)
+        if any(isinstance(v, Tensor) for v in values_):
             other = "maximum" if name == "max" else "minimum"
             raise DGError(
                 "TypeError",
                 f"{name}() of several tensors is ambiguous",
                 help=f"use {other}(a, b) for the elementwise {name}, or {name}(x) to reduce one tensor",
             )
-        if not items:
+        if not values_:
             raise DGError("ValueError", f"{name}() of an empty sequence")
         try:
-            return pick(items)
+            if any(type(v) in SEQUENCES for v in values_):
+                return pick(values_, key=functools.cmp_to_key(_compare))
+            return pick(values_)
         except TypeError:
             raise DGError("TypeError", f"{name}() needs values of one comparable kind") from None
 
@@ -301,7 +336,7 @@ def sum_(values: Any, axis: Any = None, keepdims: bool = False) -> Any:
     if isinstance(values, Tensor):
         return ag.sum_(values, axis=axis, keepdims=keepdims)
     total: Any = 0
-    for v in iterate(values):
+    for v in items_of(values):
         if not isinstance(v, bool | int | float | Tensor):
             raise DGError("TypeError", f"sum() adds numbers and tensors, not {type_name(v)}")
         total = total + v
@@ -311,10 +346,10 @@ def sum_(values: Any, axis: Any = None, keepdims: bool = False) -> Any:
 def mean(values: Any, axis: Any = None, keepdims: bool = False) -> Any:
     if isinstance(values, Tensor):
         return ag.mean(values, axis=axis, keepdims=keepdims)
-    items = list(iterate(values))
-    if not items:
+    values = list(items_of(values))
+    if not values:
         raise DGError("ValueError", "mean() of an empty sequence")
-    return sum_(items) / len(items)
+    return sum_(values) / len(values)
 
 
 def zero_grad(*tensors: Any) -> None:
@@ -334,6 +369,8 @@ def read_csv(path: Path, shown: str) -> Tensor:
         raise DGError("FileError", f"cannot read '{shown}': {e.strerror}") from None
     except UnicodeDecodeError:
         raise DGError("FileError", f"'{shown}' is not a text file") from None
+    except csv.Error as e:  # a NUL byte, a field longer than csv allows
+        raise DGError("FileError", f"'{shown}' is not a CSV file DG can read: {e}") from None
     if rows and not _numeric_row(rows[0]):
         rows = rows[1:]  # a header
     if not rows:
@@ -341,10 +378,13 @@ def read_csv(path: Path, shown: str) -> Tensor:
     values = []
     for number, row in enumerate(rows, 1):
         if not _numeric_row(row):
-            raise DGError("FileError", f"'{shown}', data row {number}: not all values are numbers: {row}")
+            raise DGError(
+                "FileError", f"'{shown}', data row {number}: not all values are numbers: {show_short(row, 80)}"
+            )
         values.append([float(cell) for cell in row])
     if len({len(r) for r in values}) != 1:
         raise DGError("FileError", f"'{shown}': rows have different numbers of columns")
+    limits.check_count(len(values) * len(values[0]), f"load_csv('{shown}')")
     return Tensor(np.array(values, dtype=float))
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import DGError, OutputClosed
+from .limits import DEFAULT_MAX_OUTPUT
 from .report import format_error
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ commands:
   dg                    open the REPL (reads statements from standard input when it is not a terminal)
   dg FILE.dg            run a program (the same as `dg run FILE.dg`)
   dg FILE.dg --trace    run it, printing each node as it is recorded and each backward step
+  dg --max-steps 100000 --timeout 10 FILE.dg
+                        run an untrusted file with limits
   dg -i FILE.dg         run a program, then open the REPL with its variables
   dg -                  run a program read from standard input
   dg repl               open the REPL
@@ -46,13 +49,64 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-i", dest="interactive", action="store_true", help="open the REPL after running FILE")
     p.add_argument("--no-breakpoints", action="store_true", help="let breakpoint() do nothing")
     p.add_argument(
-        "--max-depth", type=int, default=10_000, metavar="N", help="deepest nesting of function calls (default 10000)"
+        "--max-depth",
+        type=depth,
+        default=10_000,
+        metavar="N",
+        help=f"deepest nesting of function calls (default 10000, at most {MAX_DEPTH})",
     )
+    p.add_argument(
+        "--max-steps",
+        type=positive_int,
+        metavar="N",
+        help="stop after N loop iterations and function calls (for running untrusted files)",
+    )
+    p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="stop a program that runs longer")
+    p.add_argument(
+        "--max-output",
+        type=int,
+        default=DEFAULT_MAX_OUTPUT,
+        metavar="BYTES",
+        help=f"stop a program that prints more (default {DEFAULT_MAX_OUTPUT}; 0: no limit)",
+    )
+    p.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="let load_csv read files under DIR too (may be repeated)",
+    )
+    p.add_argument("--detect-anomaly", action="store_true", help="name the op whose gradient first holds nan or inf")
     p.add_argument("--trace", action="store_true", help="print each recorded node and each backward step")
     p.add_argument("--trace-limit", type=int, default=300, metavar="N", help="trace lines to print (default 300)")
     p.add_argument("--debug", action="store_true", help="show the Python traceback of internal errors")
     p.add_argument("--version", action="version", version=f"dg {__version__}")
     return p
+
+
+# Each DG call holds about a dozen Python frames: 100,000 calls deep is about a gigabyte of them.
+MAX_DEPTH = 100_000
+
+
+def depth(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_DEPTH:
+        raise argparse.ArgumentTypeError(f"at most {MAX_DEPTH}, not {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
 
 
 def parse_parser() -> argparse.ArgumentParser:
@@ -119,10 +173,26 @@ def dispatch(argv: list[str]) -> int:
 
 def new_session(args: argparse.Namespace) -> Session:
     from .debugger import Debugger  # imported here so `dg --help` starts fast
+    from .limits import Limits
     from .session import Session
 
     folder = Path(args.file).resolve().parent if args.file not in (None, "-") else Path.cwd()
-    session = Session(base_dir=folder, max_depth=args.max_depth)
+    max_output = getattr(args, "max_output", DEFAULT_MAX_OUTPUT)
+    limits = Limits(
+        max_steps=getattr(args, "max_steps", None),
+        timeout=getattr(args, "timeout", None),
+        max_output=max_output if max_output and max_output > 0 else None,
+    )
+    missing = [d for d in getattr(args, "allow_path", []) if not Path(d).is_dir()]
+    if missing:
+        parser().error(f"--allow-path {missing[0]}: no such folder")
+    session = Session(
+        base_dir=folder,
+        max_depth=args.max_depth,
+        limits=limits,
+        allowed_dirs=getattr(args, "allow_path", []),
+        detect_anomaly=getattr(args, "detect_anomaly", False),
+    )
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
         session.debugger = Debugger(None if sys.stdin.isatty() else stdin_lines())
@@ -165,7 +235,7 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
         return EXIT_NOINPUT
     text, name = program
     try:
-        session.run(text, name)
+        session.run(text, name, cached=path != "-")
     except DGError as e:
         report(e, debug)
         if e.kind == "KeyboardInterrupt":

@@ -12,6 +12,7 @@ at that moment; outer nodes let an already-located error pass untouched.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -21,9 +22,11 @@ from autograd import Tensor
 from autograd.tensor import recording, type_name
 
 from . import ast
+from .anomaly import AnomalyMode
 from .attributes import find_method, get_attribute, set_attribute
 from .errors import CallFrame, DGError, located
-from .operators import AUGMENTED, BINARY, COMPARE, UNARY, get_item, set_item
+from .limits import interruption, steps_message
+from .operators import AUGMENTED, BINARY, COMPARE, MAX_SEQUENCE, UNARY, get_item, set_item
 from .runtime import (
     BREAK,
     CONTINUE,
@@ -87,8 +90,9 @@ class Compiler:
             for step in compiled:
                 try:
                     signal = step(env)
-                except KeyboardInterrupt:
-                    raise DGError("KeyboardInterrupt", "interrupted", spans[id(step)], frames=tuple(frames)) from None
+                except KeyboardInterrupt as e:  # Ctrl-C, or the --timeout timer
+                    kind, message, help = interruption(e)
+                    raise DGError(kind, message, spans[id(step)], help=help, frames=tuple(frames)) from None
                 if signal is not None:
                     return signal
             return None
@@ -109,6 +113,27 @@ class Compiler:
         finally:
             self.branches = outer
 
+    def counted(self, body: Callable[[Env], Any], span: Span | None) -> Callable[[Env], Any]:
+        """`body`, counting a step each time it runs when the session has a step limit (--max-steps).
+
+        Loop bodies, comprehension items and function bodies are counted; without a limit this
+        returns `body` itself, so programs pay nothing. A function body (span None) blames its call."""
+        limit = self.session.limits.max_steps
+        if limit is None:
+            return body
+        session, frames = self.session, self.frames
+        message, help = steps_message(limit)
+
+        def run(env: Env) -> Any:
+            session.steps += 1
+            if session.steps > limit:
+                if span is not None:
+                    raise DGError("LimitError", message, span, help=help, frames=tuple(frames))
+                raise DGError("LimitError", message, frames[-1].call_site, help=help, frames=tuple(frames[:-1]))
+            return body(env)
+
+        return run
+
     def in_scope(self, scope: Scope, compile: Callable[[], Any]) -> Any:
         outer, self.scope = self.scope, scope
         try:
@@ -128,7 +153,7 @@ class Compiler:
             return call_python(f.name, f.fn, args, kwargs)
         if type(f) is BoundMethod:
             return call_python(f.name, f.fn, [f.obj, *args], kwargs, method=True)
-        if type(f) is GradMode and not args and not kwargs:
+        if type(f) in CONTEXTS and not args and not kwargs:
             return f  # `with no_grad():` reads like PyTorch
         raise DGError("TypeError", f"{type_name(f)} is not callable")
 
@@ -153,6 +178,8 @@ class Compiler:
             recording.call = caller
         return signal.value if signal is not None else None
 
+
+CONTEXTS = (GradMode, AnomalyMode)  # what `with` accepts
 
 # ---- the cases: one compile function per AST node -------------------------------------------
 STATEMENTS: dict[type, Callable[[Compiler, Any], Exec]] = {}
@@ -242,8 +269,9 @@ def list_comprehension(c: Compiler, node: ast.ListComprehension) -> Eval:
     """[element for x in iterable if condition], with x in a scope of its own."""
     iterable = c.expr(node.iterable)
     scope = Scope("comprehension", frozenset(node.targets))
-    element = c.in_scope(scope, lambda: c.expr(node.element))
+    element = c.counted(c.in_scope(scope, lambda: c.expr(node.element)), node.span)
     condition = c.in_scope(scope, lambda: c.expr(node.condition)) if node.condition else None
+    condition_span = node.condition.span if node.condition else node.span
     bind = unpacker(node.targets)
     span = node.iterable.span
     site = c.site(span)
@@ -257,7 +285,7 @@ def list_comprehension(c: Compiler, node: ast.ListComprehension) -> Eval:
         out = []
         for value in values:
             bind(inner.vars, value, span, c)
-            if condition is None or condition(inner):
+            if condition is None or truth(condition(inner), condition_span, c):
                 out.append(element(inner))
         return out
 
@@ -279,9 +307,14 @@ def fstring(c: Compiler, node: ast.FString) -> Eval:
                 out.append(format_value(value(env), spec))
             except Exception as e:
                 raise c.fail(e, span) from None
+        if sum(map(len, out)) > MAX_SEQUENCE:  # f"{s}{s}" in a loop doubles a string each time
+            raise c.fail(DGError("ValueError", f"that would make a string longer than {MAX_SEQUENCE:,} items"), span)
         return "".join(out)
 
     return run
+
+
+FORMAT_NUMBER = re.compile(r"\d+")
 
 
 def format_value(value: Any, spec: str) -> str:
@@ -298,6 +331,10 @@ def format_value(value: Any, spec: str) -> str:
         value = value.item()
     if not isinstance(value, int | float | str):
         raise DGError("TypeError", f"a format like ':{spec}' applies to numbers and strings, not {type_name(value)}")
+    if any(len(n) > 4 for n in FORMAT_NUMBER.findall(spec)):  # `{x:1000000000}` would build a gigabyte of spaces
+        raise DGError(
+            "ValueError", f"the format ':{spec}' asks for too wide a field", help="widths and precisions go up to 9999"
+        )
     try:
         return format(value, spec)
     except ValueError as e:
@@ -763,7 +800,7 @@ def if_(c: Compiler, node: ast.If) -> Exec:
 @statement(ast.While)
 def while_(c: Compiler, node: ast.While) -> Exec:
     cond, span = c.expr(node.condition), node.condition.span
-    body = c.in_scope(loop_scope(c), lambda: c.block(node.body))
+    body = c.counted(c.in_scope(loop_scope(c), lambda: c.block(node.body)), node.span)
 
     def run(env: Env) -> Any:
         while truth(cond(env), span, c):
@@ -783,7 +820,7 @@ def for_(c: Compiler, node: ast.For) -> Exec:
     iterable, span = c.expr(node.iterable), node.iterable.span
     site = c.site(span)
     bind = unpacker(node.targets)
-    body = c.in_scope(loop_scope(c), lambda: c.block(node.body))
+    body = c.counted(c.in_scope(loop_scope(c), lambda: c.block(node.body)), node.span)
 
     def run(env: Env) -> Any:
         try:
@@ -814,7 +851,7 @@ def function_def(c: Compiler, node: ast.FunctionDef) -> Exec:
     defaults = [(c.expr(p.default) if p.default is not None else None) for p in node.params]
     scope = Scope("function", frozenset(params) | assigned_names(node.body))
     outer, c.branches = c.branches, ()  # an `if` around a `def` is not running when the function is
-    body = c.in_scope(scope, lambda: c.block(node.body))
+    body = c.counted(c.in_scope(scope, lambda: c.block(node.body)), None)
     c.branches = outer
     name, span = node.name, node.span
 
@@ -827,15 +864,25 @@ def function_def(c: Compiler, node: ast.FunctionDef) -> Exec:
 
 @statement(ast.With)
 def with_(c: Compiler, node: ast.With) -> Exec:
-    """with no_grad: ... — recording off for the block, restored however the block ends."""
+    """with no_grad: ... — recording off for the block, restored however the block ends
+    (and `with detect_anomaly:`, which checks each backward step inside it for nan and inf)."""
     context, span = c.expr(node.context), node.context.span
     inner = replace(c.scope, in_no_grad=c.scope.in_no_grad or names_no_grad(node.context))
     body = c.in_scope(inner, lambda: c.block(node.body))
 
     def run(env: Env) -> Any:
         mode = context(env)
+        if type(mode) is AnomalyMode:
+            hook = mode.enter()
+            try:
+                return body(env)
+            finally:
+                mode.exit(hook)
         if type(mode) is not GradMode:
-            raise c.fail(DGError("TypeError", f"'with' needs no_grad or enable_grad, not {type_name(mode)}"), span)
+            raise c.fail(
+                DGError("TypeError", f"'with' needs no_grad, enable_grad or detect_anomaly, not {type_name(mode)}"),
+                span,
+            )
         previous = ag.set_grad_enabled(mode.enabled)
         try:
             return body(env)

@@ -104,7 +104,7 @@ def collect(root: Tensor, limit: int = MAX_NODES) -> Graph:
                 pending.append(inp)
             if id(inp) in numbers:
                 node.inputs.append(numbers[id(inp)])
-    steps = {id(t): (i + 1, g) for i, (t, g) in enumerate(recording.last_backward or ())}
+    steps = {id(t): (i + 1, g) for i, (t, g) in enumerate(recording.last_backward or ())}  # None: no grad kept
     if id(root) not in steps:
         steps = {}  # the last grad ran over another graph: its steps would mislead here
     for node in nodes.values():

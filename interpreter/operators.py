@@ -17,7 +17,12 @@ from autograd.tensor import type_name
 from .errors import DGError
 
 MAX_SEQUENCE = 10_000_000  # longest list or string an operator may build
-MAX_INT_BITS = 100_000  # largest integer result (about 30,000 digits)
+# Largest integer result: about 4,200 digits, so every int DG makes can also be printed
+# (Python refuses to turn ints of more than 4,300 digits into text).
+MAX_INT_BITS = 14_000
+MAX_NESTING = 1_000  # deepest list inside list that == and < compare (Python's C code would overflow the stack)
+SEQUENCES = (list, tuple)
+SEQUENCE_TYPES = (list, str, tuple)
 
 Operator = Callable[[Any, Any], Any]
 
@@ -48,7 +53,13 @@ def _checked(symbol: str, fn: Operator) -> Operator:
 
 
 def _repeat_guard(a: Any, b: Any) -> None:
-    """`[0] * n` and `"ab" * n` may not build something enormous."""
+    """`[0] * n` and `"ab" * n` may not build something enormous, nor `x * x` an enormous int."""
+    if type(a) is int and type(b) is int:
+        if a.bit_length() + b.bit_length() > MAX_INT_BITS:
+            raise DGError(
+                "OverflowError", f"the product would be an integer of more than {MAX_INT_BITS:,} bits", help=FLOAT_HINT
+            )
+        return
     seq, n = (a, b) if isinstance(a, list | tuple | str) else (b, a)
     if isinstance(seq, list | tuple | str) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
         raise DGError(
@@ -57,10 +68,24 @@ def _repeat_guard(a: Any, b: Any) -> None:
         )
 
 
+FLOAT_HINT = "use a float (2.0 ** n) for an approximate value"
+
+
 def multiply(a: Any, b: Any) -> Any:
     if type(a) is not Tensor and type(b) is not Tensor:
         _repeat_guard(a, b)
     return _mul(a, b)
+
+
+def multiply_in_place(a: Any, b: Any) -> Any:
+    if type(a) is not Tensor and type(b) is not Tensor:
+        _repeat_guard(a, b)
+    try:
+        return operator.imul(a, b)
+    except TypeError:
+        raise _type_error("*", a, b) from None
+    except OverflowError:
+        raise DGError("OverflowError", "the result of '*' is too large for a float") from None
 
 
 def power(a: Any, b: Any) -> Any:
@@ -68,9 +93,13 @@ def power(a: Any, b: Any) -> Any:
         raise DGError(
             "OverflowError",
             f"{a} ** {b} is too large an integer",
-            help="use a float (2.0 ** n) for an approximate value",
+            help=FLOAT_HINT,
         )
     return _pow(a, b)
+
+
+def power_in_place(a: Any, b: Any) -> Any:
+    return power(a, b) if type(a) is int else _ipow(a, b)
 
 
 def add(a: Any, b: Any) -> Any:
@@ -79,21 +108,42 @@ def add(a: Any, b: Any) -> Any:
     return _add(a, b)
 
 
+def add_in_place(a: Any, b: Any) -> Any:
+    """`x += y`; a list grows in place, so it is checked like `x + y`."""
+    if type(a) in SEQUENCE_TYPES and type(b) in (list, str, tuple, range) and len(a) + len(b) > MAX_SEQUENCE:
+        raise DGError("ValueError", f"that would make a {type_name(a)} longer than {MAX_SEQUENCE:,} items")
+    try:
+        return operator.iadd(a, b)
+    except TypeError:
+        raise _type_error("+", a, b) from None
+    except OverflowError:
+        raise DGError("OverflowError", "the result of '+' is too large for a float") from None
+
+
 _add = _checked("+", operator.add)
 _mul = _checked("*", operator.mul)
 _pow = _checked("**", operator.pow)
+_ipow = _checked("**", operator.ipow)
 
 
-def _tensors_to_engine(engine_op: Operator, other: Operator, numbers: Operator | None = None) -> Operator:
+def _tensors_to_engine(
+    engine_op: Operator, other: Operator, numbers: Operator | None = None, two_ints: bool = True
+) -> Operator:
     """With a tensor on either side, call the engine's op directly (its errors are already DG's);
-    with two plain numbers, Python's own operator, if given; anything else takes the checked path.
+    with two plain numbers, Python's own operator, if given (and, unless `two_ints`, only when one
+    is a float: an int product must pass the size guard); anything else takes the checked path.
     This is the innermost loop of every program: each call saved here is a few percent."""
 
     def apply(a: Any, b: Any) -> Any:
         ta, tb = type(a), type(b)
         if ta is Tensor or tb is Tensor:
             return engine_op(a, b)
-        if numbers is not None and (ta is float or ta is int) and (tb is float or tb is int):
+        if (
+            numbers is not None
+            and (ta is float or ta is int)
+            and (tb is float or tb is int)
+            and (two_ints or ta is float or tb is float)
+        ):
             try:
                 return numbers(a, b)
             except OverflowError:  # a huge int meeting a float: let the checked path say so
@@ -106,7 +156,7 @@ def _tensors_to_engine(engine_op: Operator, other: Operator, numbers: Operator |
 BINARY: dict[str, Operator] = {
     "+": _tensors_to_engine(ag.add, add, operator.add),
     "-": _tensors_to_engine(ag.sub, _checked("-", operator.sub), operator.sub),
-    "*": _tensors_to_engine(ag.mul, multiply, operator.mul),
+    "*": _tensors_to_engine(ag.mul, multiply, operator.mul, two_ints=False),
     "/": _tensors_to_engine(ag.div, _checked("/", operator.truediv)),
     "//": _tensors_to_engine(ag.floordiv, _checked("//", operator.floordiv)),
     "%": _tensors_to_engine(ag.mod, _checked("%", operator.mod)),
@@ -116,13 +166,13 @@ BINARY: dict[str, Operator] = {
 
 # `x += y`: tensors update in place inside no_grad (see autograd.arithmetic); numbers rebind.
 AUGMENTED: dict[str, Operator] = {
-    "+": _checked("+", operator.iadd),
+    "+": add_in_place,
     "-": _checked("-", operator.isub),
-    "*": _checked("*", operator.imul),
+    "*": multiply_in_place,
     "/": _checked("/", operator.itruediv),
     "//": _checked("//", operator.ifloordiv),
     "%": _checked("%", operator.imod),
-    "**": _checked("**", operator.ipow),
+    "**": power_in_place,
     "@": _checked("@", operator.imatmul),
 }
 
@@ -149,19 +199,77 @@ def _contains(a: Any, b: Any) -> bool:
         raise DGError("TypeError", f"'in' needs a list, tuple, string or range on its right, not {type_name(b)}")
     if isinstance(b, str) and not isinstance(a, str):
         raise DGError("TypeError", f"'in <string>' needs a string on its left, not {type_name(a)}")
-    return any(_same(a, item) for item in b) if not isinstance(b, str | range) else a in b
+    if isinstance(b, range):  # answered without a walk: Python would scan a huge range for a float
+        if isinstance(a, float) and a.is_integer():
+            a = int(a)
+        return type(a) in (int, bool) and a in b
+    return a in b if isinstance(b, str) else any(_same(a, item) for item in b)
 
 
 def _same(a: Any, b: Any) -> bool:
     """`==` for membership tests: a tensor is only ever the same as itself."""
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return a is b
-    return bool(a == b)
+    return bool(equal(a, b))
+
+
+# ---- comparing lists and tuples ---------------------------------------------------------------
+# Python compares nested lists in C, one C stack frame per level; with the deep recursion limit
+# DG sets for its own calls, a list that contains itself would crash the process instead of
+# raising. So DG compares lists itself, with a depth limit, as Python would element by element.
+def equal(a: Any, b: Any) -> Any:
+    """`a == b`; lists and tuples are compared by `sequences_equal`."""
+    if type(a) in SEQUENCES and type(b) in SEQUENCES:
+        return sequences_equal(a, b, 0)
+    return a == b
+
+
+def not_equal(a: Any, b: Any) -> Any:
+    if type(a) in SEQUENCES and type(b) in SEQUENCES:
+        return not sequences_equal(a, b, 0)
+    return a != b
+
+
+def sequences_equal(a: Any, b: Any, depth: int) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b) or len(a) != len(b):
+        return False
+    if depth > MAX_NESTING:
+        raise _too_deep()
+    for x, y in zip(a, b, strict=True):
+        if x is y:
+            continue
+        same = sequences_equal(x, y, depth + 1) if type(x) in SEQUENCES and type(y) in SEQUENCES else x == y
+        if not same:  # `not` asks a one-element tensor for its truth, as Python's list == does
+            return False
+    return True
+
+
+def sequences_less(a: Any, b: Any, or_equal: bool, depth: int) -> bool:
+    """Lexicographic `a < b` (or `<=`) for two lists or two tuples."""
+    if type(a) is not type(b):
+        raise TypeError  # reported by the caller as "cannot compare list and tuple"
+    if depth > MAX_NESTING:
+        raise _too_deep()
+    for x, y in zip(a, b, strict=False):
+        same = sequences_equal(x, y, depth + 1) if type(x) in SEQUENCES and type(y) in SEQUENCES else x is y or x == y
+        if not same:
+            if type(x) in SEQUENCES and type(y) in SEQUENCES:
+                return sequences_less(x, y, False, depth + 1)
+            return bool(x < y)
+    return len(a) <= len(b) if or_equal else len(a) < len(b)
+
+
+def _too_deep() -> DGError:
+    return DGError("RecursionError", f"these lists are nested more than {MAX_NESTING:,} deep (or contain themselves)")
 
 
 def _ordered(symbol: str, fn: Operator) -> Operator:
     def compare(a: Any, b: Any) -> Any:
         try:
+            if type(a) in SEQUENCES and type(b) in SEQUENCES:
+                return _compare_sequences(symbol, a, b)
             return fn(a, b)
         except TypeError:
             raise DGError("TypeError", f"cannot compare {type_name(a)} and {type_name(b)} with '{symbol}'") from None
@@ -169,9 +277,19 @@ def _ordered(symbol: str, fn: Operator) -> Operator:
     return compare
 
 
+def _compare_sequences(symbol: str, a: Any, b: Any) -> bool:
+    if symbol == "<":
+        return sequences_less(a, b, False, 0)
+    if symbol == "<=":
+        return sequences_less(a, b, True, 0)
+    if symbol == ">":
+        return sequences_less(b, a, False, 0)
+    return sequences_less(b, a, True, 0)
+
+
 COMPARE: dict[str, Operator] = {
-    "==": operator.eq,
-    "!=": operator.ne,
+    "==": equal,
+    "!=": not_equal,
     "<": _ordered("<", operator.lt),
     "<=": _ordered("<=", operator.le),
     ">": _ordered(">", operator.gt),

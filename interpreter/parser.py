@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from lark import Lark, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.indenter import DedentError, PythonIndenter
 from lark.lexer import PatternStr
 
@@ -111,12 +111,41 @@ def parse(source: Source) -> ast.Module:
         tree = _lark.parse(text, start="start")
     except (UnexpectedInput, SyntaxProblem) as e:
         raise syntax_error(e, source) from None
-    return build(ASTBuilder(source), tree)
+    try:
+        return build(ASTBuilder(source), tree)
+    except RecursionError:
+        raise too_deeply_nested(tree, source) from None
+
+
+def parse_tree(source: Source) -> Tree:
+    """lark's parse tree of a program already known to parse."""
+    return _lark.parse(source.text if source.text.endswith("\n") else source.text + "\n", start="start")
 
 
 def build(builder: object, tree: object) -> ast.Module:
     """Run the AST builder over a parse tree (its rule methods raise located DGErrors)."""
     return builder.transform(tree)  # type: ignore[attr-defined]
+
+
+def too_deeply_nested(tree: Tree, source: Source) -> DGError:
+    """The error for a program nested deeper than the (recursive) AST builder and compiler can go:
+    10,000 unary minuses, a sum of 100,000 terms, 1,000 nested blocks. Located at the deepest point,
+    found by a walk that needs no recursion itself."""
+    deepest, where = 0, tree
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest and getattr(node.meta, "line", None) is not None:
+            deepest, where = depth, node
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+    line, column = getattr(where.meta, "line", 1), getattr(where.meta, "column", 1)
+    return DGError(
+        "SyntaxError",
+        "this is nested too deeply for DG",
+        _point(source, line, column),
+        help="DG can follow a few hundred levels of nested brackets, operators and blocks; "
+        "split this into smaller expressions, variables or functions",
+    )
 
 
 def parse_expression(text: str, source: Source, line: int, column: int) -> ast.Expr:

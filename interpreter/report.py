@@ -16,6 +16,7 @@ from .errors import CallFrame, DGError
 from .source import Span
 
 SHOWN_FRAMES = 12  # a runaway recursion shows its first and last few calls, not ten thousand
+MAX_SHOWN_LINE = 100  # longer source lines are cut around the caret
 
 
 def format_error(error: DGError) -> str:
@@ -47,6 +48,12 @@ def snippet(span: Span) -> list[str]:
     else:
         end = len(line.rstrip())
     width = max(1, end - start)
+    if len(line) > MAX_SHOWN_LINE:  # a generated line of 100,000 characters: show the part around the caret
+        left = max(0, start - MAX_SHOWN_LINE // 2)
+        right = left + MAX_SHOWN_LINE
+        line = ("..." if left else "") + line[left:right] + ("..." if right < len(line) else "")
+        start = start - left + (3 if left else 0)
+        width = min(width, MAX_SHOWN_LINE - (start - (3 if left else 0)))
     pad = " " * gutter_width(span)
     return [
         f"{pad}|",
@@ -60,9 +67,9 @@ def call_stack(frames: tuple[CallFrame, ...], span: Span | None) -> list[str]:
     rows: list[tuple[str, str, str]] = []
     callers = ["<program>"] + [f.function for f in frames]
     for frame, caller in zip(frames, callers, strict=False):
-        rows.append((str(frame.call_site), caller, frame.call_site.source.line(frame.call_site.line).strip()))
+        rows.append((str(frame.call_site), caller, code_line(frame.call_site)))
     if span is not None:
-        rows.append((str(span), callers[-1], span.source.line(span.line).strip()))
+        rows.append((str(span), callers[-1], code_line(span)))
     rows = collapse_repeats(rows)
     if len(rows) > SHOWN_FRAMES:
         half = SHOWN_FRAMES // 2
@@ -73,6 +80,11 @@ def call_stack(frames: tuple[CallFrame, ...], span: Span | None) -> list[str]:
     out = ["DG call stack (innermost last):"]
     out.extend(f"  {w:<{where}}  {f:<{who}}  {code}".rstrip() for w, f, code in rows)
     return out
+
+
+def code_line(span: Span) -> str:
+    code = span.source.line(span.line).strip()
+    return code if len(code) <= MAX_SHOWN_LINE else code[:MAX_SHOWN_LINE] + "..."
 
 
 def collapse_repeats(rows: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:

@@ -145,16 +145,47 @@ def rows(t: Tensor, site: Site | None) -> Iterator[Tensor]:
         yield t[i]
 
 
+MAX_TEXT = 10_000_000  # longest text show() builds: a list repeated inside itself could be astronomically long
+
+
 def show(value: Any) -> str:
     """A value as the REPL echoes it and as it appears inside lists: strings quoted."""
     if value is True or value is False or value is None:
         return str(value)
-    if type(value) is list:
-        return "[" + ", ".join(show(v) for v in value) + "]"
-    if type(value) is tuple:
-        inner = ", ".join(show(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    return repr(value)
+    if type(value) is list or type(value) is tuple:
+        parts: list[str] = []
+        _show_into(parts, value, set(), [0])
+        return "".join(parts)
+    try:
+        return repr(value)
+    except ValueError:  # Python will not write ints of more than 4,300 digits
+        raise DGError("ValueError", "this number is too long to show") from None
+
+
+def _show_into(parts: list[str], value: Any, open_: set[int], length: list[int]) -> None:
+    """Append the text of a list or tuple to `parts`; a list inside itself shows as [...], as in Python.
+
+    The walk recurses in Python (never through C), so a list nested 100,000 deep raises a
+    RecursionError the evaluator reports, instead of overflowing the C stack."""
+    if id(value) in open_:
+        parts.append("[...]" if type(value) is list else "(...)")
+        return
+    open_.add(id(value))
+    parts.append("[" if type(value) is list else "(")
+    for i, item in enumerate(value):
+        if i:
+            parts.append(", ")
+        nested = type(item) is list or type(item) is tuple
+        text = "" if nested else show(item)
+        length[0] += len(text) + 2
+        if length[0] > MAX_TEXT:
+            raise DGError("ValueError", f"this value is too long to show (more than {MAX_TEXT:,} characters)")
+        if nested:
+            _show_into(parts, item, open_, length)
+        else:
+            parts.append(text)
+    parts.append("]" if type(value) is list else (",)" if len(value) == 1 else ")"))
+    open_.discard(id(value))
 
 
 def text(value: Any) -> str:

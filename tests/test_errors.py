@@ -2,7 +2,8 @@
 exactly what DG must print for it.
 
 To add one, drop in NAME.dg and run `DG_UPDATE_GOLDEN=1 uv run pytest tests/test_errors.py`,
-then read the new NAME.err: it is the message students will see, so make it a good one.
+then read the new NAME.err: it is the message students will see, so make it a good one. A case
+that needs command-line options names them on its first line: `# dg --max-steps 1000`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +21,6 @@ import pytest
 from interpreter import cli
 from interpreter.errors import DGError
 from interpreter.report import format_error
-from interpreter.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = Path(__file__).resolve().parent / "errors"
@@ -28,8 +29,15 @@ UPDATE = os.environ.get("DG_UPDATE_GOLDEN") == "1"
 HEADER = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<kind>\w+): (?P<message>.+)$")
 
 
+def options(path: Path) -> list[str]:
+    """Command-line options a case needs, from a first line like `# dg --max-steps 1000`."""
+    first = path.read_text().split("\n", 1)[0]
+    return shlex.split(first[len("# dg ") :]) if first.startswith("# dg ") else []
+
+
 def error_for(path: Path) -> DGError:
-    session = Session(out=io.StringIO(), base_dir=path.parent)
+    session = cli.new_session(cli.parser().parse_args([*options(path), str(path)]))
+    session.out = io.StringIO()
     with pytest.raises(DGError) as caught:
         session.run(path.read_text(), path.name)
     return caught.value
@@ -70,6 +78,7 @@ def test_message_is_located_and_kind_matches_name(path: Path) -> None:
         "assertion": {"AssertionError"},
         "file": {"FileError"},
         "overflow": {"OverflowError"},
+        "limit": {"LimitError"},
     }.get(prefix)
     if expected:
         assert error.kind in expected
@@ -83,7 +92,7 @@ def test_errors_inside_functions_show_the_call_stack() -> None:
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_cli_exit_code_and_no_traceback(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = cli.main([str(path)])
+    code = cli.main([*options(path), str(path)])
     out, err = capsys.readouterr()
     assert "Traceback" not in err + out
     assert err.startswith(f"{path}:")
