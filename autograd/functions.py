@@ -135,7 +135,8 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
     cond = np.asarray(lift(condition).data, dtype=bool)
     a, b = lift(a), lift(b)
     try:
-        limits.check_shape(np.broadcast_shapes(cond.shape, a.shape, b.shape), "the result of where()")
+        if cond.size * a.size * b.size > limits.max_elements:  # only then can the result be too large
+            limits.check_shape(np.broadcast_shapes(cond.shape, a.shape, b.shape), "the result of where()")
         data = np.where(cond, a.data, b.data)
     except ValueError:
         raise ShapeError(f"where: cannot broadcast shapes {cond.shape}, {a.shape} and {b.shape}") from None
