@@ -369,6 +369,7 @@ DEEP = "x = []\nfor i in range(300000):\n    x = [x]\n"  # a list nested deeper 
         (DEEP + "print(1, 2, sep=x)", "RecursionError"),
         (DEEP + "print(1, end=x)", "RecursionError"),
         (DEEP + "moons(x)", "ValueError"),
+        (DEEP + "assert False, x", "RecursionError"),
         (DEEP + "tensor(1.0, dtype=x)", "ValueError"),
         (DEEP + "y = tensor(1.0, requires_grad=True)\ngrad y with x", "ValueError"),
     ],
