@@ -75,8 +75,9 @@ def _check_size(shape: tuple[int, ...]) -> None:
 
 def tensor(data: Any, requires_grad: bool = False, dtype: str | None = None) -> Tensor:
     """A new leaf from numbers, nested lists, or another tensor (its values, not its history)."""
-    if dtype is not None and dtype not in DTYPES:
-        raise TensorValueError(f"dtype must be one of {', '.join(DTYPES)}, not {dtype!r}")
+    if dtype is not None and (not isinstance(dtype, str) or dtype not in DTYPES):
+        given = repr(dtype) if isinstance(dtype, str) else type_name(dtype)
+        raise TensorValueError(f"dtype must be one of {', '.join(DTYPES)}, not {given}")
     if dtype is None:
         keep = isinstance(data, Tensor) and data.dtype != "float"
         dtype = data.dtype if keep else "float"

@@ -6,13 +6,14 @@ import numpy as np
 
 from . import limits
 from .errors import TensorValueError
-from .tensor import Tensor
+from .tensor import Tensor, type_name
 
 
 def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[Tensor, Tensor]:
     """Two interleaving half circles: X of shape (n, 2) and labels y of shape (n,), 0.0 or 1.0."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
-        raise TensorValueError(f"moons needs an int n of at least 2, got {n!r}")
+        got = n if isinstance(n, int) else type_name(n)  # never repr() a program's value: it may be nested 100,000 deep
+        raise TensorValueError(f"moons needs an int n of at least 2, got {got}")
     limits.check_shape((n, 2), f"moons({n})")
     rng = np.random.default_rng(int(seed))
     n_top = n // 2

@@ -37,7 +37,8 @@ def make_builtins(session: Session) -> dict[str, Any]:
 
     # ---- output and conversions --------------------------------------------------------
     def print_(*values: Any, sep: str = " ", end: str = "\n") -> None:
-        session.write(str(sep).join(text(v) for v in values) + str(end))
+        # text(), not str(): Python's str of a list nested 100,000 deep would overflow the C stack
+        session.write(text(sep).join(text(v) for v in values) + text(end))
 
     builtin(print_, "print")
     for fn in (

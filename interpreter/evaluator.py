@@ -572,7 +572,10 @@ def expr_stmt(c: Compiler, node: ast.ExprStmt) -> Exec:
         def echoed(env: Env) -> None:
             result = value(env)
             if result is not None:
-                show(result)
+                try:
+                    show(result)
+                except Exception as e:
+                    raise c.fail(e, node.span) from None
 
         return echoed
 
@@ -771,7 +774,10 @@ def assert_(c: Compiler, node: ast.Assert) -> Exec:
 
     def run(env: Env) -> None:
         if not truth(test(env), span, c):
-            text_ = text(message(env)) if message is not None else "assertion failed"
+            try:
+                text_ = text(message(env)) if message is not None else "assertion failed"
+            except Exception as e:  # the message cannot be shown (a list nested too deeply)
+                raise c.fail(e, span) from None
             raise c.fail(DGError("AssertionError", text_), span)
 
     return run

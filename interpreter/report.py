@@ -17,14 +17,13 @@ from .source import Span
 
 SHOWN_FRAMES = 12  # a runaway recursion shows its first and last few calls, not ten thousand
 MAX_SHOWN_LINE = 100  # longer source lines are cut around the caret
+MAX_MESSAGE = 500  # a message quoting a program's value (NumPy's do) is cut
 
 
 def format_error(error: DGError) -> str:
     span = error.span
-    if span is None:
-        lines = [f"dg: {error.kind}: {error.message}"]
-    else:
-        lines = [f"{span}: {error.kind}: {error.message}", *snippet(span)]
+    message = error.message if len(error.message) <= MAX_MESSAGE else error.message[:MAX_MESSAGE] + "..."
+    lines = [f"dg: {error.kind}: {message}"] if span is None else [f"{span}: {error.kind}: {message}", *snippet(span)]
     if error.help:
         lines.append(f"{' ' * gutter_width(span)}= help: {error.help}")
     if error.frames:

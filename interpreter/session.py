@@ -173,7 +173,7 @@ class Session:
         self.write(show(value) + "\n")
 
     def data_path(self, path: Any) -> Path:
-        """A data file a program may read: relative, inside the program's folder, no '..'."""
+        """A data file a program may read: a regular file under its folder (or an --allow-path folder)."""
         if not isinstance(path, str):
             raise DGError("TypeError", f"a path is a string, not {type(path).__name__}")
         if "\0" in path:

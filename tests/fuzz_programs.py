@@ -37,7 +37,7 @@ NAME = "fuzz.dg"
 MAX_STEPS = 300
 TIMEOUT = 10.0  # seconds; a case that reaches it counts as a hang
 MAX_ELEMENTS = 200_000
-MAX_DEPTH = 150
+MAX_DEPTH = 10_000  # the default: with it Python's recursion limit is high enough for C code to overflow the stack
 WATCHDOG = 60.0  # CPU seconds for a whole case, parse included, in case the session's own timer misses it
 
 
@@ -88,6 +88,7 @@ def run_case(text: str, base_dir: Path = PROGRAMS, as_cells: bool = False) -> Ou
         max_depth=MAX_DEPTH,
         limits=Limits(max_steps=MAX_STEPS, timeout=TIMEOUT, max_output=100_000),
     )
+    session.globals.vars.update(pathological_values())
     start = time.perf_counter()
     error: DGError | None = None
     with small_memory(), watchdog(WATCHDOG):
@@ -100,9 +101,37 @@ def run_case(text: str, base_dir: Path = PROGRAMS, as_cells: bool = False) -> Ou
             assert autograd.is_grad_enabled(), "grad mode was left off"
         # The session survives: it still runs code and keeps what the program defined.
         session.run("print(1 + 1)", "<after>")
+    session.globals.vars.clear()  # a session is a reference cycle: free what it holds now, not at the next collection
     outcome = Outcome(error, time.perf_counter() - start)
     tally(outcome)
     return outcome
+
+
+DEEP_LEVELS = 130_000  # deeper than the recursion limit DG sets for --max-depth 10000 (121,000 frames)
+_deep: list[list[object]] = []
+
+
+def pathological_values() -> dict[str, object]:
+    """Values a program could build only slowly, given to every case: `deep`, a list nested deeper
+    than any recursion limit (Python's own repr or == of it would overflow the C stack), and
+    `loop`, a list that contains itself. `deep` is built once; a case that changed its top
+    levels (deep[0].pop()) gets it rebuilt."""
+    if not _deep or not _intact(_deep[0]):
+        inner: list[object] = []
+        for _ in range(DEEP_LEVELS):
+            inner = [inner]
+        _deep[:] = [inner]
+    loop: list[object] = [1.5]
+    loop.append(loop)
+    return {"deep": [_deep[0]], "loop": loop}
+
+
+def _intact(inner: list[object], levels: int = 8) -> bool:
+    for _ in range(levels):
+        if type(inner) is not list or len(inner) != 1:
+            return False
+        inner = inner[0]  # type: ignore[assignment]
+    return True
 
 
 def top_level_statements(text: str) -> list[str]:
@@ -156,7 +185,7 @@ m = tensor([[0.5, 1.5], [2.5, -0.5]]); n = 3; xs = [1, 2.5, -3]; s = "abc"; y = 
 def f(a, b=2):
     return a * b
 """
-NAMES = ["x", "w", "m", "n", "xs", "s", "f", "y", "z", "i"]
+NAMES = ["x", "w", "m", "n", "xs", "s", "f", "y", "z", "i", "deep", "loop"]
 ASSIGNABLE = ["y", "z", "n", "xs", "s", "x", "m"]
 LITERALS = [
     "0", "1", "2", "-1", "10", "0.0", "1.5", "-2.5", "1e-3", "1e308", "3 ** 2", "True", "False", "None",

@@ -49,6 +49,7 @@ OVER_THE_LIMIT = {
     "a huge tensor": ("z = zeros(100000, 100000)", {}),
     "a huge list": ("z = [0] * 10 ** 12", {}),
     "a list that contains itself": ("a = [1]\na.append(a)\nb = [1]\nb.append(b)\na == b", {}),
+    "echoing a list nested too deeply": ("d = []\nfor k in range(300000):\n    d = [d]\nd", {}),
     "too many steps": ("while True:\n    pass", {"max_steps": 1000}),
     "too long": ("while True:\n    pass", {"timeout": 0.2}),
     "too much output": ("while True:\n    print(n)", {"max_output": 1000}),

@@ -348,6 +348,9 @@ def test_very_long_lines(text: str) -> None:
 
 
 # ---- values that would overflow the C stack -----------------------------------------------------------
+DEEP = "x = []\nfor i in range(300000):\n    x = [x]\n"  # a list nested deeper than the recursion limit
+
+
 @pytest.mark.parametrize(
     ("text", "kind"),
     [
@@ -357,12 +360,18 @@ def test_very_long_lines(text: str) -> None:
         ("a = [1]\na.append(a)\nb = [1]\nb.append(b)\nprint(a in [b])", "RecursionError"),
         ("a = [1]\na.append(a)\nb = [1]\nb.append(b)\nprint([b].index(a))", "RecursionError"),
         ("x = []\ny = []\nfor i in range(100000):\n    x = [x]\n    y = [y]\nprint(x == y)", "RecursionError"),
-        ("x = []\nfor i in range(300000):\n    x = [x]\nprint(x)", "RecursionError"),
-        ("x = []\nfor i in range(300000):\n    x = [x]\ny = str(x)", "RecursionError"),
+        (DEEP + "print(x)", "RecursionError"),
+        (DEEP + "y = str(x)", "RecursionError"),
         ("x = []\nfor i in range(100000):\n    x = [x]\ny = tensor(x)", "ValueError"),
         ("x = [[0] * 10 ** 6] * 10 ** 6\nprint(x)", "ValueError"),
         ("x = [[[]] * 10 ** 6] * 10 ** 6\ny = str(x)", "ValueError"),
         ("print(7 ** 5000 * 7 ** 5000 * 7 ** 5000)", "OverflowError"),
+        (DEEP + "print(1, 2, sep=x)", "RecursionError"),
+        (DEEP + "print(1, end=x)", "RecursionError"),
+        (DEEP + "moons(x)", "ValueError"),
+        (DEEP + "assert False, x", "RecursionError"),
+        (DEEP + "tensor(1.0, dtype=x)", "ValueError"),
+        (DEEP + "y = tensor(1.0, requires_grad=True)\ngrad y with x", "ValueError"),
     ],
 )
 def test_recursive_structures_fail_without_crashing(text: str, kind: str) -> None:
@@ -387,3 +396,8 @@ def test_text_the_output_cannot_encode_is_written_as_escapes() -> None:
     Session(out=stream).run('print("caf\u00e9 \\ud800")', "escape.dg")
     stream.flush()
     assert raw.getvalue() == b"caf\\xe9 \\ud800\n"
+
+
+def test_a_message_quoting_a_huge_value_is_cut() -> None:
+    error = fails('full(3, "x" * 10 ** 6)')
+    assert len(format_error(error).splitlines()[0]) < 600
