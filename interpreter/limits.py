@@ -58,6 +58,18 @@ class Timer:
         signal.signal(signal.SIGALRM, self.previous)
         self.armed = False
 
+    def pause(self) -> float | None:
+        """Stop the clock (at a breakpoint, where a person takes their time); return what is left."""
+        if not self.armed:
+            return None
+        left = signal.getitimer(signal.ITIMER_REAL)[0]
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return left
+
+    def resume(self, left: float) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
+
     def _ring(self, signum: int, frame: Any) -> None:
         raise OutOfTime(self.seconds)
 

@@ -194,7 +194,11 @@ def text(value: Any) -> str:
 
 
 def show_short(value: Any, limit: int = 40) -> str:
-    s = show(value)
+    """A value cut to `limit` characters, for :vars, signatures and messages; never an error."""
+    try:
+        s = show(value)
+    except (DGError, RecursionError):  # a list nested too deeply to show at all
+        return f"<a {type_name(value)} too deeply nested to show>"
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 

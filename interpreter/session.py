@@ -68,6 +68,7 @@ class Session:
         self.pictures = False
         self.tracer: Tracer | None = None  # `dg --trace`
         self.running = False  # inside the outermost execute (a breakpoint's cells run nested in it)
+        self.timer: Timer | None = None  # `--timeout`, while a run is under way
         self.builtins = Env(make_builtins(self), None)
         self.globals = Env({}, self.builtins)
         np.seterr(all="ignore")  # log(0) is -inf and 0/0 is nan, as in PyTorch, without warnings
@@ -113,7 +114,7 @@ class Session:
             if self.detect_anomaly:
                 anomaly_hook = AnomalyMode().enter()
             if self.limits.timeout is not None:
-                timer = Timer(self.limits.timeout)
+                timer = self.timer = Timer(self.limits.timeout)
                 timer.start()
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, self.max_depth * PYTHON_FRAMES_PER_CALL + 1000))
@@ -134,6 +135,7 @@ class Session:
         finally:
             if timer is not None:
                 timer.stop()
+                self.timer = None
             if outermost:
                 self.running = False
                 if self.detect_anomaly:
@@ -147,7 +149,12 @@ class Session:
     def pause(self, context: CallContext) -> None:
         """`breakpoint()`: hand over to the debugger, if there is one."""
         if self.debugger is not None:
-            self.debugger.pause(self, context)
+            paused = self.timer.pause() if self.timer is not None else None  # time at the prompt is not the program's
+            try:
+                self.debugger.pause(self, context)
+            finally:
+                if paused is not None and self.timer is not None:
+                    self.timer.resume(paused)
 
     # ---- services for builtins ------------------------------------------------------------
     def write(self, text: str) -> None:

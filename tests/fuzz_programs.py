@@ -26,6 +26,8 @@ from autograd import limits as memory
 from interpreter.cli import read_program
 from interpreter.errors import DGError
 from interpreter.limits import Limits
+from interpreter.repl import Outcome as ReplOutcome
+from interpreter.repl import Repl, run_piped
 from interpreter.report import format_error
 from interpreter.session import Session
 
@@ -109,6 +111,26 @@ def run_case(text: str, base_dir: Path = PROGRAMS, as_cells: bool = False) -> Ou
 
 DEEP_LEVELS = 130_000  # deeper than the recursion limit DG sets for --max-depth 10000 (121,000 frames)
 _deep: list[list[object]] = []
+
+
+def run_repl_case(lines: list[str]) -> None:
+    """Feed lines to the REPL as a pipe would: cells are grouped, run and reported; nothing escapes."""
+    err = io.StringIO()
+    session = Session(
+        out=io.StringIO(),
+        base_dir=PROGRAMS,
+        max_depth=MAX_DEPTH,
+        limits=Limits(max_steps=MAX_STEPS, timeout=TIMEOUT, max_output=100_000),
+    )
+    session.globals.vars.update(pathological_values())
+    repl = Repl(session, err=err)
+    with small_memory(), watchdog(WATCHDOG):
+        run_piped(repl, lines)
+        assert autograd.is_grad_enabled(), "grad mode was left off"
+        assert repl.run_cell("print(1 + 1)") is ReplOutcome.OK
+    report = err.getvalue()
+    assert "Traceback" not in report and "InternalError" not in report, report
+    session.globals.vars.clear()
 
 
 def pathological_values() -> dict[str, object]:

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from fuzz_programs import check_unreadable, examples, lesson_files, mutations, programs, run_case
+from fuzz_programs import check_unreadable, examples, lesson_files, mutations, programs, run_case, run_repl_case
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -45,6 +45,23 @@ def test_mutated_lessons_run_or_fail_with_a_located_error(data: st.DataObject) -
             check_unreadable(mutated, Path(folder))
         return
     run_case(text)
+
+
+COMMANDS = [":vars", ":graph x", ":graph deep", ":help", ":where", ":continue", ":reset", ":nothing", ":load", ":graph"]
+
+
+@fuzz_settings(quick=30, long=20_000)
+@given(data=st.data())
+def test_the_repl_reads_any_input(data: st.DataObject) -> None:
+    """Mutated lessons typed into the REPL line by line, with meta-commands among them."""
+    files = lesson_files()
+    if not files:
+        pytest.skip("no lessons in programs/")
+    _lesson, mutated = data.draw(mutations(files), label="mutation")
+    lines = mutated.decode("utf-8", "replace").splitlines(keepends=True)
+    for command in data.draw(st.lists(st.sampled_from(COMMANDS), max_size=3), label="commands"):
+        lines.insert(data.draw(st.integers(0, len(lines)), label="at"), command + "\n")
+    run_repl_case(lines)
 
 
 def test_the_harness_catches_an_escaping_python_exception(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ import io
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -117,14 +118,13 @@ def test_each_repl_cell_gets_the_whole_step_budget() -> None:
 # ---- time --------------------------------------------------------------------------------------------
 def test_timeout_stops_a_program_where_it_is() -> None:
     session, _ = session_with(timeout=0.3)
+    handler = signal.getsignal(signal.SIGALRM)
     error = error_of(session, "x = 1\nwhile True:\n    x = x + 1")
     assert error.kind == "TimeoutError" and "0.3 seconds" in error.message
     assert error.span is not None and error.span.line in (2, 3)
     assert "--timeout" in format_error(error)
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # the timer is off again
-    assert signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None) or callable(
-        signal.getsignal(signal.SIGALRM)
-    )
+    assert signal.getsignal(signal.SIGALRM) == handler  # and the previous handler is back
     session.run("print(x > 1)", "limits.dg")  # the session goes on, with x
 
 
@@ -133,6 +133,19 @@ def test_a_quick_program_is_not_touched_by_the_timeout() -> None:
     session.run("print(sum([i for i in range(1000)]))", "limits.dg")
     assert out.getvalue() == "499500\n"
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_time_at_a_breakpoint_does_not_count() -> None:
+    class SlowReader:  # a person at the (dg) prompt, taking a second
+        def pause(self, session: Session, context: object) -> None:
+            time.sleep(0.6)
+
+    session, out = session_with(timeout=0.4)
+    session.debugger = SlowReader()  # type: ignore[assignment]
+    session.run("breakpoint()\nprint('done')", "limits.dg")
+    assert out.getvalue() == "done\n"
+    error = error_of(session, "breakpoint()\nwhile True:\n    pass")  # the clock runs again after it
+    assert error.kind == "TimeoutError"
 
 
 def test_timeout_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -110,3 +110,13 @@ def test_a_lowered_memory_budget_is_read_at_each_check() -> None:
         memory.max_elements = before
     assert "more than the limit of 10" in err.getvalue()
     assert_intact(repl, out)
+
+
+def test_vars_and_signatures_of_values_too_deep_to_show() -> None:
+    repl, out, err = repl_with()
+    assert repl.run_cell("d = []\nfor k in range(300000):\n    d = [d]\ndef g(a=d):\n    return a\n") is Outcome.OK
+    assert repl.run_cell(":vars") is Outcome.OK
+    assert "d  list" in out.getvalue() and "<a list too deeply nested to show>" in out.getvalue()
+    assert repl.run_cell("g(1, 2, 3)") is Outcome.ERROR  # its help line shows the signature
+    assert "def g(a=<a list too deeply nested to show>)" in err.getvalue()
+    assert_intact(repl, out)
