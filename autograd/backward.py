@@ -120,18 +120,24 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
                 sent = node.backward(g, t)
                 if on_step is not None:
                     on_step(t, g, sent)
+            inputs = node.inputs
+            if len(sent) != len(inputs):
+                raise TypeError(f"the {node.op} rule gave {len(sent)} gradients for {len(inputs)} inputs")
             # Inputs in reverse, so the first input is visited first: backward then walks down the
             # first operand's branch before the second's, the order a student reads the expression.
-            for inp, gi in zip(reversed(node.inputs), reversed(sent), strict=True):
+            for i in range(len(inputs) - 1, -1, -1):
+                inp = inputs[i]
                 if not inp.requires_grad:
                     continue
+                gi = sent[i]
                 if gi is not None:
                     if gi.shape != inp.shape:
                         gi = sum_to(gi, inp.shape)  # undo broadcasting
                     before = grads.get(inp)
                     grads[inp] = gi if before is None else before + gi
-                consumers[inp] -= 1
-                if consumers[inp] == 0:
+                waiting = consumers[inp] - 1
+                consumers[inp] = waiting
+                if not waiting:
                     ready.append(inp)
     finally:
         set_grad_enabled(previous)

@@ -13,13 +13,20 @@ from .tensor import Tensor, type_name
 
 DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_}
 
-_rng = np.random.default_rng()
+_rng: np.random.Generator | None = None  # made on first use: importing numpy.random costs start-up time
 
 
 def seed(n: int) -> None:
     """Make randn/rand reproducible."""
     global _rng
     _rng = np.random.default_rng(int(n))
+
+
+def _generator() -> np.random.Generator:
+    global _rng
+    if _rng is None:
+        _rng = np.random.default_rng()
+    return _rng
 
 
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
@@ -128,14 +135,14 @@ def randn(*shape: Any, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     dims = shape_of(shape)
     _check_size(dims)
-    return _leaf(_rng.standard_normal(dims), requires_grad)
+    return _leaf(_generator().standard_normal(dims), requires_grad)
 
 
 def rand(*shape: Any, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1)."""
     dims = shape_of(shape)
     _check_size(dims)
-    return _leaf(_rng.random(dims), requires_grad)
+    return _leaf(_generator().random(dims), requires_grad)
 
 
 def arange(start: float, stop: float | None = None, step: float = 1, requires_grad: bool = False) -> Tensor:

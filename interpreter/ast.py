@@ -9,52 +9,55 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+# Nodes compare by identity (eq=False): nothing compares trees by value, and generating 36
+# __eq__ methods was a third of the time DG takes to import this module at start-up.
+
 from .source import Span
 
 # ---- expressions -------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Expr:
     span: Span
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Constant(Expr):
     """A number, string, True, False or None written in the program."""
 
     value: Any
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class FString(Expr):
     """f"loss {loss:.4f}": literal text and formatted expressions, in order."""
 
     parts: list[str | FormattedValue]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class FormattedValue:
     expr: Expr
     spec: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Name(Expr):
     name: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class TupleExpr(Expr):
     items: list[Expr]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class ListExpr(Expr):
     items: list[Expr]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class ListComprehension(Expr):
     """[element for targets in iterable if condition]"""
 
@@ -64,20 +67,20 @@ class ListComprehension(Expr):
     condition: Expr | None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Binary(Expr):
     op: str  # + - * / // % @ **
     left: Expr
     right: Expr
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Unary(Expr):
     op: str  # + -
     operand: Expr
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Compare(Expr):
     """a < b <= c: operands and the operators between them."""
 
@@ -85,24 +88,24 @@ class Compare(Expr):
     ops: list[str]  # == != < <= > >= in, "not in"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class And(Expr):
     left: Expr
     right: Expr
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Or(Expr):
     left: Expr
     right: Expr
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Not(Expr):
     operand: Expr
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Conditional(Expr):
     """then if condition else otherwise"""
 
@@ -111,27 +114,27 @@ class Conditional(Expr):
     otherwise: Expr
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Attribute(Expr):
     obj: Expr
     name: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Call(Expr):
     func: Expr
     args: list[Expr]
     kwargs: list[tuple[str, Expr]]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Slice(Expr):
     start: Expr | None
     stop: Expr | None
     step: Expr | None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Index(Expr):
     """obj[items]; several items (x[0, 1:]) index several axes."""
 
@@ -142,50 +145,50 @@ class Index(Expr):
 # ---- statements --------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Stmt:
     span: Span
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Assign(Stmt):
     target: Expr  # Name, TupleExpr of targets, Index or Attribute
     value: Expr
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class AugAssign(Stmt):
     target: Expr  # Name or Index
     op: str  # + - * / // % ** @
     value: Expr
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class ExprStmt(Stmt):
     expr: Expr
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Pass(Stmt):
     pass
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Break(Stmt):
     pass
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Continue(Stmt):
     pass
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Return(Stmt):
     value: Expr | None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Grad(Stmt):
     """grad output [with seed]"""
 
@@ -193,13 +196,13 @@ class Grad(Stmt):
     seed: Expr | None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Assert(Stmt):
     test: Expr
     message: Expr | None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class If(Stmt):
     """if/elif chains become a list of (condition, body) branches plus an optional else body."""
 
@@ -208,40 +211,40 @@ class If(Stmt):
     else_line: int | None = None  # the line of `else:`
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class While(Stmt):
     condition: Expr
     body: list[Stmt]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class For(Stmt):
     targets: list[str]
     iterable: Expr
     body: list[Stmt]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Parameter:
     name: str
     default: Expr | None
     span: Span
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class FunctionDef(Stmt):
     name: str
     params: list[Parameter]
     body: list[Stmt]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class With(Stmt):
     context: Expr
     body: list[Stmt]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Module:
     """A whole program (or one REPL cell)."""
 
