@@ -11,7 +11,6 @@ from typing import Any
 
 # Nodes compare by identity (eq=False): nothing compares trees by value, and generating 36
 # __eq__ methods was a third of the time DG takes to import this module at start-up.
-
 from .source import Span
 
 # ---- expressions -------------------------------------------------------------------------
