@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .source import Span
+
 # Nodes compare by identity (eq=False): nothing compares trees by value, and generating 36
 # __eq__ methods was a third of the time DG takes to import this module at start-up.
-from .source import Span
 
 # ---- expressions -------------------------------------------------------------------------
 
