@@ -2,9 +2,11 @@
 
 `dg FILE` looks here before parsing: when the file has not changed since an earlier run, its AST
 comes back from the cache and lark is never imported (importing lark and building its lexer is
-most of DG's start-up beyond NumPy's). An entry is found by a hash of everything the AST depends
-on: DG's version, the grammar and the code that turns text into the AST, and the program's name
-and text; editing any of them can never bring back a stale tree.
+most of DG's start-up beyond NumPy's). An entry's file name is a checksum of everything the AST
+depends on: DG's version, the grammar and the code that turns text into the AST, and the
+program's name and text (two 32-bit checksums of each). The entry also keeps the name and text,
+and is used only when they are exactly the program's: an edit never brings back a stale tree.
+(zlib's checksums rather than hashlib's: loading OpenSSL would cost a run more than it saves.)
 
 The cache is a folder of pickles in $XDG_CACHE_HOME/dg/ast (normally ~/.cache/dg/ast), written by
 DG itself and read only by DG; `DG_CACHE=off` turns it off. Reading or writing it never fails a
@@ -15,10 +17,9 @@ usual, and a folder that cannot be written is simply not used.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import pickle
-import tempfile
+import zlib
 from pathlib import Path
 
 from . import __version__
@@ -42,12 +43,10 @@ def entry(source: Source) -> Path | None:
     place = folder()
     if place is None:
         return None
-    digest = hashlib.sha256(__version__.encode())
-    for maker in AST_MAKERS:
-        digest.update(maker.read_bytes())
-    digest.update(f"\0{source.name}\0".encode())
-    digest.update(source.text.encode())
-    return place / f"{digest.hexdigest()}.pickle"
+    makers = __version__.encode() + b"".join(maker.read_bytes() for maker in AST_MAKERS)
+    program = f"{source.name}\0{source.text}".encode()
+    checksums = (zlib.crc32(makers), zlib.adler32(makers), zlib.crc32(program), zlib.adler32(program))
+    return place / ("".join(f"{c:08x}" for c in checksums) + ".pickle")
 
 
 def parse(source: Source) -> Module:
@@ -56,14 +55,14 @@ def parse(source: Source) -> Module:
     if path is not None:
         try:
             with path.open("rb") as f:
-                module = pickle.load(f)
-            if isinstance(module, Module):
+                name, text, module = pickle.load(f)
+            if name == source.name and text == source.text and isinstance(module, Module):
                 return module
         except Exception:  # missing, half-written by a crash, or unreadable: parse instead
             pass
     module = parse_now(source)  # a syntax error raises here, so only good programs are kept
     if path is not None:
-        keep(path, module)
+        keep(path, (source.name, source.text, module))
     return module
 
 
@@ -74,8 +73,10 @@ def parse_now(source: Source) -> Module:
     return parse_text(source)
 
 
-def keep(path: Path, module: Module) -> None:
+def keep(path: Path, content: tuple[str, str, Module]) -> None:
     """Write an entry atomically (a run reading it meanwhile sees the whole entry or none)."""
+    import tempfile  # only when writing, which a re-run of an unchanged file never does
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -83,7 +84,7 @@ def keep(path: Path, module: Module) -> None:
         return  # a folder DG may not write: run without the cache
     try:
         with os.fdopen(handle, "wb") as f:
-            pickle.dump(module, f, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(content, f, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temporary, path)
     except Exception:  # a full disk, or a tree nested too deeply for pickle: keep nothing
         with contextlib.suppress(OSError):

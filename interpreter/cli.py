@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -138,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # a bug in DG itself: one line for the user, the traceback on request
         print(f"dg: internal error: {type(e).__name__}: {e} (this is a bug in DG; --debug shows more)", file=sys.stderr)
         if "--debug" in argv:
+            import traceback  # loaded only for DG's developers
+
             traceback.print_exc()
         return EXIT_RUNTIME
 
@@ -253,6 +254,8 @@ def report(error: DGError, debug: bool = False) -> None:
     sys.stdout.flush()
     sys.stderr.write(format_error(error))
     if debug and error.original is not None:
+        import traceback
+
         traceback.print_exception(error.original, file=sys.stderr)
 
 

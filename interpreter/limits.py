@@ -10,7 +10,6 @@ compiles the counting only into programs run with a step limit.
 from __future__ import annotations
 
 import signal
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +44,8 @@ class Timer:
         self.armed = False
 
     def start(self) -> None:
+        import threading  # only with --timeout
+
         if threading.current_thread() is not threading.main_thread():
             return
         self.previous = signal.signal(signal.SIGALRM, self._ring)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -204,5 +203,7 @@ def show_short(value: Any, limit: int = 40) -> str:
 
 def suggest(name: str, candidates: Iterable[str]) -> str | None:
     """`did you mean 'weight'?` for a near miss, or None."""
+    import difflib  # only when there is a mistake to explain, not at every start-up
+
     close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("_")], n=1, cutoff=0.7)
     return f"did you mean '{close[0]}'?" if close else None
