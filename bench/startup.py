@@ -17,9 +17,17 @@ from pathlib import Path
 from measure import BENCH, Result
 
 
+def usual_environment(**changes: str) -> dict[str, str]:
+    """The environment a user's Python runs in: with bytecode caches (some shells and tools set
+    PYTHONDONTWRITEBYTECODE, and then every start compiles every module of NumPy and DG again,
+    which measures Python's compiler rather than start-up)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, **changes}
+
+
 def wall_time(command: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env or usual_environment())
     return time.perf_counter() - start, done.stdout
 
 
@@ -33,12 +41,12 @@ def dg_hello() -> Result:
     """A run of an unchanged file (its syntax tree comes from DG's cache, as Python's bytecode comes
     from __pycache__); the note gives the time with the cache turned off, which every first run pays."""
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "XDG_CACHE_HOME": cache}
+        env = usual_environment(XDG_CACHE_HOME=cache)
         wall_time([*dg_command(), str(BENCH / "hello.dg")], env)  # fills the cache
         seconds, out = wall_time([*dg_command(), str(BENCH / "hello.dg")], env)
     if out != "hello\n":
         raise RuntimeError(f"dg bench/hello.dg printed {out!r}")
-    cold, _ = wall_time([*dg_command(), str(BENCH / "hello.dg")], {**os.environ, "DG_CACHE": "off"})
+    cold, _ = wall_time([*dg_command(), str(BENCH / "hello.dg")], usual_environment(DG_CACHE="off"))
     return Result(seconds, note=f"without the parse cache (a first run, or DG_CACHE=off): {cold * 1000:.0f} ms")
 
 
