@@ -80,12 +80,7 @@ def multiply(a: Any, b: Any) -> Any:
 def multiply_in_place(a: Any, b: Any) -> Any:
     if type(a) is not Tensor and type(b) is not Tensor:
         _repeat_guard(a, b)
-    try:
-        return operator.imul(a, b)
-    except TypeError:
-        raise _type_error("*", a, b) from None
-    except OverflowError:
-        raise DGError("OverflowError", "the result of '*' is too large for a float") from None
+    return _imul(a, b)
 
 
 def power(a: Any, b: Any) -> Any:
@@ -112,17 +107,14 @@ def add_in_place(a: Any, b: Any) -> Any:
     """`x += y`; a list grows in place, so it is checked like `x + y`."""
     if type(a) in SEQUENCE_TYPES and type(b) in (list, str, tuple, range) and len(a) + len(b) > MAX_SEQUENCE:
         raise DGError("ValueError", f"that would make a {type_name(a)} longer than {MAX_SEQUENCE:,} items")
-    try:
-        return operator.iadd(a, b)
-    except TypeError:
-        raise _type_error("+", a, b) from None
-    except OverflowError:
-        raise DGError("OverflowError", "the result of '+' is too large for a float") from None
+    return _iadd(a, b)
 
 
 _add = _checked("+", operator.add)
 _mul = _checked("*", operator.mul)
 _pow = _checked("**", operator.pow)
+_iadd = _checked("+", operator.iadd)
+_imul = _checked("*", operator.imul)
 _ipow = _checked("**", operator.ipow)
 
 
