@@ -20,7 +20,7 @@ def dg(n: int) -> Result:
 
 def hand_numpy(n: int) -> Result:
     """The same matrices as bench/big_matmul.dg, the chain rule written out."""
-    import autograd as ag
+    from dglang import autograd as ag
 
     ag.seed(0)
     A, B, C, D = (ag.randn(n, n).data for _ in range(4))

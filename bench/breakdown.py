@@ -37,11 +37,11 @@ def parse_stages() -> list[tuple[str, float]]:
     from lark import Lark
     from parse_program import generate
 
-    from interpreter import parser
-    from interpreter.build_ast import ASTBuilder
-    from interpreter.evaluator import Compiler
-    from interpreter.session import Session
-    from interpreter.source import Source
+    from dglang.interpreter.core import parser
+    from dglang.interpreter.core.build_ast import ASTBuilder
+    from dglang.interpreter.core.evaluator import Compiler
+    from dglang.interpreter.core.session import Session
+    from dglang.interpreter.core.source import Source
 
     text = generate(10_000)
     source = Source("generated.dg", text)
@@ -75,7 +75,7 @@ def start_up() -> list[tuple[str, float]]:
         ("import numpy", [python, "-c", "import numpy"], {}),
         ("import numpy, autograd", [python, "-c", "import numpy, autograd"], {}),
         ("import numpy, lark", [python, "-c", "import numpy, lark"], {}),
-        ("import interpreter.session", [python, "-c", "import interpreter.session"], {}),
+        ("import dglang.interpreter.core.session", [python, "-c", "import dglang.interpreter.core.session"], {}),
         ("dg bench/hello.dg, parse cache off", [*dg_command(), hello], {"DG_CACHE": "off"}),
         ("dg bench/hello.dg, a re-run", [*dg_command(), hello], {}),
     ]

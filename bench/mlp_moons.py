@@ -18,7 +18,7 @@ LR = 0.1
 
 def data_and_weights() -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """X, t and [W1, b1, W2, b2, W3, b3] exactly as bench/mlp_moons.dg makes them."""
-    import autograd as ag
+    from dglang import autograd as ag
 
     X, y = ag.moons(100, noise=0.1, seed=0)
     ag.seed(0)

@@ -96,7 +96,7 @@ def generate(lines: int) -> str:
 
 
 def dg_compile(lines: int) -> Result:
-    from interpreter.session import Session
+    from dglang.interpreter.core.session import Session
 
     text = generate(lines)
     session = Session(out=io.StringIO(), base_dir=BENCH)

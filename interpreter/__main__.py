@@ -1,7 +1,7 @@
-"""`python -m interpreter` is the `dg` command."""
+"""`python -m dglang.interpreter` is the `dg` command."""
 
 import sys
 
-from .cli import main
+from .frontends.cli import main
 
 sys.exit(main())

@@ -21,15 +21,15 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-import autograd
-from autograd import limits as memory
-from interpreter.cli import read_program
-from interpreter.errors import DGError
-from interpreter.limits import Limits
-from interpreter.repl import Outcome as ReplOutcome
-from interpreter.repl import Repl, run_piped
-from interpreter.report import format_error
-from interpreter.session import Session
+from dglang import autograd
+from dglang.autograd import limits as memory
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.limits import Limits
+from dglang.interpreter.core.report import format_error
+from dglang.interpreter.core.session import Session
+from dglang.interpreter.frontends.cli import read_program
+from dglang.interpreter.frontends.repl import Outcome as ReplOutcome
+from dglang.interpreter.frontends.repl import Repl, run_piped
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = ROOT / "programs"

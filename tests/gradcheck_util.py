@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import autograd
-from autograd import Tensor
+from dglang import autograd
+from dglang.autograd import Tensor
 
 EPS = 1e-6
 RTOL = 1e-5

@@ -13,7 +13,7 @@ import pytest
 
 PROJECT = Path(__file__).resolve().parent.parent
 # Run the CLI in a fresh process and say on stderr whether lark was ever imported.
-RUN = "import sys; from interpreter.cli import main; code = main(sys.argv[1:]); print('lark' in sys.modules, file=sys.stderr); sys.exit(code)"  # noqa: E501
+RUN = "import sys; from dglang.interpreter.frontends.cli import main; code = main(sys.argv[1:]); print('lark' in sys.modules, file=sys.stderr); sys.exit(code)"  # noqa: E501
 
 
 def dg(program: Path, cache: Path, **env: str) -> tuple[str, str, bool]:

@@ -8,14 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import __version__, cli
+from dglang import __version__
+from dglang.interpreter.frontends import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def dg(*args: str, stdin: str | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "interpreter", *args], input=stdin, capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "dglang.interpreter", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
     )
 
 
@@ -76,7 +82,7 @@ def test_debug_flag_shows_the_python_traceback_of_an_internal_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """--debug exists for DG's developers; without it an internal failure is still one located message."""
-    from interpreter import operators
+    from dglang.interpreter.core import operators
 
     def broken(a: object, b: object) -> object:
         raise RuntimeError("simulated bug")

@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.errors import DGError
-from interpreter.report import format_error
-from interpreter.session import Session
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.report import format_error
+from dglang.interpreter.core.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```console\n\$ (?P<command>[^\n]*)\n(?P<output>.*?)```", re.DOTALL)
-DG = f"{shlex.quote(sys.executable)} -m interpreter"
+DG = f"{shlex.quote(sys.executable)} -m dglang.interpreter"
 
 
 def console_blocks() -> list[tuple[str, str, str]]:
@@ -130,5 +130,5 @@ EXCERPTS = [(doc.name, m["code"]) for doc in DOCS[1:] for m in PYTHON_BLOCK.find
 
 @pytest.mark.parametrize(("doc", "code"), EXCERPTS, ids=[f"{d}: {c.splitlines()[0][:40]}" for d, c in EXCERPTS])
 def test_python_block_is_an_excerpt_of_the_source(doc: str, code: str) -> None:
-    sources = [*sorted((ROOT / "interpreter").glob("*.py")), *sorted((ROOT / "autograd").glob("*.py"))]
+    sources = [*sorted((ROOT / "interpreter").rglob("*.py")), *sorted((ROOT / "autograd").glob("*.py"))]
     assert any(code in path.read_text() for path in sources), f"{doc}: this block is not in the source as written"

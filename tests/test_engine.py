@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-import autograd
-from autograd import (
+from dglang import autograd
+from dglang.autograd import (
     GradError,
     ShapeError,
     Tensor,
@@ -23,7 +23,7 @@ from autograd import (
     tensor,
     topological_order,
 )
-from autograd.tensor import recording
+from dglang.autograd.tensor import recording
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import cli
-from interpreter.errors import DGError
-from interpreter.report import format_error
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.report import format_error
+from dglang.interpreter.frontends import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = Path(__file__).resolve().parent / "errors"
@@ -103,7 +103,7 @@ def test_cli_exit_code_and_no_traceback(path: Path, capsys: pytest.CaptureFixtur
 def test_a_real_process_prints_no_traceback() -> None:
     """One end-to-end run of the installed module, in case something only breaks outside pytest."""
     result = subprocess.run(
-        [sys.executable, "-m", "interpreter", str(CATALOGUE / "call_stack_nested.dg")],
+        [sys.executable, "-m", "dglang.interpreter", str(CATALOGUE / "call_stack_nested.dg")],
         capture_output=True,
         text=True,
         cwd=ROOT,

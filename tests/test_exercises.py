@@ -41,8 +41,13 @@ def copy_of_project(folder: Path) -> Path:
 
 
 def in_copy(project: Path, *command: str) -> subprocess.CompletedProcess[str]:
-    """Run `python command...` in the copy, importing the copy's code."""
-    env = dict(os.environ, PYTHONPATH=str(project), PYTHONDONTWRITEBYTECODE="1")
+    """Run `python command...` in the copy, importing the copy's code as the package `dglang`
+    (the repository root is the package, so a folder beside the copy links that name to it)."""
+    imports = project.parent / "imports"
+    if not imports.is_dir():
+        imports.mkdir()
+        (imports / "dglang").symlink_to(project, target_is_directory=True)
+    env = dict(os.environ, PYTHONPATH=str(imports), PYTHONDONTWRITEBYTECODE="1")
     env.pop("DG_UPDATE_GOLDEN", None)
     return subprocess.run([sys.executable, *command], cwd=project, env=env, capture_output=True, text=True, timeout=300)
 
@@ -74,11 +79,11 @@ def test_the_default_run_does_not_collect_the_exercises() -> None:
 
 def test_the_copy_s_code_is_what_runs(tmp_path: Path) -> None:
     project = copy_of_project(tmp_path)
-    show = "import autograd, interpreter; print(autograd.__file__); print(interpreter.__file__)"
+    show = "from dglang import autograd, interpreter; print(autograd.__file__); print(interpreter.__file__)"
     result = in_copy(project, "-c", show)
     assert result.returncode == 0, result.stderr
     for path in result.stdout.split():
-        assert Path(path).is_relative_to(project), f"imported {path}, not the copy in {project}"
+        assert Path(path).resolve().is_relative_to(project), f"imported {path}, not the copy in {project}"
 
 
 @needs_git

@@ -66,7 +66,7 @@ def test_the_repl_reads_any_input(data: st.DataObject) -> None:
 
 def test_the_harness_catches_an_escaping_python_exception(monkeypatch: pytest.MonkeyPatch) -> None:
     """The property would be empty if a bug could not fail it: make one and watch it fail."""
-    from interpreter import operators
+    from dglang.interpreter.core import operators
 
     def broken(a: object, b: object) -> object:
         raise AttributeError("a bug")

@@ -31,8 +31,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import autograd
-from autograd import Tensor
+from dglang import autograd
+from dglang.autograd import Tensor
 
 Strategy = st.SearchStrategy
 plain = floats_in(-2.0, 2.0)

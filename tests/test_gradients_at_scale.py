@@ -21,12 +21,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import autograd
-from autograd import Tensor
-from autograd.tensor import lift, record
-from interpreter.builtins import numeric
-from interpreter.runtime import Builtin
-from interpreter.session import Session
+from dglang import autograd
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import lift, record
+from dglang.interpreter.core.builtins import numeric
+from dglang.interpreter.core.runtime import Builtin
+from dglang.interpreter.core.session import Session
 
 plain = floats_in(-2.0, 2.0)
 positive = floats_in(0.5, 2.0)

@@ -28,12 +28,12 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from test_gradients import BINARY, MATMUL_SHAPES, REUSED_NODES, UNARY, axis_args
 
-import autograd
-from autograd import GradError, Tensor, gradient, tensor, topological_order
-from autograd.gradcheck import GradcheckResult
-from autograd.tensor import recording
-from interpreter.errors import DGError
-from interpreter.session import Session
+from dglang import autograd
+from dglang.autograd import GradError, Tensor, gradient, tensor, topological_order
+from dglang.autograd.gradcheck import GradcheckResult
+from dglang.autograd.tensor import recording
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.session import Session
 
 # Tighter than gradcheck's defaults: in float64 with eps = 1e-6 the differences are good to ~1e-9.
 EPS = 1e-6

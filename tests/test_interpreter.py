@@ -9,9 +9,9 @@ from textwrap import dedent
 import numpy as np
 import pytest
 
-import autograd as ag
-from interpreter.errors import DGError
-from interpreter.session import Session
+from dglang import autograd as ag
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.session import Session
 
 
 def run(text: str, base_dir: Path | None = None) -> str:

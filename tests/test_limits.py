@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from autograd.tensor import recording
-from interpreter import cli
-from interpreter.errors import DGError
-from interpreter.evaluator import Compiler
-from interpreter.limits import Limits
-from interpreter.report import format_error
-from interpreter.session import Session
+from dglang.autograd.tensor import recording
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.evaluator import Compiler
+from dglang.interpreter.core.limits import Limits
+from dglang.interpreter.core.report import format_error
+from dglang.interpreter.core.session import Session
+from dglang.interpreter.frontends import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,7 +54,7 @@ def test_runaway_recursion_is_a_recursion_error_at_the_default_limit(case: str) 
     """10,000 nested calls (the default) through every kind of expression, in a real process:
     a crash of the process (a C stack overflow) would show as a signal, not exit code 70."""
     result = subprocess.run(
-        [sys.executable, "-m", "interpreter", "-"],
+        [sys.executable, "-m", "dglang.interpreter", "-"],
         input=RUNAWAY[case],
         capture_output=True,
         text=True,

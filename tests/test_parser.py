@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from interpreter import ast
-from interpreter.errors import DGError
-from interpreter.parser import lex, parse
-from interpreter.source import Source
+from dglang.interpreter.core import ast
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.parser import lex, parse
+from dglang.interpreter.core.source import Source
 
 
 def parse_text(text: str) -> list[ast.Stmt]:

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.errors import DGError
-from interpreter.report import format_error
-from interpreter.session import Session
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.report import format_error
+from dglang.interpreter.core.session import Session
 
 PROJECT = Path(__file__).resolve().parent.parent
 PROGRAMS = PROJECT / "programs"

@@ -14,10 +14,19 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from interpreter.errors import DGError
-from interpreter.repl import Outcome, Repl, complete, describe_vars, is_complete, next_indent, read_cells, run_piped
-from interpreter.session import Session
-from interpreter.terminal import DGCompleter, highlight, interact
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.session import Session
+from dglang.interpreter.frontends.repl import (
+    Outcome,
+    Repl,
+    complete,
+    describe_vars,
+    is_complete,
+    next_indent,
+    read_cells,
+    run_piped,
+)
+from dglang.interpreter.frontends.terminal import DGCompleter, highlight, interact
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -242,7 +251,12 @@ def test_errors_at_the_prompt_keep_the_variables() -> None:
 # ---- standard input that is not a terminal -------------------------------------------------
 def dg(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "interpreter", *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=60
+        [sys.executable, "-m", "dglang.interpreter", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
     )
 
 

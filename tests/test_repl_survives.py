@@ -11,12 +11,12 @@ import threading
 
 import pytest
 
-import autograd as ag
-from autograd import limits as memory
-from autograd.tensor import recording
-from interpreter.limits import Limits
-from interpreter.repl import Outcome, Repl
-from interpreter.session import Session
+from dglang import autograd as ag
+from dglang.autograd import limits as memory
+from dglang.autograd.tensor import recording
+from dglang.interpreter.core.limits import Limits
+from dglang.interpreter.core.session import Session
+from dglang.interpreter.frontends.repl import Outcome, Repl
 
 SETUP = "x = tensor([1.0, 2.0], requires_grad=True)\nn = 41\ndef f(v):\n    return v * 2\n"
 

@@ -22,7 +22,7 @@ class Terminal:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become `dg`
             os.environ.update(XDG_STATE_HOME=str(state_dir), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
-            os.execv(sys.executable, [sys.executable, "-m", "interpreter", *args])
+            os.execv(sys.executable, [sys.executable, "-m", "dglang.interpreter", *args])
         self.seen = ""
 
     def read_until(self, text: str, timeout: float = 20.0) -> str:

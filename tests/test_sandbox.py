@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import cli
-from interpreter.errors import DGError
-from interpreter.report import format_error
-from interpreter.session import Session
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.report import format_error
+from dglang.interpreter.core.session import Session
+from dglang.interpreter.frontends import cli
 
 
 def fails(text: str, base_dir: Path | None = None, **options: object) -> DGError:

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from autograd import Tensor
-from autograd.tensor import recording
-from interpreter import cli
-from interpreter.dot import to_dot
-from interpreter.graph import collect, text_picture
-from interpreter.repl import Repl
-from interpreter.session import Session
-from interpreter.trace import Tracer
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import recording
+from dglang.interpreter.core.session import Session
+from dglang.interpreter.frontends import cli
+from dglang.interpreter.frontends.repl import Repl
+from dglang.interpreter.seeing.dot import to_dot
+from dglang.interpreter.seeing.graph import collect, text_picture
+from dglang.interpreter.seeing.trace import Tracer
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEING = Path(__file__).resolve().parent / "seeing"
@@ -164,7 +164,7 @@ def test_hooks_are_removed_after_a_traced_run() -> None:
 # ---- the command line -------------------------------------------------------------------------
 def dg(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "interpreter", *args], capture_output=True, text=True, cwd=ROOT, timeout=60
+        [sys.executable, "-m", "dglang.interpreter", *args], capture_output=True, text=True, cwd=ROOT, timeout=60
     )
 
 
@@ -188,7 +188,11 @@ def test_dg_parse_tokens_shows_indent_and_dedent() -> None:
 
 def test_dg_parse_reports_syntax_errors() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "interpreter", "parse", "-"], input="if x\n", capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "dglang.interpreter", "parse", "-"],
+        input="if x\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == cli.EXIT_SYNTAX and "expected ':'" in result.stderr
 
@@ -226,7 +230,12 @@ def test_dg_graph_without_graphviz_says_so_in_one_line(tmp_path: Path) -> None:
     env = dict(os.environ, PATH=str(tmp_path))  # no `dot` on this PATH
     command = ["graph", "programs/02_branches.dg", "--var", "out", "-o", str(tmp_path / "g.png")]
     result = subprocess.run(
-        [sys.executable, "-m", "interpreter", *command], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+        [sys.executable, "-m", "dglang.interpreter", *command],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
     )
     assert result.returncode == cli.EXIT_UNAVAILABLE
     last = result.stderr.strip().splitlines()[-1]

@@ -62,16 +62,16 @@ def test_a_negative_count_is_a_value_error(dg_error) -> None:
 
 
 def test_dg_parse_shows_a_repeat_node() -> None:
-    from interpreter.parser import parse
-    from interpreter.source import Source
-    from interpreter.syntax_view import dump_ast
+    from dglang.interpreter.core.parser import parse
+    from dglang.interpreter.core.source import Source
+    from dglang.interpreter.seeing.syntax_view import dump_ast
 
     tree = dump_ast(parse(Source("t.dg", "repeat 2:\n    pass\n")))
     assert "Repeat  1:1" in tree
 
 
 def test_the_repl_waits_for_the_block() -> None:
-    from interpreter.repl import is_complete
+    from dglang.interpreter.frontends.repl import is_complete
 
     assert not is_complete("repeat 3:")
     assert not is_complete("repeat 3:\n    print(1)")

@@ -34,9 +34,9 @@ print(x.grad)
 
 
 def test_clip_gradient_matches_finite_differences() -> None:
-    from autograd import Tensor, tensor
-    from interpreter.builtins import make_builtins
-    from interpreter.session import Session
+    from dglang.autograd import Tensor, tensor
+    from dglang.interpreter.core.builtins import make_builtins
+    from dglang.interpreter.core.session import Session
 
     clip = make_builtins(Session()).get("clip")
     assert clip is not None, "there is no builtin named clip"

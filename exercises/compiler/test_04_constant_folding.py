@@ -1,6 +1,6 @@
 """Exercise 4 (compiler): constant folding.
 
-`interpreter/folding.py` has `fold_constants(module: ast.Module) -> ast.Module`, which replaces
+`interpreter/core/folding.py` has `fold_constants(module: ast.Module) -> ast.Module`, which replaces
 every arithmetic expression (ast.Binary, ast.Unary) whose operands are number constants by one
 ast.Constant holding its value, spanning the whole expression. It folds everywhere: nested
 expressions, function bodies, conditions, arguments. An expression that would fail (`1 / 0`,
@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import ast
-from interpreter.parser import parse
-from interpreter.source import Source
+from dglang.interpreter.core import ast
+from dglang.interpreter.core.parser import parse
+from dglang.interpreter.core.source import Source
 
 PROJECT = Path(__file__).resolve().parents[2]
 
 
 def folded(text: str) -> ast.Module:
-    from interpreter.folding import fold_constants
+    from dglang.interpreter.core.folding import fold_constants
 
     return fold_constants(parse(Source("t.dg", text)))
 
@@ -67,9 +67,8 @@ def test_failing_expressions_are_left_for_run_time(expression: str) -> None:
 
 
 def test_the_session_folds_before_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
-    from interpreter.folding import fold_constants
-
-    import interpreter.session
+    import dglang.interpreter.core.session
+    from dglang.interpreter.core.folding import fold_constants
 
     seen = []
 
@@ -77,15 +76,15 @@ def test_the_session_folds_before_compiling(monkeypatch: pytest.MonkeyPatch) -> 
         seen.append(module)
         return fold_constants(module)
 
-    monkeypatch.setattr(interpreter.session, "fold_constants", spy)
+    monkeypatch.setattr(dglang.interpreter.core.session, "fold_constants", spy)
     out = io.StringIO()
-    interpreter.session.Session(out=out).run("print(2 ** 10)\n")
+    dglang.interpreter.core.session.Session(out=out).run("print(2 ** 10)\n")
     assert out.getvalue() == "1024\n" and len(seen) == 1
 
 
 @pytest.mark.parametrize("lesson", ["01_hello", "05_recursion", "06_broadcasting"])
 def test_lessons_print_the_same(lesson: str) -> None:
-    from interpreter.session import Session
+    from dglang.interpreter.core.session import Session
 
     program = PROJECT / "programs" / f"{lesson}.dg"
     out = io.StringIO()

@@ -58,7 +58,7 @@ print(f(4), make_scaler(3)(a), b, squares, len(squares), pi > 3)
 def test_the_session_s_variables_count() -> None:
     import io
 
-    from interpreter.session import Session
+    from dglang.interpreter.core.session import Session
 
     out = io.StringIO()
     session = Session(out=out)

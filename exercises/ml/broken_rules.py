@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograd import Tensor
-from autograd.tensor import lift, record
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import lift, record
 
 
 def cube(a: Tensor) -> Tensor:

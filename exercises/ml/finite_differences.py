@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from autograd import Tensor, tensor
+from dglang.autograd import Tensor, tensor
 
 EPS = 1e-6
 

@@ -6,7 +6,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .errors import DGError
+from dglang.interpreter.core.errors import DGError
+
 from .graph import Graph, GraphNode, arm_phrase, compact
 
 # What each op sends back to each of its inputs, given the gradient g arriving at its output:

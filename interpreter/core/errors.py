@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from autograd.errors import AutogradError
+from dglang.autograd.errors import AutogradError
 
 from .source import Span
 

@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__
-from .errors import DGError, OutputClosed
-from .limits import DEFAULT_MAX_OUTPUT
-from .report import format_error
+from dglang import __version__
+from dglang.interpreter.core.errors import DGError, OutputClosed
+from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
+from dglang.interpreter.core.report import format_error
 
 if TYPE_CHECKING:
-    from .session import Session
+    from dglang.interpreter.core.session import Session
 
 # Exit codes, after BSD's sysexits (as jlox uses them).
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
@@ -158,7 +158,7 @@ def dispatch(argv: list[str]) -> int:
         parser().error("-i needs a FILE to run first")
     session = new_session(args)
     if args.trace:
-        from .trace import Tracer
+        from dglang.interpreter.seeing.trace import Tracer
 
         session.tracer = Tracer(session.write, limit=args.trace_limit)
     if args.file is None:
@@ -173,9 +173,10 @@ def dispatch(argv: list[str]) -> int:
 
 
 def new_session(args: argparse.Namespace) -> Session:
+    from dglang.interpreter.core.limits import Limits
+    from dglang.interpreter.core.session import Session
+
     from .debugger import Debugger  # imported here so `dg --help` starts fast
-    from .limits import Limits
-    from .session import Session
 
     folder = Path(args.file).resolve().parent if args.file not in (None, "-") else Path.cwd()
     max_output = getattr(args, "max_output", DEFAULT_MAX_OUTPUT)
@@ -260,9 +261,9 @@ def report(error: DGError, debug: bool = False) -> None:
 
 
 def parse_command(args: argparse.Namespace) -> int:
-    from .parser import parse
-    from .source import Source
-    from .syntax_view import dump_ast, dump_tokens
+    from dglang.interpreter.core.parser import parse
+    from dglang.interpreter.core.source import Source
+    from dglang.interpreter.seeing.syntax_view import dump_ast, dump_tokens
 
     program = read_program(args.file)
     if program is None:
@@ -274,7 +275,7 @@ def parse_command(args: argparse.Namespace) -> int:
         report(e)
         return EXIT_SYNTAX
     except Exception as e:  # the lexer's own errors, before any parse
-        from .parser import syntax_error
+        from dglang.interpreter.core.parser import syntax_error
 
         report(syntax_error(e, Source(name, text)))
         return EXIT_SYNTAX
@@ -282,9 +283,9 @@ def parse_command(args: argparse.Namespace) -> int:
 
 
 def graph_command(args: argparse.Namespace) -> int:
-    from .dot import to_dot, write
-    from .graph import collect
-    from .runtime import MISSING
+    from dglang.interpreter.core.runtime import MISSING
+    from dglang.interpreter.seeing.dot import to_dot, write
+    from dglang.interpreter.seeing.graph import collect
 
     args.no_breakpoints = True
     session = new_session(args)
@@ -314,7 +315,7 @@ def graph_command(args: argparse.Namespace) -> int:
 
 
 def _tensor_type() -> type:
-    from autograd import Tensor
+    from dglang.autograd import Tensor
 
     return Tensor
 

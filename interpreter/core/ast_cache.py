@@ -22,13 +22,14 @@ import pickle
 import zlib
 from pathlib import Path
 
-from . import __version__
+from dglang import __version__
+
 from .ast import Module
 from .source import Source
 
 HERE = Path(__file__).resolve().parent
 # Everything that decides what AST a text becomes.
-AST_MAKERS = (HERE.parent / "grammar" / "dg.lark", HERE / "ast.py", HERE / "build_ast.py", HERE / "parser.py")
+AST_MAKERS = (HERE.parents[1] / "grammar" / "dg.lark", HERE / "ast.py", HERE / "build_ast.py", HERE / "parser.py")
 
 
 def folder() -> Path | None:

@@ -10,9 +10,9 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-import autograd as ag
-from autograd import Tensor
-from autograd.tensor import type_name
+from dglang import autograd as ag
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import type_name
 
 from .errors import DGError
 

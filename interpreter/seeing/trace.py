@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from autograd import Tensor
-from autograd.tensor import recording
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import recording
+from dglang.interpreter.core.source import Site
 
 from .graph import compact, shorten, source_text
-from .source import Site
 
 PREFIX = "[trace] "
 

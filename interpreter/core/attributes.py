@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import autograd as ag
-from autograd import Tensor
-from autograd.tensor import type_name
+from dglang import autograd as ag
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import type_name
 
 from .errors import DGError
 from .operators import MAX_SEQUENCE, equal

@@ -17,12 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import autograd as ag
-from autograd import Tensor
-from autograd.tensor import recording, type_name
+from dglang import autograd as ag
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import recording, type_name
+from dglang.interpreter.seeing.anomaly import AnomalyMode
 
 from . import ast
-from .anomaly import AnomalyMode
 from .attributes import find_method, get_attribute, set_attribute
 from .errors import CallFrame, DGError, located
 from .limits import interruption, steps_message

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from autograd import Tensor
-from autograd.tensor import recording, type_name
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import recording, type_name
 
 from .errors import DGError
 from .source import Site, Span

@@ -13,7 +13,7 @@ from . import ast
 from .errors import DGError
 from .source import Source, Span
 
-GRAMMAR = Path(__file__).resolve().parent.parent / "grammar" / "dg.lark"
+GRAMMAR = Path(__file__).resolve().parents[2] / "grammar" / "dg.lark"
 
 CLOSING = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 CLOSING_TEXT = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}

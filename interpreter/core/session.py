@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
-import autograd as ag
-from autograd.tensor import recording
+from dglang import autograd as ag
+from dglang.autograd.tensor import recording
+from dglang.interpreter.seeing.anomaly import AnomalyMode
 
 from . import ast_cache
-from .anomaly import AnomalyMode
 from .builtins import make_builtins
 from .errors import CallFrame, DGError, OutputClosed
 from .evaluator import Compiler
@@ -27,8 +27,8 @@ from .runtime import CallContext, Env, show
 from .source import Source, Span
 
 if TYPE_CHECKING:
-    from .debugger import Debugger
-    from .trace import Tracer
+    from dglang.interpreter.frontends.debugger import Debugger
+    from dglang.interpreter.seeing.trace import Tracer
 
 MAX_DATA_FILE = 200_000_000  # bytes: a CSV larger than this is not a lesson's data set
 # Each DG call nests a handful of Python frames (call → body → statement → expression ...).

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from . import ast
-from .parser import lex
-from .source import Span
+from dglang.interpreter.core import ast
+from dglang.interpreter.core.parser import lex
+from dglang.interpreter.core.source import Span
 
 SKIP = ("span", "else_line")
 

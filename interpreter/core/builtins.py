@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-import autograd as ag
-from autograd import Tensor, limits
-from autograd.tensor import type_name
+from dglang import autograd as ag
+from dglang.autograd import Tensor, limits
+from dglang.autograd.tensor import type_name
+from dglang.interpreter.seeing.anomaly import AnomalyMode
+from dglang.interpreter.seeing.gradcheck_table import SIGNATURE, make_gradcheck
 
-from .anomaly import AnomalyMode
 from .errors import DGError
-from .gradcheck_table import SIGNATURE, make_gradcheck
 from .operators import MAX_SEQUENCE, SEQUENCES, equal, sequences_less
 from .runtime import Builtin, CallContext, GradMode, iterate, show, show_short, text
 
@@ -121,7 +121,11 @@ def make_builtins(session: Session) -> dict[str, Any]:
 
     def graph(context: CallContext, y: Tensor) -> None:
         """Print the recorded graph that produced y (after grad, with each node's gradient)."""
-        from .graph import collect, source_text, text_picture  # loaded by the programs that draw
+        from dglang.interpreter.seeing.graph import (  # loaded by the programs that draw
+            collect,
+            source_text,
+            text_picture,
+        )
 
         if not isinstance(y, Tensor):
             raise DGError("TypeError", f"graph() draws the graph behind a tensor, not {type_name(y)}")

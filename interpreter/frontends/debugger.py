@@ -10,11 +10,11 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
-from .report import snippet
+from dglang.interpreter.core.report import snippet
 
 if TYPE_CHECKING:
-    from .runtime import CallContext
-    from .session import Session
+    from dglang.interpreter.core.runtime import CallContext
+    from dglang.interpreter.core.session import Session
 
 
 class QuitProgram(BaseException):  # a signal, not an error: the user chose to stop

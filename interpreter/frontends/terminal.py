@@ -24,7 +24,8 @@ from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
-from .parser import SyntaxProblem, tokens
+from dglang.interpreter.core.parser import SyntaxProblem, tokens
+
 from .repl import KEYWORDS, Outcome, Repl, complete, is_complete, next_indent
 
 STYLE = Style.from_dict(

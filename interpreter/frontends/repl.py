@@ -16,17 +16,16 @@ from typing import TextIO
 
 from lark import UnexpectedInput
 
-from autograd import Tensor
-from autograd.tensor import type_name
-
-from .attributes import METHODS, PROPERTIES, TENSOR_METHODS, TENSOR_PROPERTIES
-from .errors import CallFrame, DGError
-from .graph import collect, text_picture
-from .parser import SyntaxProblem, interactive, keywords, lex
-from .report import call_stack, format_error
-from .runtime import MISSING, Builtin, Env, Function, GradMode, show_short
-from .session import Session
-from .source import Span
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import type_name
+from dglang.interpreter.core.attributes import METHODS, PROPERTIES, TENSOR_METHODS, TENSOR_PROPERTIES
+from dglang.interpreter.core.errors import CallFrame, DGError
+from dglang.interpreter.core.parser import SyntaxProblem, interactive, keywords, lex
+from dglang.interpreter.core.report import call_stack, format_error
+from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function, GradMode, show_short
+from dglang.interpreter.core.session import Session
+from dglang.interpreter.core.source import Span
+from dglang.interpreter.seeing.graph import collect, text_picture
 
 KEYWORDS = keywords()
 COMPOUND = {"IF", "WHILE", "FOR", "DEF", "WITH"}

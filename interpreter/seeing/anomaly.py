@@ -16,10 +16,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from autograd import Tensor
-from autograd.tensor import recording
-
-from .errors import DGError
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import recording
+from dglang.interpreter.core.errors import DGError
 
 StepHook = Callable[[Tensor, Tensor, tuple[Any, ...]], None]
 

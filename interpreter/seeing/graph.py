@@ -11,11 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autograd import Tensor
-from autograd.tensor import recording
-
-from .errors import CallFrame
-from .source import Branch, Site, Span
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import recording
+from dglang.interpreter.core.errors import CallFrame
+from dglang.interpreter.core.source import Branch, Site, Span
 
 MAX_NODES = 300  # a text picture stops here; a 10,000-step loop is better seen with dg graph
 
