@@ -92,8 +92,9 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
     consumers = count_consumers(root)
     grads: dict[Tensor, Tensor] = {root: seed}
     found: dict[Tensor, Tensor] = {}
-    visited = recording.last_backward = [] if recording.keep_grads else None
-    on_step = recording.on_step
+    on_visit, on_step = recording.on_visit, recording.on_step
+    for listener in recording.on_backward:
+        listener(root, seed)
     updates = updates_in_place()  # no in-place update since a node's epoch: nothing to check
     previous = set_grad_enabled(create_graph)
     ready = [root]  # tensors whose every consumer has sent its gradient
@@ -103,8 +104,8 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
             g = grads.pop(t, None)
             node = t.grad_fn
             if g is not None:
-                if visited is not None:
-                    visited.append((t, g))
+                for listener in on_visit:
+                    listener(t, g)
                 if node is None if keep is None else t in keep:
                     found[t] = g
             if node is None:
@@ -118,8 +119,8 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
                         help="do in-place updates after `grad`, or compute again after the update",
                     )
                 sent = node.backward(g, t)
-                if on_step is not None:
-                    on_step(t, g, sent)
+                for listener in on_step:
+                    listener(t, g, sent)
             inputs = node.inputs
             if len(sent) != len(inputs):
                 raise TypeError(f"the {node.op} rule gave {len(sent)} gradients for {len(inputs)} inputs")
@@ -152,8 +153,8 @@ def backward(root: Tensor, seed: Any = None, create_graph: bool = False) -> None
         handed = {id(seed)}
         for leaf, g in found.items():
             leaf.grad = _unshared(g, handed) if leaf.grad is None else leaf.grad + g
-            if recording.on_leaf is not None:
-                recording.on_leaf(leaf, g, leaf.grad)
+            for listener in recording.on_leaf:
+                listener(leaf, g, leaf.grad)
     finally:
         set_grad_enabled(previous)
 

@@ -27,29 +27,52 @@ _inplace_updates = 0
 
 
 class Recording:
-    """What the engine keeps beside the graph, for whoever wants to show it (the interpreter).
+    """What the engine tells whoever listens, and the provenance it stamps on each node.
 
-    where, call   provenance, kept current by whoever runs the ops (the span of the expression
-                  being evaluated, the DG call it runs in) and stamped on each recorded node as
-                  `node.where`, `node.call`; the engine never looks inside
-    keep_grads    if set, each backward leaves `last_backward`: (tensor, gradient it received)
-                  in the order it visited them, for pictures that number the steps
-    on_record     called with each newly recorded tensor (a tracer)
-    on_step       called at each backward step with (tensor, gradient arriving, gradients sent)
-    on_leaf       called when a gradient accumulates into a leaf: (leaf, gradient, new .grad)
-    Every hook is None unless someone asks, and then costs nothing.
+    where, call   provenance, kept current by whoever runs the ops (the interpreter: the site of
+                  the expression being evaluated, the DG call it runs in) and stamped on each
+                  recorded node as `node.where`, `node.call`; the engine never looks inside
+    listeners     objects told what happens, in the order they started listening; each may define
+                  any of these methods, and only those it defines are called:
+                    on_record(t)              a node was recorded (t is its output)
+                    on_backward(root, seed)   a backward pass begins
+                    on_visit(t, g)            the pass reached t with gradient g (leaves too)
+                    on_step(t, g, sent)       t's rule ran: g arrived, `sent` went to its inputs
+                    on_leaf(leaf, g, total)   g accumulated into leaf.grad, which is now `total`
+    With no listener each event costs one test of an empty tuple.
     """
 
-    __slots__ = ("call", "keep_grads", "last_backward", "on_leaf", "on_record", "on_step", "where")
+    EVENTS = ("on_record", "on_backward", "on_visit", "on_step", "on_leaf")
+    __slots__ = ("call", "listeners", "where", *EVENTS)
 
     def __init__(self) -> None:
         self.where: Any = None
         self.call: Any = None
-        self.keep_grads = False
-        self.last_backward: list[tuple[Tensor, Tensor]] = []
-        self.on_record: Callable[[Tensor], None] | None = None
-        self.on_step: Callable[[Tensor, Tensor, tuple[Any, ...]], None] | None = None
-        self.on_leaf: Callable[[Tensor, Tensor, Tensor], None] | None = None
+        self.listeners: tuple[Any, ...] = ()
+        self._index()
+
+    def listen(self, listener: Any) -> None:
+        """Start telling `listener` what happens (after those already listening)."""
+        self.listeners = (*self.listeners, listener)
+        self._index()
+
+    def stop_listening(self, listener: Any) -> None:
+        self.listeners = tuple(x for x in self.listeners if x is not listener)
+        self._index()
+
+    def _index(self) -> None:
+        """One tuple of bound methods per event, so the engine calls exactly the methods defined."""
+        for event in self.EVENTS:
+            found = (getattr(x, event, None) for x in self.listeners)
+            setattr(self, event, tuple(f for f in found if f is not None))
+
+    def save(self) -> tuple[Any, Any, tuple[Any, ...]]:
+        """Provenance and listeners as they are, for `restore` (a host scopes them to one run)."""
+        return self.where, self.call, self.listeners
+
+    def restore(self, saved: tuple[Any, Any, tuple[Any, ...]]) -> None:
+        self.where, self.call, self.listeners = saved
+        self._index()
 
 
 recording = Recording()
@@ -260,8 +283,9 @@ def record(data: Any, op: str, inputs: tuple[Tensor, ...], backward: Rule) -> Te
                 out.grad_fn = node = Node(op, inputs, backward, _inplace_updates)
                 if recording.where is not None:
                     node.where, node.call = recording.where, recording.call
-                if recording.on_record is not None:
-                    recording.on_record(out)
+                if recording.on_record:
+                    for listener in recording.on_record:
+                        listener(out)
                 break
     return out
 

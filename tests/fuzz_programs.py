@@ -26,10 +26,10 @@ from dglang.autograd import limits as memory
 from dglang.interpreter.core.errors import DGError
 from dglang.interpreter.core.limits import Limits
 from dglang.interpreter.core.report import format_error
-from dglang.interpreter.core.session import Session
 from dglang.interpreter.frontends.cli import read_program
 from dglang.interpreter.frontends.repl import Outcome as ReplOutcome
 from dglang.interpreter.frontends.repl import Repl, run_piped
+from dglang.interpreter.frontends.sessions import new_session as Session
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = ROOT / "programs"

@@ -22,7 +22,7 @@ import pytest
 
 from dglang.interpreter.core.errors import DGError
 from dglang.interpreter.core.report import format_error
-from dglang.interpreter.core.session import Session
+from dglang.interpreter.frontends.sessions import new_session as Session
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -26,12 +26,20 @@ from dglang.autograd import (
 from dglang.autograd.tensor import recording
 
 
+class Recorded:
+    """A listener that keeps every tensor the engine records a node for."""
+
+    def __init__(self, seen: list[Tensor]) -> None:
+        self.on_record = seen.append
+
+
 @pytest.fixture
 def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Tensor]]:
     """Every tensor the engine records a node for while the test runs."""
     seen: list[Tensor] = []
-    monkeypatch.setattr(recording, "on_record", seen.append)
+    recording.listen(listener := Recorded(seen))
     yield seen
+    recording.stop_listening(listener)
 
 
 def ops(root: Tensor) -> list[str]:

@@ -26,7 +26,7 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import lift, record
 from dglang.interpreter.core.builtins import numeric
 from dglang.interpreter.core.runtime import Builtin
-from dglang.interpreter.core.session import Session
+from dglang.interpreter.frontends.sessions import new_session as Session
 
 plain = floats_in(-2.0, 2.0)
 positive = floats_in(0.5, 2.0)

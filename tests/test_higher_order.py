@@ -33,7 +33,7 @@ from dglang.autograd import GradError, Tensor, gradient, tensor, topological_ord
 from dglang.autograd.gradcheck import GradcheckResult
 from dglang.autograd.tensor import recording
 from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.session import Session
+from dglang.interpreter.frontends.sessions import new_session as Session
 
 # Tighter than gradcheck's defaults: in float64 with eps = 1e-6 the differences are good to ~1e-9.
 EPS = 1e-6
@@ -459,7 +459,7 @@ def a_graph_of_every_kind(x: Tensor) -> Tensor:
 
 def test_a_plain_grad_records_nothing_new(monkeypatch: pytest.MonkeyPatch) -> None:
     recorded: list[Tensor] = []
-    monkeypatch.setattr(recording, "on_record", recorded.append)
+    monkeypatch.setattr(recording, "on_record", (recorded.append,))
     x = tensor([0.3, -0.8, 1.1, 0.6], requires_grad=True)
     y = a_graph_of_every_kind(x)
     graph, count = topological_order(y), len(recorded)

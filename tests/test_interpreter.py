@@ -11,7 +11,7 @@ import pytest
 
 from dglang import autograd as ag
 from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.session import Session
+from dglang.interpreter.frontends.sessions import new_session as Session
 
 
 def run(text: str, base_dir: Path | None = None) -> str:

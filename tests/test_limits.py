@@ -19,8 +19,9 @@ from dglang.interpreter.core.errors import DGError
 from dglang.interpreter.core.evaluator import Compiler
 from dglang.interpreter.core.limits import Limits
 from dglang.interpreter.core.report import format_error
-from dglang.interpreter.core.session import Session
+from dglang.interpreter.core.resolver import Resolution
 from dglang.interpreter.frontends import cli
+from dglang.interpreter.frontends.sessions import new_session as Session
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -102,11 +103,11 @@ def test_steps_count_iterations_and_calls_not_expressions() -> None:
 def test_without_a_step_limit_nothing_is_counted() -> None:
     """The promise that --max-steps costs nothing when it is off: the compiled body is the body itself."""
     session = Session(out=io.StringIO())
-    compiler = Compiler(session)
+    compiler = Compiler(session.context, Resolution())
     body = lambda env: None
     assert compiler.counted(body, None) is body
     session.run("for i in range(100):\n    pass", "limits.dg")
-    assert session.steps == 0
+    assert session.context.steps == 0
 
 
 def test_each_repl_cell_gets_the_whole_step_budget() -> None:
@@ -136,14 +137,16 @@ def test_a_quick_program_is_not_touched_by_the_timeout() -> None:
 
 
 def test_time_at_a_breakpoint_does_not_count() -> None:
-    class SlowReader:  # a person at the (dg) prompt, taking a second
-        def pause(self, session: Session, context: object) -> None:
-            time.sleep(0.6)
+    paused = []
+
+    def slow_reader(context: object) -> None:  # a person at the (dg) prompt, taking a second
+        paused.append(context)
+        time.sleep(0.6)
 
     session, out = session_with(timeout=0.4)
-    session.debugger = SlowReader()  # type: ignore[assignment]
+    session.on_breakpoint = slow_reader
     session.run("breakpoint()\nprint('done')", "limits.dg")
-    assert out.getvalue() == "done\n"
+    assert out.getvalue() == "done\n" and len(paused) == 1
     error = error_of(session, "breakpoint()\nwhile True:\n    pass")  # the clock runs again after it
     assert error.kind == "TimeoutError"
 
@@ -202,14 +205,14 @@ def test_detect_anomaly_names_the_op_and_its_line() -> None:
     assert error.kind == "GradError"
     assert "Sqrt" in error.message and "f()" in error.message and "inf" in error.message
     assert error.span is not None and error.span.line == 3  # where sqrt is, not where grad is
-    assert recording.on_step is None  # the hook is gone after the run
+    assert recording.listeners == ()  # the check is gone after the run
 
 
 def test_with_detect_anomaly_checks_only_inside_the_block() -> None:
     session, _ = session_with()
     error = error_of(session, SQRT_AT_ZERO.replace("grad y.sum()", "with detect_anomaly:\n    grad y.sum()"))
     assert error.span is not None and error.span.line == 3
-    assert recording.on_step is None
+    assert recording.listeners == ()
     session.run("z = log(x).sum()\ngrad z", "limits.dg")  # outside the block: no check
 
 

@@ -15,7 +15,6 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.session import Session
 from dglang.interpreter.frontends.repl import (
     Outcome,
     Repl,
@@ -26,6 +25,7 @@ from dglang.interpreter.frontends.repl import (
     read_cells,
     run_piped,
 )
+from dglang.interpreter.frontends.sessions import new_session as Session
 from dglang.interpreter.frontends.terminal import DGCompleter, highlight, interact
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,8 +15,8 @@ from dglang import autograd as ag
 from dglang.autograd import limits as memory
 from dglang.autograd.tensor import recording
 from dglang.interpreter.core.limits import Limits
-from dglang.interpreter.core.session import Session
 from dglang.interpreter.frontends.repl import Outcome, Repl
+from dglang.interpreter.frontends.sessions import new_session as Session
 
 SETUP = "x = tensor([1.0, 2.0], requires_grad=True)\nn = 41\ndef f(v):\n    return v * 2\n"
 
@@ -31,7 +31,7 @@ def repl_with(**limits: object) -> tuple[Repl, io.StringIO, io.StringIO]:
 def assert_intact(repl: Repl, out: io.StringIO) -> None:
     """The variables are all there and the session computes and differentiates as before."""
     assert ag.is_grad_enabled()
-    assert recording.on_step is None
+    assert recording.listeners == ()
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     before = out.getvalue()
     check = "print(n + 1, f(3))\ny = (f(x) * x).sum()\ngrad y\nprint(x.grad)\nzero_grad(x)\n"

@@ -12,8 +12,8 @@ import pytest
 
 from dglang.interpreter.core.errors import DGError
 from dglang.interpreter.core.report import format_error
-from dglang.interpreter.core.session import Session
 from dglang.interpreter.frontends import cli
+from dglang.interpreter.frontends.sessions import new_session as Session
 
 
 def fails(text: str, base_dir: Path | None = None, **options: object) -> DGError:

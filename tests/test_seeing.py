@@ -18,11 +18,13 @@ import pytest
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
-from dglang.interpreter.core.session import Session
 from dglang.interpreter.frontends import cli
 from dglang.interpreter.frontends.repl import Repl
+from dglang.interpreter.frontends.sessions import new_session as Session
+from dglang.interpreter.seeing.builtins import install
 from dglang.interpreter.seeing.dot import to_dot
-from dglang.interpreter.seeing.graph import collect, text_picture
+from dglang.interpreter.seeing.graph import MAX_NODES, Graph, text_picture
+from dglang.interpreter.seeing.graph import collect as seeing_collect
 from dglang.interpreter.seeing.trace import Tracer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,12 +44,19 @@ def check_golden(path: Path, text: str) -> None:
 def run(path: Path, tracer: bool = False) -> tuple[Session, str]:
     out = io.StringIO()
     session = Session(out=out, base_dir=path.parent)
-    if tracer:
-        session.tracer = Tracer(session.write, limit=60)
+    install(session).keep_backward()  # as `dg graph` does
+    trace = Tracer(session.write, limit=60) if tracer else None
+    if trace is not None:
+        install(session, trace=trace)
     session.run(path.read_text(), path.name)
-    if session.tracer is not None:
-        session.tracer.summary()
+    if trace is not None:
+        trace.summary()
     return session, out.getvalue()
+
+
+def collect(value: Tensor, limit: int = MAX_NODES, session: Session | None = None) -> Graph:
+    """The picture's records of `value`, with the last backward pass of `session` (or of none)."""
+    return seeing_collect(value, install(session).last_backward if session is not None else None, limit)
 
 
 def last_graph(session: Session) -> tuple[str, Tensor]:
@@ -66,7 +75,7 @@ def test_text_picture(path: Path) -> None:
 def test_dot(path: Path) -> None:
     session, _ = run(path)
     name, value = last_graph(session)
-    check_golden(path.with_suffix(".dot"), to_dot(collect(value), name))
+    check_golden(path.with_suffix(".dot"), to_dot(collect(value, session=session), name))
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=[p.stem for p in PROGRAMS])
@@ -89,8 +98,8 @@ def test_only_the_branch_that_ran_is_in_the_picture() -> None:
     assert "the if on line 2 ran its then-branch" in positive
     assert "Sub" in negative and "Mul" not in negative
     assert "the if on line 2 ran its else-branch on line 4" in negative
-    dot_positive = to_dot(collect(session.globals.vars["out_positive"]), "out_positive")
-    dot_negative = to_dot(collect(session.globals.vars["out_negative"]), "out_negative")
+    dot_positive = to_dot(collect(session.globals.vars["out_positive"], session=session), "out_positive")
+    dot_negative = to_dot(collect(session.globals.vars["out_negative"], session=session), "out_negative")
     assert "Mul" in dot_positive and "Sub" not in dot_positive and "then-branch" in dot_positive
     assert "Sub" in dot_negative and "Mul" not in dot_negative and "else-branch on line 4" in dot_negative
 
@@ -103,7 +112,7 @@ def test_a_node_used_twice_is_drawn_once_and_referenced() -> None:
 
 def test_after_grad_every_node_has_its_gradient_and_step() -> None:
     session, _ = run(SEEING / "two_layer.dg")
-    graph = collect(session.globals.vars["loss"])
+    graph = collect(session.globals.vars["loss"], session=session)
     ops = [n for n in graph.nodes.values() if n.kind in ("op", "output")]
     assert all(n.grad is not None and n.step is not None for n in ops)
     assert sorted(n.step for n in ops) == list(range(1, len(ops) + 1))
@@ -112,7 +121,7 @@ def test_after_grad_every_node_has_its_gradient_and_step() -> None:
 
 def test_nodes_know_their_line_code_and_call() -> None:
     session, _ = run(SEEING / "two_layer.dg")
-    graph = collect(session.globals.vars["loss"])
+    graph = collect(session.globals.vars["loss"], session=session)
     relu = next(n for n in graph.nodes.values() if n.op == "Relu")
     assert relu.where() == "line 2: relu(x @ W + b) in layer()"
     assert relu.tensor.name == "h"
@@ -124,13 +133,13 @@ def test_nodes_know_their_line_code_and_call() -> None:
 def test_no_grad_values_draw_as_an_empty_graph() -> None:
     session = Session(out=io.StringIO())
     session.run("x = tensor([1.0])\ny = x * 2", "<t>")
-    assert "requires no grad" in text_picture(collect(session.globals.vars["y"]), "y")
+    assert "requires no grad" in text_picture(collect(session.globals.vars["y"], session=session), "y")
 
 
 def test_big_graphs_are_cut_short() -> None:
     session = Session(out=io.StringIO())
     session.run("x = tensor(1.0, requires_grad=True)\nfor i in range(500):\n    x = x * 1.0", "<t>")
-    picture = text_picture(collect(session.globals.vars["x"], limit=50), "x")
+    picture = text_picture(collect(session.globals.vars["x"], limit=50, session=session), "x")
     assert "more nodes not shown" in picture and picture.count("\n") < 60
 
 
@@ -148,9 +157,10 @@ def test_repl_graph_command() -> None:
 def test_trace_limit_summarises_what_it_skipped() -> None:
     out = io.StringIO()
     session = Session(out=out)
-    session.tracer = Tracer(session.write, limit=5)
+    trace = Tracer(session.write, limit=5)
+    install(session, trace=trace)
     session.run("x = tensor(1.0, requires_grad=True)\nfor i in range(100):\n    x = x * 1.01\ngrad x", "<t>")
-    session.tracer.summary()
+    trace.summary()
     lines = out.getvalue().splitlines()
     assert len(lines) == 6
     assert lines[-1].startswith("[trace] ... 297 more trace lines not shown (100 nodes recorded, 100 backward steps")
@@ -158,7 +168,7 @@ def test_trace_limit_summarises_what_it_skipped() -> None:
 
 def test_hooks_are_removed_after_a_traced_run() -> None:
     run(SEEING / "shared.dg", tracer=True)
-    assert recording.on_record is None and recording.on_step is None and recording.on_leaf is None
+    assert recording.listeners == () and recording.on_record == recording.on_step == recording.on_leaf == ()
 
 
 # ---- the command line -------------------------------------------------------------------------

@@ -8,26 +8,24 @@ import inspect
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from dglang import autograd as ag
 from dglang.autograd import Tensor, limits
 from dglang.autograd.tensor import type_name
-from dglang.interpreter.seeing.anomaly import AnomalyMode
-from dglang.interpreter.seeing.gradcheck_table import SIGNATURE, make_gradcheck
 
 from .errors import DGError
 from .operators import MAX_SEQUENCE, SEQUENCES, equal, sequences_less
 from .runtime import Builtin, CallContext, GradMode, iterate, show, show_short, text
 
-if TYPE_CHECKING:
-    from .session import Session
 
-
-def make_builtins(session: Session) -> dict[str, Any]:
-    """The builtin scope for one session (print writes to the session's output)."""
+def make_builtins(
+    write: Callable[[str], None], data_path: Callable[[Any], Path], pause: Callable[[CallContext], None]
+) -> dict[str, Any]:
+    """The builtin scope of one session: `print` writes with `write`, `load_csv` reads the files
+    `data_path` allows, `breakpoint()` calls `pause`. Tools add their own builtins (graph, gradcheck)."""
     table: dict[str, Any] = {}
 
     def builtin(fn: Callable[..., Any], name: str | None = None) -> None:
@@ -37,7 +35,7 @@ def make_builtins(session: Session) -> dict[str, Any]:
     # ---- output and conversions --------------------------------------------------------
     def print_(*values: Any, sep: str = " ", end: str = "\n") -> None:
         # text(), not str(): Python's str of a list nested 100,000 deep would overflow the C stack
-        session.write(text(sep).join(text(v) for v in values) + text(end))
+        write(text(sep).join(text(v) for v in values) + text(end))
 
     builtin(print_, "print")
     for fn in (
@@ -108,38 +106,21 @@ def make_builtins(session: Session) -> dict[str, Any]:
     builtin(zero_grad)
     table["no_grad"] = GradMode("no_grad", False)
     table["enable_grad"] = GradMode("enable_grad", True)
-    table["detect_anomaly"] = AnomalyMode()
     table["pi"] = math.pi
     table["inf"] = math.inf
 
     # ---- files -----------------------------------------------------------------------------
     def load_csv(path: str) -> Tensor:
         """A numeric CSV file under the program's folder as a 2-D tensor (a header row is skipped)."""
-        return read_csv(session.data_path(path), path)
+        return read_csv(data_path(path), path)
 
     builtin(load_csv)
 
-    def graph(context: CallContext, y: Tensor) -> None:
-        """Print the recorded graph that produced y (after grad, with each node's gradient)."""
-        from dglang.interpreter.seeing.graph import (  # loaded by the programs that draw
-            collect,
-            source_text,
-            text_picture,
-        )
-
-        if not isinstance(y, Tensor):
-            raise DGError("TypeError", f"graph() draws the graph behind a tensor, not {type_name(y)}")
-        written = source_text(context.span)  # "graph(out_positive)": name the picture as the program does
-        session.write(text_picture(collect(y), written[written.find("(") + 1 : -1].strip() or None))
-
-    table["graph"] = Builtin("graph", graph, "graph(y)", wants_context=True)
-
     def breakpoint_(context: CallContext) -> None:
         """Pause here and open the REPL in this scope (`dg --no-breakpoints` skips it)."""
-        session.pause(context)
+        pause(context)
 
     table["breakpoint"] = Builtin("breakpoint", breakpoint_, "breakpoint()", wants_context=True)
-    table["gradcheck"] = Builtin("gradcheck", make_gradcheck(session.write), SIGNATURE, wants_context=True)
     return table
 
 

@@ -27,7 +27,7 @@ class Limits:
 
 class OutOfTime(KeyboardInterrupt):
     """Raised by the timer in the middle of whatever runs, like Ctrl-C; the statement it
-    interrupts locates it (see evaluator.block)."""
+    interrupts locates it (see locating.py)."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__(seconds)
@@ -73,14 +73,6 @@ class Timer:
 
     def _ring(self, signum: int, frame: Any) -> None:
         raise OutOfTime(self.seconds)
-
-
-def interruption(e: KeyboardInterrupt) -> tuple[str, str, str | None]:
-    """Kind, message and help for a Ctrl-C or a timeout that stopped a statement."""
-    if isinstance(e, OutOfTime):
-        seconds = f"{e.seconds:g} second{'s' * (e.seconds != 1)}"
-        return "TimeoutError", f"the program ran longer than {seconds}", "the limit was set with --timeout"
-    return "KeyboardInterrupt", "interrupted", None
 
 
 def steps_message(limit: int) -> tuple[str, str]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from dglang.autograd import Tensor
-from dglang.autograd.tensor import recording, type_name
+from dglang.autograd.tensor import recording, set_grad_enabled, type_name
 
 from .errors import DGError
 from .source import Site, Span
@@ -42,6 +42,15 @@ class Env:
             env = env.parent
         return names
 
+    def contexts(self) -> list[str]:
+        """The names of the `with` contexts visible here, outermost scope (the builtins) first."""
+        chain: list[Env] = []
+        env: Env | None = self
+        while env is not None:
+            chain.append(env)
+            env = env.parent
+        return [n for e in reversed(chain) for n, v in e.vars.items() if isinstance(v, WithContext)]
+
 
 @dataclass(slots=True, eq=False)
 class Function:
@@ -71,6 +80,9 @@ class Builtin:
     fn: Callable[..., Any]
     signature: str  # as shown in help and error messages: "zeros(*shape, requires_grad=False)"
     wants_context: bool = False  # called as fn(CallContext, ...), like breakpoint()
+    # Called once when a program that names this builtin is compiled: a tool that must watch the
+    # run for the builtin to work (graph() needs the backward passes kept) starts watching then.
+    when_used: Callable[[], None] | None = None
     dg_type_name: ClassVar[str] = "builtin function"
 
     def __repr__(self) -> str:
@@ -100,13 +112,34 @@ class BoundMethod:
         return f"<method {self.name} of {type_name(self.obj)}>"
 
 
+class WithContext:
+    """A value a `with` statement accepts (no_grad here; tools add their own, such as detect_anomaly).
+
+    `enter()` runs before the block and returns what `exit()` needs to undo it; `exit()` runs
+    after the block, however the block ends."""
+
+    __slots__ = ()
+    dg_type_name: ClassVar[str] = "context"
+
+    def enter(self) -> Any:
+        raise NotImplementedError
+
+    def exit(self, token: Any) -> None:
+        raise NotImplementedError
+
+
 @dataclass(slots=True, eq=False)
-class GradMode:
+class GradMode(WithContext):
     """The value of `no_grad` (and `enable_grad`): used as `with no_grad:` or `with no_grad():`."""
 
     name: str
     enabled: bool
-    dg_type_name: ClassVar[str] = "context"
+
+    def enter(self) -> bool:
+        return set_grad_enabled(self.enabled)
+
+    def exit(self, previous: bool) -> None:
+        set_grad_enabled(previous)
 
     def __repr__(self) -> str:
         return f"<context {self.name}>"

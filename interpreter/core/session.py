@@ -1,34 +1,33 @@
 """A session: one interpreter's state (globals, call stack, output, limits) and how to run text in it.
 
 The CLI runs a file in one session; the REPL runs each cell in the same session, so variables
-live on between cells and an error in one cell leaves the others' work intact.
+live on between cells and an error in one cell leaves the others' work intact. What a run may
+touch is the session's RunContext (context.py); what the engine tells listeners during a run
+(a tracer, an anomaly check) and where it says ops came from are set for the run and restored
+after it, as is NumPy's error state.
 """
 
 from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
 from dglang import autograd as ag
 from dglang.autograd.tensor import recording
-from dglang.interpreter.seeing.anomaly import AnomalyMode
 
 from . import ast_cache
 from .builtins import make_builtins
+from .context import RunContext
 from .errors import CallFrame, DGError, OutputClosed
-from .evaluator import Compiler
+from .evaluator import compile_program
 from .limits import Limits, Timer, output_size
-from .runtime import CallContext, Env, show
-from .source import Source, Span
-
-if TYPE_CHECKING:
-    from dglang.interpreter.frontends.debugger import Debugger
-    from dglang.interpreter.seeing.trace import Tracer
+from .runtime import Builtin, CallContext, Env, show
+from .source import Source
 
 MAX_DATA_FILE = 200_000_000  # bytes: a CSV larger than this is not a lesson's data set
 # Each DG call nests a handful of Python frames (call → body → statement → expression ...).
@@ -49,29 +48,38 @@ class Session:
         max_depth: int = 10_000,
         limits: Limits | None = None,
         allowed_dirs: Sequence[Path | str] = (),
-        detect_anomaly: bool = False,
     ) -> None:
         self.out = out if out is not None else sys.stdout
         self.base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
         self.allowed_dirs = [Path(d).resolve() for d in allowed_dirs]  # `--allow-path`: more folders load_csv may read
-        self.max_depth = max_depth  # deepest DG call nesting before a RecursionError
         self.limits = limits if limits is not None else Limits()
-        self.steps = 0  # loop iterations and calls so far in this run (counted only under --max-steps)
+        self.context = RunContext(
+            max_depth=max_depth, max_steps=self.limits.max_steps, echo=self.echo, pause=self.pause
+        )
         self.printed = 0  # bytes written so far in this run
-        self.detect_anomaly = detect_anomaly  # `dg --detect-anomaly`: every grad checks for nan and inf
-        self.frames: list[CallFrame] = []
-        # Where a program last rebound a parameter inside `no_grad` (`w = w - lr * w.grad`), for a hint.
-        self.rebound_parameter: tuple[str, Span] | None = None
-        # What `breakpoint()` does: open a debugger (the CLI sets one), or nothing.
-        self.debugger: Debugger | None = None
-        # Keep each backward's steps for graph pictures (the REPL, `dg graph`, programs calling graph()).
-        self.pictures = False
-        self.tracer: Tracer | None = None  # `dg --trace`
+        # What `breakpoint()` does: a front end sets a debugger here; None lets the program go on.
+        self.on_breakpoint: Callable[[CallContext], None] | None = None
+        # Listen to the engine during every run (a tracer, an anomaly check): see autograd's Recording.
+        self.listeners: list[Any] = []
         self.running = False  # inside the outermost execute (a breakpoint's cells run nested in it)
         self.timer: Timer | None = None  # `--timeout`, while a run is under way
-        self.builtins = Env(make_builtins(self), None)
+        self.builtins = Env(make_builtins(self.write, self.data_path, self.pause), None)
         self.globals = Env({}, self.builtins)
-        np.seterr(all="ignore")  # log(0) is -inf and 0/0 is nan, as in PyTorch, without warnings
+
+    @property
+    def frames(self) -> list[CallFrame]:
+        return self.context.frames
+
+    def add_builtins(self, table: Mapping[str, Any]) -> None:
+        """Make more names visible to every program of this session (tools add theirs this way)."""
+        self.builtins.vars.update(table)
+
+    def use(self, names: Iterable[str]) -> None:
+        """Tell the builtins among `names` that a program will use them (see Builtin.when_used)."""
+        for name in names:
+            value = self.builtins.vars.get(name)
+            if type(value) is Builtin and value.when_used is not None:
+                value.when_used()
 
     # ---- running ----------------------------------------------------------------------------
     def run(self, text: str, name: str = "<input>", echo: bool = False, cached: bool = False) -> None:
@@ -90,68 +98,65 @@ class Session:
         try:
             module = ast_cache.parse(source) if cached else ast_cache.parse_now(source)
             try:
-                return Compiler(self, echo=echo).module(module)
+                code, resolution = compile_program(module, self.context, echo=echo)
             except RecursionError:  # the builder managed, the compiler (a few frames deeper per level) did not
                 from .parser import parse_tree, too_deeply_nested
 
                 raise too_deeply_nested(parse_tree(source), source) from None
+            self.use(resolution.free_names)
+            return code
         finally:
             if collecting:
                 gc.enable()
 
     def execute(self, code: Any, env: Env) -> None:
         """Run compiled code in `env`. May nest: a breakpoint's REPL runs cells inside a paused call."""
-        grad_mode = ag.is_grad_enabled()
-        depth = len(self.frames)
-        recording.keep_grads = self.pictures
-        if self.tracer is not None:
-            self.tracer.install()
+        context = self.context
+        depth = len(context.frames)
         outermost = depth == 0 and not self.running
-        timer = anomaly_hook = None
+        timer = saved = None
         if outermost:  # each program, and each REPL cell, gets the whole budget again
             self.running = True
-            self.steps = self.printed = 0
-            if self.detect_anomaly:
-                anomaly_hook = AnomalyMode().enter()
+            context.steps = self.printed = 0
+            saved = recording.save()
+            recording.where = recording.call = None
+            for listener in self.listeners:
+                recording.listen(listener)
             if self.limits.timeout is not None:
                 timer = self.timer = Timer(self.limits.timeout)
                 timer.start()
+        grad_mode = ag.is_grad_enabled()
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, self.max_depth * PYTHON_FRAMES_PER_CALL + 1000))
+        sys.setrecursionlimit(max(limit, context.max_depth * PYTHON_FRAMES_PER_CALL + 1000))
         collector = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS)
         try:
-            code(env)
+            with np.errstate(all="ignore"):  # log(0) is -inf and 0/0 is nan, as in PyTorch, without warnings
+                code(env)
         except RecursionError:
-            ag.set_grad_enabled(grad_mode)
             raise DGError(
                 "RecursionError",
                 "nested too deeply for the interpreter",
                 help="reduce the nesting of expressions or calls",
             ) from None
-        except BaseException:
-            ag.set_grad_enabled(grad_mode)
-            raise
         finally:
+            ag.set_grad_enabled(grad_mode)
             if timer is not None:
                 timer.stop()
                 self.timer = None
-            if outermost:
+            if saved is not None:
+                recording.restore(saved)
                 self.running = False
-                if self.detect_anomaly:
-                    AnomalyMode().exit(anomaly_hook)
-            del self.frames[depth:]
+            del context.frames[depth:]
             sys.setrecursionlimit(limit)
             gc.set_threshold(*collector)
-            if self.tracer is not None and depth == 0:
-                self.tracer.uninstall()
 
     def pause(self, context: CallContext) -> None:
         """`breakpoint()`: hand over to the debugger, if there is one."""
-        if self.debugger is not None:
+        if self.on_breakpoint is not None:
             paused = self.timer.pause() if self.timer is not None else None  # time at the prompt is not the program's
             try:
-                self.debugger.pause(self, context)
+                self.on_breakpoint(context)
             finally:
                 if paused is not None and self.timer is not None:
                     self.timer.resume(paused)

@@ -157,15 +157,18 @@ def dispatch(argv: list[str]) -> int:
     if args.interactive and args.file in (None, "-"):
         parser().error("-i needs a FILE to run first")
     session = new_session(args)
+    tracer = None
     if args.trace:
+        from dglang.interpreter.seeing.builtins import install
         from dglang.interpreter.seeing.trace import Tracer
 
-        session.tracer = Tracer(session.write, limit=args.trace_limit)
+        tracer = Tracer(session.write, limit=args.trace_limit)
+        install(session, trace=tracer)
     if args.file is None:
         return repl(session)
     code = run_file(session, args.file, debug=args.debug)
-    if session.tracer is not None:
-        session.tracer.summary()
+    if tracer is not None:
+        tracer.summary()
     if args.interactive and code != EXIT_NOINPUT:
         repl_code = repl(session)
         return code or repl_code
@@ -174,9 +177,9 @@ def dispatch(argv: list[str]) -> int:
 
 def new_session(args: argparse.Namespace) -> Session:
     from dglang.interpreter.core.limits import Limits
-    from dglang.interpreter.core.session import Session
 
     from .debugger import Debugger  # imported here so `dg --help` starts fast
+    from .sessions import new_session as make_session
 
     folder = Path(args.file).resolve().parent if args.file not in (None, "-") else Path.cwd()
     max_output = getattr(args, "max_output", DEFAULT_MAX_OUTPUT)
@@ -188,7 +191,7 @@ def new_session(args: argparse.Namespace) -> Session:
     missing = [d for d in getattr(args, "allow_path", []) if not Path(d).is_dir()]
     if missing:
         parser().error(f"--allow-path {missing[0]}: no such folder")
-    session = Session(
+    session = make_session(
         base_dir=folder,
         max_depth=args.max_depth,
         limits=limits,
@@ -197,7 +200,8 @@ def new_session(args: argparse.Namespace) -> Session:
     )
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
-        session.debugger = Debugger(None if sys.stdin.isatty() else stdin_lines())
+        debugger = Debugger(None if sys.stdin.isatty() else stdin_lines())
+        session.on_breakpoint = lambda context: debugger.pause(session, context)
     return session
 
 
@@ -284,12 +288,13 @@ def parse_command(args: argparse.Namespace) -> int:
 
 def graph_command(args: argparse.Namespace) -> int:
     from dglang.interpreter.core.runtime import MISSING
+    from dglang.interpreter.seeing.builtins import install
     from dglang.interpreter.seeing.dot import to_dot, write
-    from dglang.interpreter.seeing.graph import collect
 
     args.no_breakpoints = True
     session = new_session(args)
-    session.pictures = True
+    seeing = install(session)
+    seeing.keep_backward()
     session.out = sys.stderr  # the program's own prints, so stdout carries only the DOT
     code = run_file(session, args.file)
     if code != EXIT_OK:
@@ -299,7 +304,7 @@ def graph_command(args: argparse.Namespace) -> int:
         what = "is not a variable of the program" if value is MISSING else "is not a tensor"
         print(f"dg graph: '{args.var}' {what}", file=sys.stderr)
         return EXIT_USAGE
-    dot_text = to_dot(collect(value), args.var)
+    dot_text = to_dot(seeing.graph(value), args.var)
     if args.output is None:
         sys.stdout.write(dot_text)
         return EXIT_OK

@@ -25,7 +25,8 @@ from dglang.interpreter.core.report import call_stack, format_error
 from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function, GradMode, show_short
 from dglang.interpreter.core.session import Session
 from dglang.interpreter.core.source import Span
-from dglang.interpreter.seeing.graph import collect, text_picture
+from dglang.interpreter.seeing.builtins import install
+from dglang.interpreter.seeing.graph import text_picture
 
 KEYWORDS = keywords()
 COMPOUND = {"IF", "WHILE", "FOR", "DEF", "WITH"}
@@ -114,7 +115,8 @@ class Repl:
         paused_at: Span | None = None,
     ) -> None:
         self.session = session
-        session.pictures = True  # :graph may show gradients at any time
+        self.seeing = install(session)
+        self.seeing.keep_backward()  # :graph may show gradients at any time
         self.env = env if env is not None else session.globals
         self.err = err if err is not None else sys.stderr
         self.frames = frames
@@ -259,7 +261,7 @@ def _graph(repl: Repl, argument: str) -> Outcome:
         what = "usage: :graph NAME" if value is MISSING else f"'{argument}' is a {type_name(value)}, not a tensor"
         repl.report(DGError("CommandError", what))
         return Outcome.ERROR
-    repl.write(text_picture(collect(value), argument))
+    repl.write(text_picture(repl.seeing.graph(value), argument))
     return Outcome.OK
 
 

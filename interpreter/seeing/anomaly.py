@@ -5,22 +5,20 @@ gradient each backward step sends. When a step receives a finite gradient and se
 or an inf, that op produced it: the error points at the op's own source line (each recorded node
 carries its span as `where`), not at the `grad` statement, which is usually far away.
 
-The engine knows nothing of this: the check rides on its `recording.on_step` hook.
+The engine knows nothing of this: the check is a listener of its backward steps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
 from dglang.interpreter.core.errors import DGError
-
-StepHook = Callable[[Tensor, Tensor, tuple[Any, ...]], None]
+from dglang.interpreter.core.runtime import WithContext
 
 # Why a rule might send nan or inf back, by op: the usual suspects a student can check.
 LIKELY_CAUSES = {
@@ -33,34 +31,30 @@ LIKELY_CAUSES = {
 }
 
 
-@dataclass(slots=True, eq=False)
-class AnomalyMode:
-    """The value of `detect_anomaly`, used as `with detect_anomaly:`."""
+class AnomalyCheck:
+    """Listens to each backward step and stops at the first whose rule sent back a nan or an inf
+    from a finite gradient (`dg --detect-anomaly` keeps one listening for every run)."""
 
-    dg_type_name: ClassVar[str] = "context"
-
-    def enter(self) -> StepHook | None:
-        """Install the check (after whatever hook is there, such as a tracer); return that hook."""
-        previous = recording.on_step
-        recording.on_step = checking(previous)
-        return previous
-
-    def exit(self, previous: StepHook | None) -> None:
-        recording.on_step = previous
-
-    def __repr__(self) -> str:
-        return "<context detect_anomaly>"
-
-
-def checking(then: StepHook | None) -> StepHook:
-    def on_step(t: Tensor, g: Tensor, sent: tuple[Any, ...]) -> None:
-        if then is not None:
-            then(t, g, sent)
+    def on_step(self, t: Tensor, g: Tensor, sent: tuple[Any, ...]) -> None:
         for i, gi in enumerate(sent):
             if gi is not None and not np.isfinite(gi.data).all() and np.isfinite(g.data).all():
                 raise anomaly(t, i, gi)
 
-    return on_step
+
+@dataclass(slots=True, eq=False)
+class AnomalyMode(WithContext):
+    """The value of `detect_anomaly`, used as `with detect_anomaly:`: a check listens inside the block."""
+
+    def enter(self) -> AnomalyCheck:
+        check = AnomalyCheck()
+        recording.listen(check)
+        return check
+
+    def exit(self, check: AnomalyCheck) -> None:
+        recording.stop_listening(check)
+
+    def __repr__(self) -> str:
+        return "<context detect_anomaly>"
 
 
 def anomaly(t: Tensor, index: int, gradient: Tensor) -> DGError:

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dglang.autograd import Tensor
-from dglang.autograd.tensor import recording
 from dglang.interpreter.core.errors import CallFrame
 from dglang.interpreter.core.source import Branch, Site, Span
 
@@ -80,8 +79,23 @@ def kind_of(t: Tensor, is_root: bool) -> str:
     return "data"
 
 
-def collect(root: Tensor, limit: int = MAX_NODES) -> Graph:
-    """Walk the graph from `root` (iteratively: it may be deep), numbering nodes as met."""
+class LastBackward:
+    """Listens to the engine's backward passes and keeps the last one's visits in order: each tensor
+    it reached and the gradient it received there (the steps a picture numbers)."""
+
+    def __init__(self) -> None:
+        self.visits: list[tuple[Tensor, Tensor]] = []
+
+    def on_backward(self, root: Tensor, seed: Tensor) -> None:
+        self.visits = []
+
+    def on_visit(self, t: Tensor, g: Tensor) -> None:
+        self.visits.append((t, g))
+
+
+def collect(root: Tensor, last_backward: LastBackward | None = None, limit: int = MAX_NODES) -> Graph:
+    """Walk the graph from `root` (iteratively: it may be deep), numbering nodes as met; with the
+    last backward pass (if it was kept), each node's gradient and step."""
     numbers: dict[int, int] = {id(root): 1}
     nodes: dict[int, GraphNode] = {}
     pending = [root]
@@ -103,7 +117,8 @@ def collect(root: Tensor, limit: int = MAX_NODES) -> Graph:
                 pending.append(inp)
             if id(inp) in numbers:
                 node.inputs.append(numbers[id(inp)])
-    steps = {id(t): (i + 1, g) for i, (t, g) in enumerate(recording.last_backward or ())}  # None: no grad kept
+    visits = last_backward.visits if last_backward is not None else []
+    steps = {id(t): (i + 1, g) for i, (t, g) in enumerate(visits)}
     if id(root) not in steps:
         steps = {}  # the last grad ran over another graph: its steps would mislead here
     for node in nodes.values():

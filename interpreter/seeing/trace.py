@@ -24,6 +24,8 @@ PREFIX = "[trace] "
 
 
 class Tracer:
+    """Listens to the engine (autograd's Recording) and writes each event as a line."""
+
     def __init__(self, write: Callable[[str], None], limit: int = 300) -> None:
         self.write = write
         self.limit = limit
@@ -32,12 +34,6 @@ class Tracer:
         self.recorded = 0
         self.steps = 0  # in the current backward
         self.all_steps = 0
-
-    def install(self) -> None:
-        recording.on_record, recording.on_step, recording.on_leaf = self.on_record, self.on_step, self.on_leaf
-
-    def uninstall(self) -> None:
-        recording.on_record = recording.on_step = recording.on_leaf = None
 
     def emit(self, text: str) -> None:
         if self.shown < self.limit:
@@ -56,9 +52,10 @@ class Tracer:
         self.emit(f"record  {where(site):<8} {node.op:<9} {shapes} -> {t.shape}   {code(site)}".rstrip())
 
     # ---- backward ------------------------------------------------------------------------
-    def begin_grad(self, site: Site) -> None:
+    def on_backward(self, root: Tensor, seed: Tensor) -> None:
+        site = recording.where  # the grad statement (or gradient() call) that started the pass
         self.steps = 0
-        self.emit(f"grad    {where(site):<8} {code(site)}")
+        self.emit(f"grad    {where(site):<8} {code(site)}".rstrip())
 
     def on_step(self, t: Tensor, g: Tensor, sent: tuple[Any, ...]) -> None:
         self.steps += 1

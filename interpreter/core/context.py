@@ -1,0 +1,34 @@
+"""What running a program needs from whoever hosts it: the evaluator's whole view of the world.
+
+A Session owns one RunContext and hands it to the compiler; nothing else outside the program's
+own values reaches the evaluator, so this class lists everything a run can touch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import CallFrame
+from .source import Span
+
+
+@dataclass(eq=False)
+class RunContext:
+    """frames       the DG call stack, innermost last (error messages, `breakpoint()`, recursion depth)
+    max_depth    deepest nesting of DG calls before a RecursionError
+    max_steps    loop iterations, comprehension items and calls a run may make (None: no limit)
+    steps        how many it has made so far (counted only when there is a limit)
+    echo         shows the value of an expression statement in a REPL cell
+    pause        what `breakpoint()` does (open a debugger), or None to carry on
+    rebound_parameter  where a program last rebound a parameter inside `no_grad`, for `grad`'s hint
+    """
+
+    frames: list[CallFrame] = field(default_factory=list)
+    max_depth: int = 10_000
+    max_steps: int | None = None
+    steps: int = 0
+    echo: Callable[[Any], None] = lambda value: None
+    pause: Callable[[Any], None] | None = None
+    rebound_parameter: tuple[str, Span] | None = None

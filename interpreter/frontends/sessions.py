@@ -1,0 +1,26 @@
+"""Making a session with the whole of DG: the language core and its seeing tools, as every front
+end (the CLI, the REPL, the tests of programs and docs) makes it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from dglang.interpreter.core.limits import Limits
+from dglang.interpreter.core.session import Session
+from dglang.interpreter.seeing.builtins import install
+
+
+def new_session(
+    out: TextIO | None = None,
+    base_dir: Path | str | None = None,
+    max_depth: int = 10_000,
+    limits: Limits | None = None,
+    allowed_dirs: Sequence[Path | str] = (),
+    detect_anomaly: bool = False,
+) -> Session:
+    """A core Session with graph(), gradcheck() and detect_anomaly installed."""
+    session = Session(out=out, base_dir=base_dir, max_depth=max_depth, limits=limits, allowed_dirs=allowed_dirs)
+    install(session, detect_anomaly=detect_anomaly)
+    return session
