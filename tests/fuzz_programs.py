@@ -197,7 +197,12 @@ def check_unreadable(data: bytes, folder: Path) -> None:
     """Bytes that are not UTF-8 never reach the session: the CLI says why it cannot read them."""
     path = folder / NAME
     path.write_bytes(data)
-    assert read_program(str(path)) is None
+    try:
+        read_program(str(path))
+    except DGError as e:
+        assert e.kind == "FileError" and "not UTF-8" in e.message
+    else:
+        raise AssertionError("bytes that are not UTF-8 were read as a program")
 
 
 # ---- random programs from the grammar's constructs -----------------------------------------

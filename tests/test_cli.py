@@ -58,18 +58,33 @@ def test_syntax_error_exit_code_and_nothing_runs() -> None:
 @pytest.mark.parametrize(
     ("args", "code", "text"),
     [
-        (["missing.dg"], cli.EXIT_NOINPUT, "dg: cannot open 'missing.dg': no such file"),
+        (["missing.dg"], cli.EXIT_NOINPUT, "dg: FileError: cannot read 'missing.dg': no such file"),
         (["programs"], cli.EXIT_NOINPUT, "it is a folder"),
         (["run"], cli.EXIT_USAGE, "run needs a FILE"),
         (["-i"], cli.EXIT_USAGE, "-i needs a FILE"),
-        (["--no-such-flag", "x.dg"], cli.EXIT_USAGE, "unrecognized arguments"),
+        (["--no-such-flag", "x.dg"], cli.EXIT_USAGE, "dg: UsageError: unrecognized arguments: --no-such-flag"),
+        (["--timeout", "soon", "x.dg"], cli.EXIT_USAGE, "dg: UsageError: argument --timeout"),
+        (["graph", "x.dg"], cli.EXIT_USAGE, "dg: UsageError: the following arguments are required: --var"),
     ],
 )
 def test_usage_problems(args: list[str], code: int, text: str) -> None:
+    """Every complaint comes from the one formatter: `dg: Kind: message`, then a help line."""
     result = dg(*args)
     assert result.returncode == code
     assert text in result.stderr
-    assert "Traceback" not in result.stderr
+    assert "Traceback" not in result.stderr and "usage:" not in result.stderr
+    assert (result.stderr.startswith("dg: ") and "= help: " in result.stderr) or code == cli.EXIT_NOINPUT
+
+
+def test_standard_input_that_is_not_utf8_is_a_file_error() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter", "-"],
+        input=b"print(1)\n\xff\xfe\n",
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == cli.EXIT_NOINPUT
+    assert result.stderr.decode() == "dg: FileError: cannot read standard input: it is not UTF-8 text\n"
 
 
 def test_version_and_help() -> None:

@@ -1,4 +1,8 @@
-"""The `dg` command: run a program, open the REPL, and (as later issues add them) more tools."""
+"""The `dg` command: run a program, open the REPL, print its syntax tree or draw its graph.
+
+Whatever goes wrong, from a mistyped option to a bug in DG itself, is reported as a DGError by the
+one formatter (core/report.py), as `dg: Kind: message` with a help line where the fix is known.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from dglang import __version__
 from dglang.interpreter.core.errors import DGError, OutputClosed
@@ -40,10 +44,22 @@ commands:
 SUBCOMMANDS = ("run", "repl", "parse", "graph")
 
 
+class UsageError(DGError):
+    """A command line DG cannot act on."""
+
+    def __init__(self, message: str, prog: str = "dg") -> None:
+        super().__init__("UsageError", message, help=f"`{prog} --help` lists the commands and options")
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, whose complaints become UsageErrors for the one formatter instead of its own text."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message, self.prog)
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="dg", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    p = ArgumentParser(prog="dg", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", nargs="?", help="the program to run, or - for standard input")
     p.add_argument("-i", dest="interactive", action="store_true", help="open the REPL after running FILE")
     p.add_argument("--no-breakpoints", action="store_true", help="let breakpoint() do nothing")
@@ -109,14 +125,14 @@ def positive_float(text: str) -> float:
 
 
 def parse_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dg parse", description="Print the syntax tree DG builds for a program.")
+    p = ArgumentParser(prog="dg parse", description="Print the syntax tree DG builds for a program.")
     p.add_argument("file", help="the program, or - for standard input")
     p.add_argument("--tokens", action="store_true", help="print the token stream instead (with INDENT/DEDENT)")
     return p
 
 
 def graph_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="dg graph", description="Run a program and draw the recorded graph behind one of its variables."
     )
     p.add_argument("file", help="the program to run")
@@ -130,16 +146,24 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         return dispatch(argv)
+    except UsageError as e:
+        report(e)
+        return EXIT_USAGE
     except OutputClosed:
         # The reader of our output left (`dg prog.dg | head`): stop without a word, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except Exception as e:  # a bug in DG itself: one line for the user, the traceback on request
-        print(f"dg: internal error: {type(e).__name__}: {e} (this is a bug in DG; --debug shows more)", file=sys.stderr)
-        if "--debug" in argv:
-            import traceback  # loaded only for DG's developers
-
-            traceback.print_exc()
+    except KeyboardInterrupt:  # Ctrl-C outside any program (reading a file, starting up)
+        report(DGError("KeyboardInterrupt", "interrupted"))
+        return EXIT_INTERRUPTED
+    except Exception as e:  # a bug in DG itself: one message for the user, the traceback on request
+        internal = DGError(
+            "InternalError",
+            f"{type(e).__name__}: {e}",
+            help="this is a bug in DG; `--debug` shows the Python traceback to report",
+        )
+        internal.original = e
+        report(internal, debug="--debug" in argv)
         return EXIT_RUNTIME
 
 
@@ -215,11 +239,11 @@ def stdin_lines():  # one shared iterator, so the REPL and the debugger read std
     return _stdin_lines
 
 
-def read_program(path: str) -> tuple[str, str] | None:
-    """(text, name for messages), or None after reporting why it cannot be read."""
-    if path == "-":
-        return sys.stdin.read(), "<stdin>"
+def read_program(path: str) -> tuple[str, str]:
+    """(text, name for messages); a FileError says why it cannot be read."""
     try:
+        if path == "-":
+            return sys.stdin.buffer.read().decode("utf-8"), "<stdin>"
         return Path(path).read_text(encoding="utf-8"), path
     except FileNotFoundError:
         reason = "no such file"
@@ -229,17 +253,18 @@ def read_program(path: str) -> tuple[str, str] | None:
         reason = "it is not UTF-8 text"
     except OSError as e:
         reason = e.strerror or str(e)
-    print(f"dg: cannot open '{path}': {reason}", file=sys.stderr)
-    return None
+    shown = "standard input" if path == "-" else f"'{path}'"
+    raise DGError("FileError", f"cannot read {shown}: {reason}")
 
 
 def run_file(session: Session, path: str, debug: bool = False) -> int:
     from .debugger import QuitProgram
 
-    program = read_program(path)
-    if program is None:
+    try:
+        text, name = read_program(path)
+    except DGError as e:
+        report(e)
         return EXIT_NOINPUT
-    text, name = program
     try:
         session.run(text, name, cached=path != "-")
     except DGError as e:
@@ -249,8 +274,8 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
         return EXIT_SYNTAX if e.is_syntax else EXIT_RUNTIME
     except QuitProgram:
         return EXIT_OK
-    except KeyboardInterrupt:
-        print("dg: interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # between statements, where no statement could locate it
+        report(DGError("KeyboardInterrupt", "interrupted"))
         return EXIT_INTERRUPTED
     return EXIT_OK
 
@@ -269,10 +294,11 @@ def parse_command(args: argparse.Namespace) -> int:
     from dglang.interpreter.core.source import Source
     from dglang.interpreter.seeing.syntax_view import dump_ast, dump_tokens
 
-    program = read_program(args.file)
-    if program is None:
+    try:
+        text, name = read_program(args.file)
+    except DGError as e:
+        report(e)
         return EXIT_NOINPUT
-    text, name = program
     try:
         sys.stdout.write(dump_tokens(text) if args.tokens else dump_ast(parse(Source(name, text))))
     except DGError as e:
@@ -287,6 +313,7 @@ def parse_command(args: argparse.Namespace) -> int:
 
 
 def graph_command(args: argparse.Namespace) -> int:
+    from dglang.autograd.tensor import type_name
     from dglang.interpreter.core.runtime import MISSING
     from dglang.interpreter.seeing.builtins import install
     from dglang.interpreter.seeing.dot import to_dot, write
@@ -301,8 +328,8 @@ def graph_command(args: argparse.Namespace) -> int:
         return code
     value = session.globals.vars.get(args.var, MISSING)
     if not isinstance(value, _tensor_type()):
-        what = "is not a variable of the program" if value is MISSING else "is not a tensor"
-        print(f"dg graph: '{args.var}' {what}", file=sys.stderr)
+        what = "is not a variable of the program" if value is MISSING else f"is a {type_name(value)}, not a tensor"
+        report(UsageError(f"'{args.var}' {what}", "dg graph"))
         return EXIT_USAGE
     dot_text = to_dot(seeing.graph(value), args.var)
     if args.output is None:
@@ -311,10 +338,10 @@ def graph_command(args: argparse.Namespace) -> int:
     try:
         write(dot_text, Path(args.output))
     except DGError as e:
-        print(f"dg graph: {e.message}" + (f" ({e.help})" if e.help else ""), file=sys.stderr)
+        report(e)
         return EXIT_UNAVAILABLE
     except OSError as e:
-        print(f"dg graph: cannot write '{args.output}': {e.strerror}", file=sys.stderr)
+        report(DGError("FileError", f"cannot write '{args.output}': {e.strerror}"))
         return EXIT_UNAVAILABLE
     return EXIT_OK
 

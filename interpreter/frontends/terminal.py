@@ -24,6 +24,7 @@ from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
+from dglang.interpreter.core.errors import DGError
 from dglang.interpreter.core.parser import SyntaxProblem, tokens
 
 from .repl import KEYWORDS, Outcome, Repl, complete, is_complete, next_indent
@@ -167,8 +168,8 @@ def interact(repl: Repl, prompt: str = ">>> ", input: Input | None = None, outpu
             return Outcome.CONTINUE if repl.in_debugger else Outcome.QUIT
         try:
             outcome = repl.run_cell(text)
-        except KeyboardInterrupt:
-            repl.err.write("KeyboardInterrupt\n")
+        except KeyboardInterrupt:  # between statements (compiling, echoing): no statement could locate it
+            repl.report(DGError("KeyboardInterrupt", "interrupted"))
             continue
         if outcome in (Outcome.QUIT, Outcome.CONTINUE):
             return outcome

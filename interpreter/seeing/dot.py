@@ -135,10 +135,10 @@ def write(dot_text: str, path: Path) -> None:
     program = shutil.which("dot")
     if program is None:
         raise DGError(
-            "UsageError",
+            "GraphvizError",
             f"cannot write '{path}': Graphviz's `dot` is not installed",
             help="install Graphviz (apt install graphviz, brew install graphviz), or write a .dot file",
         )
     result = subprocess.run([program, f"-T{kind}", "-o", str(path)], input=dot_text, text=True, capture_output=True)
     if result.returncode != 0:
-        raise DGError("UsageError", f"Graphviz could not draw '{path}': {result.stderr.strip()}")
+        raise DGError("GraphvizError", f"Graphviz could not draw '{path}': {result.stderr.strip()}")
