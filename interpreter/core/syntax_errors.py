@@ -1,0 +1,261 @@
+"""Syntax errors a student can act on: lark's parse failures turned into one DG error each.
+
+What DG knows about syntax errors is mostly data, as in lark's own examples: each message below
+comes with a few inputs that go wrong the way it describes, and lark's `match_examples` picks the
+message whose examples failed where the program failed. A few mistakes are found by a check
+instead, because a position gives them away rather than the parser's state: a bracket opened
+lines earlier, a line indented too far, a string with no closing quote, a keyword where a name
+should be, an `else` with no `if`. Anything else gets "unexpected X; expected Y", from what the
+parser would have accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from lark import LarkError, Token, UnexpectedCharacters, UnexpectedToken
+
+from .errors import DGError
+from .grammar import LARK, literal, tokens, with_newline
+from .indenter import CLOSING_TEXT, PAIRS, SyntaxProblem, open_brackets
+from .source import Source, Span
+
+
+@dataclass(frozen=True)
+class Message:
+    """What a syntax error says, and the help line when the fix is known."""
+
+    text: str
+    help: str | None = None
+    kind: str = "SyntaxError"
+
+
+# ---- messages known by example ------------------------------------------------------------
+# For each message, inputs that fail the way it describes. Two failures count as the same when
+# the parser would have accepted the same tokens there; among those, an example that failed on
+# the same token wins. So "'=' assigns" and "expected ':'" share a state (a header before its
+# ':'): '=' there gets the first, and any other token the message listed first for that state.
+# tests/test_syntax_errors.py checks that every example fails as its message says.
+EXPECTED_COLON = Message(
+    "expected ':' at the end of this line", help="if, elif, else, while, for, def and with lines end in ':'"
+)
+ASSIGN_IN_CONDITION = Message("'=' assigns; a condition compares with '=='", help="write '==' to test equality")
+EXPECTED_BLOCK = Message(
+    "expected an indented block after the ':' on line {colon_line}",
+    help="indent the lines that belong to the block",
+    kind="IndentationError",  # about where a line starts, so its caret is one character wide
+)
+
+EXAMPLES: dict[Message, list[str]] = {
+    EXPECTED_COLON: [
+        "if x\n    pass\n",
+        "while x\n",
+        "for i in range(3)\n",
+        "def f()\n",
+        "with no_grad\n",
+        "if x:\n    pass\nelse\n",
+    ],
+    ASSIGN_IN_CONDITION: [
+        "if x = 1:\n",
+        "while i = 0:\n",
+    ],
+    EXPECTED_BLOCK: [
+        "def f():\nreturn 1\n",
+        "if x:\n",
+    ],
+}
+
+# A character the lexer cannot start a token with, and what to say about it.
+CHARACTERS = {
+    '"': Message("this string is never closed", help="close it with a matching quote on the same line"),
+    "'": Message("this string is never closed", help="close it with a matching quote on the same line"),
+    "!": Message("unexpected character '!'", help="DG writes 'not x' and 'a != b'"),
+}
+# ... and inside an f-string's {expression}.
+FSTRING_CHARACTERS = {
+    "!": Message("f-string conversions such as '!r' are not supported", help="write {x} or {x:.3f}"),
+}
+
+# How a token type reads in a message; keywords and punctuation read as themselves, quoted.
+FOUND = {
+    "STRING": "string",
+    "_NEWLINE": "end of line",
+    "_INDENT": "indent",
+    "_DEDENT": "end of block",
+    "$END": "end of input",
+}
+EXPECTED = {
+    "NAME": "a name",
+    "INT": "a number",
+    "FLOAT": "a number",
+    "STRING": "a string",
+    "_NEWLINE": "the end of the line",
+    "_INDENT": "an indented block",
+    "_DEDENT": "the end of the block",
+    "$END": "the end of the input",
+}
+# Tokens that can start an expression: when all are expected, we say "an expression".
+EXPRESSION_STARTS = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "MINUS"}
+
+
+# ---- from lark's exception to a DG error ---------------------------------------------------
+def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fstring: bool = False) -> DGError:
+    """Turn lark's parse failure into one DG error with a message a student can act on.
+
+    `parsed` is the text lark saw, when that was not the whole source (an f-string's expression)."""
+    if isinstance(e, SyntaxProblem):
+        span = Span(source, e.line, e.column, e.line, e.end_column)
+        return DGError(e.kind, e.message, span, help=e.help)
+    if isinstance(e, UnexpectedCharacters):
+        message = (FSTRING_CHARACTERS if in_fstring else {}).get(e.char) or CHARACTERS.get(e.char)
+        message = message or Message(f"unexpected character {e.char!r}")
+        return DGError(message.kind, message.text, _point(source, e.line, e.column), help=message.help)
+    assert isinstance(e, UnexpectedToken)
+    return _unexpected_token(e, source, with_newline(source.text if parsed is None else parsed))
+
+
+def _unexpected_token(e: UnexpectedToken, source: Source, text: str) -> DGError:
+    token = e.token
+    opener = _unclosed_bracket(text, token)
+    if opener is not None:
+        # Newlines inside brackets are ignored, so a missing ')' shows up lines later: blame the '('.
+        return DGError(
+            "SyntaxError",
+            f"'{opener}' was never closed",
+            _point(source, opener.line, opener.column),
+            help=f"close it with '{CLOSING_TEXT[opener.type]}'",
+        )
+    line, column = _position(token, source)
+    if token.type == "_INDENT":
+        line = token.end_line
+        return DGError(
+            "IndentationError",
+            "unexpected indent",
+            Span(source, line, len(token) + 1, line, len(source.line(line).rstrip()) + 1),
+            help="this line is indented more than the one above, but does not start a block",
+        )
+    accepts = frozenset(e.interactive_parser.accepts() if e.interactive_parser else e.expected)
+    span = _point(source, line, column, 1 if token.type in FOUND else max(1, len(token)))
+    known = _failure(token, accepts).match_examples(
+        _fail_like, EXAMPLES, token_type_match_fallback=True, use_accepts=False
+    )
+    if known is not None:
+        if known.kind == "IndentationError":
+            span = _point(source, line, column)
+        text = known.text.format(colon_line=_colon_line(text, token)) if "{" in known.text else known.text
+        return DGError(known.kind, text, span, help=known.help)
+    if token.type == "EQUAL" and e.token_history and _is_keyword(e.token_history[-1]):
+        # The lexer stopped: '=' cannot follow this keyword (it says which token came before).
+        return DGError("SyntaxError", f"'{e.token_history[-1]}' is a keyword and cannot be a variable name", span)
+    if token.type in ("ELSE", "ELIF"):
+        return DGError(
+            "SyntaxError",
+            f"'{token}' without a matching 'if' above it",
+            span,
+            help="check that it is indented like its 'if'",
+        )
+    message = f"unexpected {_describe_token(token)}"
+    wanted = _describe_expected(accepts)
+    if wanted:
+        message += f"; expected {wanted}"
+    return DGError("SyntaxError", message, span)
+
+
+# ---- matching examples ------------------------------------------------------------------------
+def _failure(token: Token, accepts: frozenset[str]) -> UnexpectedToken:
+    """A failure as match_examples compares it: the token, and for its state what the parser would
+    have accepted. (lark's own state also counts the parser's stack, so an example at the top level
+    would not match the same mistake inside a function.)"""
+    return UnexpectedToken(token, accepts, state=accepts)
+
+
+@cache
+def _example_failure(example: str) -> UnexpectedToken | None:
+    try:
+        LARK.parse(example, start="start")
+    except UnexpectedToken as e:
+        return _failure(e.token, frozenset(e.interactive_parser.accepts()))
+    except (LarkError, SyntaxProblem):
+        return None
+    return None
+
+
+def _fail_like(example: str) -> None:
+    """The parse function match_examples calls: raise the example's failure (parsed once, kept)."""
+    failure = _example_failure(example)
+    if failure is not None:
+        raise failure.with_traceback(None)
+    return None
+
+
+# ---- checks that need positions -------------------------------------------------------------
+def _read_before(text: str, failing: Token) -> Iterator[Token]:
+    """The tokens before `failing` (all of them, when the input ended too soon)."""
+    try:
+        for token in tokens(text):
+            if failing.type != "$END" and token.start_pos >= failing.start_pos:
+                return
+            yield token
+    except (LarkError, SyntaxProblem):  # the text goes wrong further on than the parser got
+        return
+
+
+def _unclosed_bracket(text: str, failing: Token) -> Token | None:
+    """The bracket to blame for `failing`: the innermost one still open, if `failing` does not
+    close it and it was opened on an earlier line."""
+    brackets = open_brackets(_read_before(text, failing))
+    if not brackets or PAIRS[brackets[-1].type] == failing.type:
+        return None
+    opener = brackets[-1]
+    return opener if failing.type == "$END" or failing.line != opener.line else None
+
+
+def _colon_line(text: str, failing: Token) -> int:
+    """The line of the last ':' before `failing` (the header whose block is missing)."""
+    line = 1
+    for token in _read_before(text, failing):
+        if token.type == "COLON":
+            line = token.line
+    return line
+
+
+def _is_keyword(token: Token | None) -> bool:
+    return token is not None and token.type != "NAME" and token.isidentifier()
+
+
+# ---- describing tokens ------------------------------------------------------------------------
+def _point(source: Source, line: int, column: int, width: int = 1) -> Span:
+    return Span(source, line, column, line, column + width)
+
+
+def _position(token: Token, source: Source) -> tuple[int, int]:
+    """Where to put the caret: at the token, or for end of input, just after the last character."""
+    if token.type == "$END" or token.line is None:
+        lines = source.text.rstrip("\n").splitlines() or [""]
+        return len(lines), len(lines[-1]) + 1
+    return token.line, token.column
+
+
+def _describe_token(token: Token) -> str:
+    if token.type == "NAME":
+        return f"name '{token}'"
+    if token.type in ("INT", "FLOAT"):
+        return f"number {token}"
+    return FOUND.get(token.type, f"'{token}'")
+
+
+def _describe_expected(expected: frozenset[str]) -> str:
+    words: list[str] = []
+    if expected >= EXPRESSION_STARTS:
+        words.append("an expression")
+        expected = expected - EXPRESSION_STARTS - {"PLUS", "NOT", "TRUE", "FALSE", "NONE"}
+    for name in sorted(expected):
+        word = EXPECTED.get(name) or (f"'{literal(name)}'" if literal(name) is not None else None)
+        if word is not None:
+            words.append(word)
+    words = list(dict.fromkeys(words))
+    if not words or len(words) > 6:
+        return ""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
