@@ -172,7 +172,9 @@ def _failure(token: Token, accepts: frozenset[str]) -> UnexpectedToken:
 
 
 @cache
-def _example_failure(example: str) -> UnexpectedToken | None:
+def example_failure(example: str) -> UnexpectedToken | None:
+    """How `example` fails, as match_examples compares failures (worked out once per example). None
+    when it parses, or fails before the parser (in the lexer or the indenter)."""
     try:
         LARK.parse(example, start="start")
     except UnexpectedToken as e:
@@ -184,7 +186,7 @@ def _example_failure(example: str) -> UnexpectedToken | None:
 
 def _fail_like(example: str) -> None:
     """The parse function match_examples calls: raise the example's failure (parsed once, kept)."""
-    failure = _example_failure(example)
+    failure = example_failure(example)
     if failure is not None:
         raise failure.with_traceback(None)
     return None
