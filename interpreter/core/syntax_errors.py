@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from lark import LarkError, Token, UnexpectedCharacters, UnexpectedToken
 
@@ -113,58 +113,140 @@ def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fst
         message = message or Message(f"unexpected character {e.char!r}")
         return DGError(message.kind, message.text, _point(source, e.line, e.column), help=message.help)
     assert isinstance(e, UnexpectedToken)
-    return _unexpected_token(e, source, with_newline(source.text if parsed is None else parsed))
+    failure = Failure(e, source, with_newline(source.text if parsed is None else parsed))
+    # The first check that recognises the failure names it; the order settles overlaps.
+    return (
+        _unclosed_bracket(failure)
+        or _unexpected_indent(failure)
+        or _known_by_example(failure)
+        or _keyword_as_name(failure)
+        or _else_without_if(failure)
+        or _unexpected(failure)
+    )
 
 
-def _unexpected_token(e: UnexpectedToken, source: Source, text: str) -> DGError:
-    token = e.token
-    opener = _unclosed_bracket(text, token)
-    if opener is not None:
-        # Newlines inside brackets are ignored, so a missing ')' shows up lines later: blame the '('.
-        return DGError(
-            "SyntaxError",
-            f"'{opener}' was never closed",
-            _point(source, opener.line, opener.column),
-            help=f"close it with '{CLOSING_TEXT[opener.type]}'",
-        )
-    line, column = _position(token, source)
-    if token.type == "_INDENT":
-        line = token.end_line
-        return DGError(
-            "IndentationError",
-            "unexpected indent",
-            Span(source, line, len(token) + 1, line, len(source.line(line).rstrip()) + 1),
-            help="this line is indented more than the one above, but does not start a block",
-        )
-    accepts = frozenset(e.interactive_parser.accepts() if e.interactive_parser else e.expected)
-    span = _point(source, line, column, 1 if token.type in FOUND else max(1, len(token)))
-    known = _failure(token, accepts).match_examples(
+class Failure:
+    """A token the parser could not take, and what the checks ask about it."""
+
+    def __init__(self, e: UnexpectedToken, source: Source, text: str) -> None:
+        self.error, self.source, self.text, self.token = e, source, text, e.token
+
+    @cached_property
+    def accepts(self) -> frozenset[str]:
+        """The token types the parser would have taken instead."""
+        parser = self.error.interactive_parser
+        return frozenset(parser.accepts() if parser is not None else self.error.expected)
+
+    @cached_property
+    def line_and_column(self) -> tuple[int, int]:
+        """Where the caret goes: at the token, or for end of input just after the last character."""
+        if self.token.type == "$END" or self.token.line is None:
+            lines = self.source.text.rstrip("\n").splitlines() or [""]
+            return len(lines), len(lines[-1]) + 1
+        return self.token.line, self.token.column
+
+    @property
+    def span(self) -> Span:
+        """The token underlined (a newline, an indent or the end of input: one caret)."""
+        width = 1 if self.token.type in FOUND else max(1, len(self.token))
+        return _point(self.source, *self.line_and_column, width)
+
+    def tokens_before(self) -> Iterator[Token]:
+        """The program's tokens before the failing one (all of them, when the input ended too soon)."""
+        try:
+            for token in tokens(self.text):
+                if self.token.type != "$END" and token.start_pos >= self.token.start_pos:
+                    return
+                yield token
+        except (LarkError, SyntaxProblem):  # the text goes wrong further on than the parser got
+            return
+
+
+# ---- the checks, in the order they are tried ------------------------------------------------
+def _unclosed_bracket(failure: Failure) -> DGError | None:
+    """Newlines inside brackets are ignored, so a missing ')' shows up lines later: blame the '('.
+    That is the innermost bracket still open, if the failing token does not close it and it was
+    opened on an earlier line."""
+    brackets = open_brackets(failure.tokens_before())
+    if not brackets or PAIRS[brackets[-1].type] == failure.token.type:
+        return None
+    opener = brackets[-1]
+    if failure.token.type != "$END" and failure.token.line == opener.line:
+        return None
+    return DGError(
+        "SyntaxError",
+        f"'{opener}' was never closed",
+        _point(failure.source, opener.line, opener.column),
+        help=f"close it with '{CLOSING_TEXT[opener.type]}'",
+    )
+
+
+def _unexpected_indent(failure: Failure) -> DGError | None:
+    token = failure.token
+    if token.type != "_INDENT":
+        return None
+    line = token.end_line
+    return DGError(
+        "IndentationError",
+        "unexpected indent",
+        Span(failure.source, line, len(token) + 1, line, len(failure.source.line(line).rstrip()) + 1),
+        help="this line is indented more than the one above, but does not start a block",
+    )
+
+
+def _known_by_example(failure: Failure) -> DGError | None:
+    """The message of EXAMPLES whose examples fail the way this program does."""
+    known = _comparable(failure.token, failure.accepts).match_examples(
         _fail_like, EXAMPLES, token_type_match_fallback=True, use_accepts=False
     )
-    if known is not None:
-        if known.kind == "IndentationError":
-            span = _point(source, line, column)
-        text = known.text.format(colon_line=_colon_line(text, token)) if "{" in known.text else known.text
-        return DGError(known.kind, text, span, help=known.help)
-    if token.type == "EQUAL" and e.token_history and _is_keyword(e.token_history[-1]):
-        # The lexer stopped: '=' cannot follow this keyword (it says which token came before).
-        return DGError("SyntaxError", f"'{e.token_history[-1]}' is a keyword and cannot be a variable name", span)
-    if token.type in ("ELSE", "ELIF"):
-        return DGError(
-            "SyntaxError",
-            f"'{token}' without a matching 'if' above it",
-            span,
-            help="check that it is indented like its 'if'",
-        )
-    message = f"unexpected {_describe_token(token)}"
-    wanted = _describe_expected(accepts)
+    if known is None:
+        return None
+    text = known.text.format(colon_line=_colon_line(failure)) if "{colon_line}" in known.text else known.text
+    # An indentation error is about where a line starts: one caret, not the token underlined.
+    span = _point(failure.source, *failure.line_and_column) if known.kind == "IndentationError" else failure.span
+    return DGError(known.kind, text, span, help=known.help)
+
+
+def _keyword_as_name(failure: Failure) -> DGError | None:
+    """`grad = 3`: the lexer stops at an '=' that cannot follow a keyword, and tells which token it
+    read last (lark's token_history; a failure found by the parser itself has none)."""
+    before = failure.error.token_history[-1] if failure.error.token_history else None
+    if failure.token.type != "EQUAL" or before is None or before.type == "NAME" or not before.isidentifier():
+        return None
+    return DGError("SyntaxError", f"'{before}' is a keyword and cannot be a variable name", failure.span)
+
+
+def _else_without_if(failure: Failure) -> DGError | None:
+    if failure.token.type not in ("ELSE", "ELIF"):
+        return None
+    return DGError(
+        "SyntaxError",
+        f"'{failure.token}' without a matching 'if' above it",
+        failure.span,
+        help="check that it is indented like its 'if'",
+    )
+
+
+def _unexpected(failure: Failure) -> DGError:
+    """The generic message: unexpected X; expected Y (when Y is short enough to help)."""
+    message = f"unexpected {_describe_token(failure.token)}"
+    wanted = _describe_expected(failure.accepts)
     if wanted:
         message += f"; expected {wanted}"
-    return DGError("SyntaxError", message, span)
+    return DGError("SyntaxError", message, failure.span)
+
+
+def _colon_line(failure: Failure) -> int:
+    """The line of the last ':' before the failing token: the header whose block is missing."""
+    line = 1
+    for token in failure.tokens_before():
+        if token.type == "COLON":
+            line = token.line
+    return line
 
 
 # ---- matching examples ------------------------------------------------------------------------
-def _failure(token: Token, accepts: frozenset[str]) -> UnexpectedToken:
+def _comparable(token: Token, accepts: frozenset[str]) -> UnexpectedToken:
     """A failure as match_examples compares it: the token, and for its state what the parser would
     have accepted. (lark's own state also counts the parser's stack, so an example at the top level
     would not match the same mistake inside a function.)"""
@@ -178,7 +260,7 @@ def example_failure(example: str) -> UnexpectedToken | None:
     try:
         LARK.parse(example, start="start")
     except UnexpectedToken as e:
-        return _failure(e.token, frozenset(e.interactive_parser.accepts()))
+        return _comparable(e.token, frozenset(e.interactive_parser.accepts()))
     except (LarkError, SyntaxProblem):
         return None
     return None
@@ -189,55 +271,11 @@ def _fail_like(example: str) -> None:
     failure = example_failure(example)
     if failure is not None:
         raise failure.with_traceback(None)
-    return None
-
-
-# ---- checks that need positions -------------------------------------------------------------
-def _read_before(text: str, failing: Token) -> Iterator[Token]:
-    """The tokens before `failing` (all of them, when the input ended too soon)."""
-    try:
-        for token in tokens(text):
-            if failing.type != "$END" and token.start_pos >= failing.start_pos:
-                return
-            yield token
-    except (LarkError, SyntaxProblem):  # the text goes wrong further on than the parser got
-        return
-
-
-def _unclosed_bracket(text: str, failing: Token) -> Token | None:
-    """The bracket to blame for `failing`: the innermost one still open, if `failing` does not
-    close it and it was opened on an earlier line."""
-    brackets = open_brackets(_read_before(text, failing))
-    if not brackets or PAIRS[brackets[-1].type] == failing.type:
-        return None
-    opener = brackets[-1]
-    return opener if failing.type == "$END" or failing.line != opener.line else None
-
-
-def _colon_line(text: str, failing: Token) -> int:
-    """The line of the last ':' before `failing` (the header whose block is missing)."""
-    line = 1
-    for token in _read_before(text, failing):
-        if token.type == "COLON":
-            line = token.line
-    return line
-
-
-def _is_keyword(token: Token | None) -> bool:
-    return token is not None and token.type != "NAME" and token.isidentifier()
 
 
 # ---- describing tokens ------------------------------------------------------------------------
 def _point(source: Source, line: int, column: int, width: int = 1) -> Span:
     return Span(source, line, column, line, column + width)
-
-
-def _position(token: Token, source: Source) -> tuple[int, int]:
-    """Where to put the caret: at the token, or for end of input, just after the last character."""
-    if token.type == "$END" or token.line is None:
-        lines = source.text.rstrip("\n").splitlines() or [""]
-        return len(lines), len(lines[-1]) + 1
-    return token.line, token.column
 
 
 def _describe_token(token: Token) -> str:
