@@ -1,8 +1,8 @@
 """The post-lexer: Python-style blocks (_INDENT/_DEDENT tokens) and bracket matching, one parse at a time.
 
 lark's PythonIndenter keeps its indentation stack on itself, so one indenter shared by every parse
-would let two parses (two threads, or a REPL check started inside another parse) change each
-other's state. Here the object lark holds, `Indenter`, keeps nothing: each parse gets its own
+would let two parses under way at once (in two threads, or two interactive parsers fed in turn)
+change each other's state. Here the object lark holds, `Indenter`, keeps nothing: each parse gets its own
 `Indentation`.
 """
 

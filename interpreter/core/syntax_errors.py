@@ -33,10 +33,11 @@ class Message:
 
 
 # ---- messages known by example ------------------------------------------------------------
-# For each message, inputs that fail the way it describes. Two failures count as the same when
-# the parser would have accepted the same tokens there; among those, an example that failed on
-# the same token wins. So "'=' assigns" and "expected ':'" share a state (a header before its
-# ':'): '=' there gets the first, and any other token the message listed first for that state.
+# For each message, inputs that fail the way it describes. match_examples compares the program's
+# failure with each example's: the same state if the parser would have accepted the same tokens
+# there, and among those, an example that failed on the same token wins. "expected ':'" and
+# "'=' assigns" share a state (a header before its ':'): '=' there gets the second message, any
+# other token the first, since the message listed first for a state is the fallback.
 # tests/test_syntax_errors.py checks that every example fails as its message says.
 EXPECTED_COLON = Message(
     "expected ':' at the end of this line", help="if, elif, else, while, for, def and with lines end in ':'"
