@@ -11,7 +11,6 @@ parser would have accepted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
 
@@ -152,15 +151,18 @@ class Failure:
         width = 1 if self.token.type in FOUND else max(1, len(self.token))
         return _point(self.source, *self.line_and_column, width)
 
-    def tokens_before(self) -> Iterator[Token]:
+    @cached_property
+    def tokens_before(self) -> list[Token]:
         """The program's tokens before the failing one (all of them, when the input ended too soon)."""
+        before: list[Token] = []
         try:
             for token in tokens(self.text):
                 if self.token.type != "$END" and token.start_pos >= self.token.start_pos:
-                    return
-                yield token
+                    break
+                before.append(token)
         except (LarkError, SyntaxProblem):  # the text goes wrong further on than the parser got
-            return
+            pass
+        return before
 
 
 # ---- the checks, in the order they are tried ------------------------------------------------
@@ -168,7 +170,7 @@ def _unclosed_bracket(failure: Failure) -> DGError | None:
     """Newlines inside brackets are ignored, so a missing ')' shows up lines later: blame the '('.
     That is the innermost bracket still open, if the failing token does not close it and it was
     opened on an earlier line."""
-    brackets = open_brackets(failure.tokens_before())
+    brackets = open_brackets(failure.tokens_before)
     if not brackets or PAIRS[brackets[-1].type] == failure.token.type:
         return None
     opener = brackets[-1]
@@ -240,7 +242,7 @@ def _unexpected(failure: Failure) -> DGError:
 def _colon_line(failure: Failure) -> int:
     """The line of the last ':' before the failing token: the header whose block is missing."""
     line = 1
-    for token in failure.tokens_before():
+    for token in failure.tokens_before:
         if token.type == "COLON":
             line = token.line
     return line
