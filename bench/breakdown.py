@@ -38,7 +38,6 @@ def parse_stages() -> list[tuple[str, float]]:
     from parse_program import generate
 
     from dglang.interpreter.core import parser
-    from dglang.interpreter.core.build_ast import ASTBuilder
     from dglang.interpreter.core.evaluator import Compiler
     from dglang.interpreter.core.session import Session
     from dglang.interpreter.core.source import Source
@@ -48,16 +47,16 @@ def parse_stages() -> list[tuple[str, float]]:
     bare = Lark.open(
         str(parser.GRAMMAR), parser="lalr", postlex=parser.Indenter(), maybe_placeholders=True, start=["start", "test"]
     )
-    tree = parser._lark.parse(text, start="start")
-    module = parser.build(ASTBuilder(source), tree)
+    tree = parser.LARK.parse(text, start="start")
+    module = parser.builder(source).transform(tree)
     session = Session(out=io.StringIO())
     gc.disable()  # as Session.compile does
     try:
         return [
             ("lark: lexing only", best_of(3, lambda: sum(1 for _ in bare.lex(text)))),
             ("lark: LALR parse, no positions", best_of(3, lambda: bare.parse(text, start="start"))),
-            ("lark: LALR parse with positions (DG's)", best_of(3, lambda: parser._lark.parse(text, start="start"))),
-            ("parse tree -> AST", best_of(3, lambda: parser.build(ASTBuilder(source), tree))),
+            ("lark: LALR parse with positions (DG's)", best_of(3, lambda: parser.LARK.parse(text, start="start"))),
+            ("parse tree -> AST", best_of(3, lambda: parser.builder(source).transform(tree))),
             ("AST -> closures", best_of(3, lambda: Compiler(session).module(module))),
             ("Session.compile, all of it", best_of(3, lambda: session.compile(text, "generated.dg"))),
         ]

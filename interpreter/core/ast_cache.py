@@ -29,7 +29,10 @@ from .source import Source
 
 HERE = Path(__file__).resolve().parent
 # Everything that decides what AST a text becomes.
-AST_MAKERS = (HERE.parents[1] / "grammar" / "dg.lark", HERE / "ast.py", HERE / "build_ast.py", HERE / "parser.py")
+AST_MAKERS = (
+    HERE.parents[1] / "grammar" / "dg.lark",
+    *(HERE / name for name in ("ast.py", "build_ast.py", "grammar.py", "indenter.py", "parser.py")),
+)
 
 
 def folder() -> Path | None:

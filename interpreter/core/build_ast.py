@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast as python_ast
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from lark import Token, Transformer_NonRecursive, Tree
@@ -17,13 +18,17 @@ from . import ast
 from .errors import DGError
 from .source import Source, Span
 
+# Parses the text of an f-string's {expression}, found at (line, column) of the source.
+ParseExpression = Callable[[str, int, int], ast.Expr]
+
 
 class ASTBuilder(Transformer_NonRecursive):
     __visit_tokens__ = False  # tokens reach the rule methods as they are
 
-    def __init__(self, source: Source, line_offset: int = 0) -> None:
+    def __init__(self, source: Source, parse_expression: ParseExpression, line_offset: int = 0) -> None:
         super().__init__()
         self.source = source
+        self.parse_expression = parse_expression  # the parser's, passed in: the parser imports this module
         self.line_offset = line_offset  # for expressions parsed out of an f-string
 
     def _call_userfunc(self, tree: Tree, new_children: list[Any] | None = None) -> Any:
@@ -283,8 +288,6 @@ class ASTBuilder(Transformer_NonRecursive):
 
     def fstring_parts(self, token: Token) -> list[str | ast.FormattedValue]:
         """Split f"a {x:.2f} b" into text and {expression:spec} parts, parsing each expression."""
-        from .parser import parse_expression
-
         quote, body = token[1], token[2:-1]
         body_column = token.column + 2  # where `body` starts on the line
         parts: list[str | ast.FormattedValue] = []
@@ -307,7 +310,7 @@ class ASTBuilder(Transformer_NonRecursive):
             source = body[i + 1 : expr_end]
             if not source.strip():
                 raise self.error("empty expression in an f-string", self.at(token, body_column + i))
-            expr = parse_expression(source, self.source, token.line + self.line_offset, body_column + i + 1)
+            expr = self.parse_expression(source, token.line + self.line_offset, body_column + i + 1)
             spec = body[colon + 1 : end] if colon is not None else ""
             parts.append(ast.FormattedValue(expr, spec))
             i = end + 1
