@@ -36,7 +36,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Tensor]]:
 
 def ops(root: Tensor) -> list[str]:
     """The graph behind `root` in topological order: op names, "leaf" for leaves."""
-    return [t.grad_fn.op if t.grad_fn is not None else "leaf" for t in topological_order(root)]
+    return [t.grad_fn.op.name if t.grad_fn is not None else "leaf" for t in topological_order(root)]
 
 
 # ---- what gets recorded --------------------------------------------------------------------
@@ -170,7 +170,7 @@ def test_in_place_on_a_recorded_tensor_outside_no_grad_records_out_of_place() ->
     old = y
     y += 1
     assert y is not old and old.tolist() == [3.0, 6.0] and old.version == 0
-    assert y.grad_fn is not None and y.grad_fn.op == "Add"
+    assert y.grad_fn is not None and y.grad_fn.op.name == "Add"
     y.sum().backward()
     assert x.grad is not None and x.grad.tolist() == [3.0, 3.0]
 

@@ -132,8 +132,9 @@ NOT_OPS = {
     "zeros", "zeros_like", "moons",  # creation: leaves, no inputs
     "backward", "gradient", "gradcheck", "topological_order",  # the engine itself
     "enable_grad", "no_grad", "is_grad_enabled", "set_grad_enabled",  # grad mode
-    "argmax", "argmin", "any_", "all_", "sign", "floor", "ceil", "floordiv",  # constant results
+    "argmax", "argmin", "any_", "all_", "sign", "floor", "ceil", "floordiv", "compare",  # constant results
     "assign_index",  # never recorded: an error when it would need to be
+    "update_in_place",  # outside recording in place, else the op it is given (checked under its name)
 }  # fmt: skip
 COVERED = {
     "neg": "neg", "exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos",

@@ -181,7 +181,7 @@ def test_seed_demo_prints_pytorch_numbers() -> None:
 
 
 def ops_in_graph(t: ag.Tensor) -> set[str]:
-    return {n.grad_fn.op for n in ag.topological_order(t) if n.grad_fn is not None}
+    return {n.grad_fn.op.name for n in ag.topological_order(t) if n.grad_fn is not None}
 
 
 def test_untaken_branch_records_no_node() -> None:

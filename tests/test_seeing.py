@@ -113,7 +113,7 @@ def test_after_grad_every_node_has_its_gradient_and_step() -> None:
 def test_nodes_know_their_line_code_and_call() -> None:
     session, _ = run(SEEING / "two_layer.dg")
     graph = collect(session.globals.vars["loss"])
-    relu = next(n for n in graph.nodes.values() if n.op == "Relu")
+    relu = next(n for n in graph.nodes.values() if n.op is not None and n.op.name == "Relu")
     assert relu.where() == "line 2: relu(x @ W + b) in layer()"
     assert relu.tensor.name == "h"
     dot = to_dot(graph, "loss")
