@@ -83,9 +83,12 @@ TENSOR_METHODS = {
 
 
 def test_the_tensor_methods_are_exactly_the_documented_ones() -> None:
+    from dglang.autograd.ops import FUNCTIONS
     from dglang.interpreter.core import attributes
 
     assert set(attributes.TENSOR_METHODS) == TENSOR_METHODS
+    declared = {f.dg_name for f in FUNCTIONS if f.method}
+    assert declared.isdisjoint(attributes.TENSOR_OWN_METHODS), "a method listed twice"
     assert set(attributes.TENSOR_PROPERTIES).isdisjoint(TENSOR_METHODS)
 
 

@@ -75,15 +75,16 @@ TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {
     "data": lambda t: t.detach(),
 }
 
-# The engine's functions it declares tensor methods (autograd/ops.py), and Tensor's own methods a
-# program may call besides, which the engine does not declare (tests/test_sandbox.py lists them all).
-TENSOR_METHODS: dict[str, Callable[..., Any]] = {f.dg_name: f.fn for f in FUNCTIONS if f.method} | {
+# Tensor's own methods a program may call, besides the engine's functions it declares tensor
+# methods (@public(method=True) in autograd/); tests/test_sandbox.py lists them all.
+TENSOR_OWN_METHODS: dict[str, Callable[..., Any]] = {
     "transpose": Tensor.transpose,  # x.transpose(1, 0): the axes as arguments (the builtin takes a tuple)
     "item": Tensor.item,
     "tolist": tolist,  # with the size check above
     "detach": Tensor.detach,
     "numel": lambda t: t.size,
 }
+TENSOR_METHODS: dict[str, Callable[..., Any]] = {f.dg_name: f.fn for f in FUNCTIONS if f.method} | TENSOR_OWN_METHODS
 
 LIST_METHODS: dict[str, Callable[..., Any]] = {
     "append": list.append,
