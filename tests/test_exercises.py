@@ -109,7 +109,7 @@ def test_exercise_fails_until_its_solution_is_applied(test: Path, tmp_path: Path
 @needs_solutions
 def test_a_new_op_declared_in_one_place_reaches_the_pictures(tmp_path: Path) -> None:
     """With softplus added as the exercise asks (one declaration in autograd/functions.py), `dg graph`
-    labels its edge with the rule text the declaration gives, and anomaly mode names it."""
+    labels its edge with the rule text the declaration gives."""
     project = copy_of_project(tmp_path)
     patch = SOLUTIONS / "ml" / "01_softplus_rule.patch"
     applied = subprocess.run(["git", "apply", "-C1", str(patch)], cwd=project, capture_output=True, text=True)
