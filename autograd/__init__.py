@@ -10,7 +10,7 @@ tensor([2., 4.])
 # Importing the op modules registers their public functions in autograd/ops.py, where Tensor's
 # methods find them; the names below are the package's face, and test_ops.py keeps them complete.
 from .arithmetic import add, assign_index, compare, div, floordiv, matmul, mod, mul, neg, pow_, sub, update_in_place
-from .backward import backward, gradient, topological_order
+from .backward import backward, gradient
 from .creation import arange, eye, full, linspace, ones, ones_like, rand, randn, seed, tensor, zeros, zeros_like
 from .datasets import moons
 from .errors import AutogradError, GradError, ShapeError, TensorIndexError, TensorTypeError, TensorValueError
@@ -30,5 +30,5 @@ __all__ = [
     "logsumexp", "matmul", "max_", "maximum", "mean", "min_", "minimum", "mod", "moons", "mul",
     "neg", "no_grad", "ones", "ones_like", "pow_", "rand", "randn", "relu", "reshape", "seed",
     "set_grad_enabled", "sigmoid", "sign", "sin", "softmax", "sqrt", "stack", "sub", "sum_",
-    "sum_to", "tanh", "tensor", "topological_order", "transpose", "update_in_place", "where", "zeros", "zeros_like",
+    "sum_to", "tanh", "tensor", "transpose", "update_in_place", "where", "zeros", "zeros_like",
 ]  # fmt: skip

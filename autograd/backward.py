@@ -1,8 +1,9 @@
 """Reverse mode: walk the recorded graph from an output back to its leaves, applying each rule.
 
 The walk is iterative (a million-node chain needs no recursion), visits each node once after
-every consumer of it has sent its gradient (the reverse of `topological_order`), and runs the
-rules with recording off, unless the caller wants the gradient itself to be differentiable.
+every consumer of it has sent its gradient (a topological order, found as it goes: a tensor is
+ready when its count of consumers still to send reaches zero), and runs the rules with
+recording off, unless the caller wants the gradient itself to be differentiable.
 """
 
 from __future__ import annotations
@@ -19,39 +20,9 @@ from .shaping import sum_to
 from .tensor import Tensor, lift, recording, set_grad_enabled, type_name, updates_in_place
 
 
-def topological_order(root: Tensor) -> list[Tensor]:
-    """Every tensor `root` was computed from that requires grad, each after all of its inputs.
-
-    Backward visits them in the reverse of this order: a tensor only once every op that used it
-    has sent its gradient. The walk goes from `root` down, placing a tensor when its count of
-    consumers not yet placed reaches zero (iteratively: a million-node chain needs no recursion).
-    Inputs are taken in reverse so the first input's branch is walked before the second's, the
-    order a student reads the expression in (and the order traces number backward's steps).
-    """
-    consumers = count_consumers(root)
-    order = []
-    ready = [root]  # tensors whose every consumer is placed
-    while ready:
-        t = ready.pop()
-        order.append(t)
-        node = t.grad_fn
-        if node is None:
-            continue
-        inputs = node.inputs
-        for i in range(len(inputs) - 1, -1, -1):
-            inp = inputs[i]
-            if inp.requires_grad:
-                waiting = consumers[inp] - 1
-                consumers[inp] = waiting
-                if not waiting:
-                    ready.append(inp)
-    order.reverse()
-    return order
-
-
 def count_consumers(root: Tensor) -> dict[Tensor, int]:
     """For each tensor `root` depends on (through inputs that require grad), how many recorded
-    ops use it: a tensor is placed in the topological order only after all of them."""
+    ops use it: backward may visit a tensor only once all of them have sent their gradient."""
     consumers = {root: 0}
     stack = [root]
     while stack:
@@ -100,44 +71,57 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
 
     Tensors are dictionary keys by identity (their `==` is elementwise, their hash is id-based).
     """
-    order = topological_order(root)
+    consumers = count_consumers(root)
     grads: dict[Tensor, Tensor] = {root: seed}
     found: dict[Tensor, Tensor] = {}
     visited = recording.last_backward = [] if recording.keep_grads else None
     on_step = recording.on_step
     updates = updates_in_place()  # no in-place update since a node's epoch: nothing to check
     previous = set_grad_enabled(create_graph)
+    ready = [root]  # tensors whose every consumer has sent its gradient
     try:
-        for t in reversed(order):  # each tensor after every op that used it
+        while ready:
+            t = ready.pop()
             g = grads.pop(t, None)
-            if g is None:  # nothing reached it (a rule sent None), so nothing flows on
-                continue
-            if visited is not None:
-                visited.append((t, g))
             node = t.grad_fn
-            if node is None if keep is None else t in keep:
-                found[t] = g
+            if g is not None:
+                if visited is not None:
+                    visited.append((t, g))
+                if node is None if keep is None else t in keep:
+                    found[t] = g
             if node is None:
                 continue
-            if node.epoch != updates and node.changed_since(t):
-                raise GradError(
-                    f"a tensor the {node.op.name} step needs was changed in place after it was used",
-                    help="do in-place updates after `grad`, or compute again after the update",
-                )
-            sent = node.backward(g, t)
-            if on_step is not None:
-                on_step(t, g, sent)
+            if g is None:  # nothing reached it, so nothing flows on; its inputs still count it as done
+                sent: tuple[Any, ...] = (None,) * len(node.inputs)
+            else:
+                if node.epoch != updates and node.changed_since(t):
+                    raise GradError(
+                        f"a tensor the {node.op.name} step needs was changed in place after it was used",
+                        help="do in-place updates after `grad`, or compute again after the update",
+                    )
+                sent = node.backward(g, t)
+                if on_step is not None:
+                    on_step(t, g, sent)
             inputs = node.inputs
             if len(sent) != len(inputs):
                 raise TypeError(f"the {node.op.name} rule gave {len(sent)} gradients for {len(inputs)} inputs")
-            for i in range(len(inputs) - 1, -1, -1):  # in reverse, so sums add up as they always have
-                inp = inputs[i]
+            # Inputs in reverse, so the first input is visited first: backward then walks down the
+            # first operand's branch before the second's, the order a student reads the expression.
+            i = len(inputs)
+            for inp in reversed(inputs):  # (reversed() and a counter: the fastest loop over 1 or 2)
+                i -= 1
+                if not inp.requires_grad:
+                    continue
                 gi = sent[i]
-                if gi is not None and inp.requires_grad:
+                if gi is not None:
                     if gi.shape != inp.shape:
                         gi = sum_to(gi, inp.shape)  # undo broadcasting
                     before = grads.get(inp)
                     grads[inp] = gi if before is None else add(before, gi)
+                waiting = consumers[inp] - 1
+                consumers[inp] = waiting
+                if not waiting:
+                    ready.append(inp)
     finally:
         set_grad_enabled(previous)
     return found
