@@ -59,8 +59,10 @@ class Op:
     def rule_for(self, position: int) -> tuple[str, str]:
         """The name of input `position` and what the rule sends it: ("b", "g·a")."""
         if self.variadic:
-            return f"input {position + 1}", self.rules[0]
-        return self.inputs[position], self.rules[position]
+            return f"{self.inputs[0]} {position + 1}", self.rules[0]
+        if position < len(self.inputs):
+            return self.inputs[position], self.rules[position]
+        return f"input {position + 1}", "?"  # recorded with more inputs than it declares
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,8 +75,8 @@ TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {
     "data": lambda t: t.detach(),
 }
 
-# Tensor's own methods a program may call, besides the engine's functions it declares tensor
-# methods (@public(method=True) in autograd/); tests/test_sandbox.py lists them all.
+# Tensor's own methods a program may call, besides the engine's functions declared tensor methods
+# (@public(method=True) in autograd/); tests/test_sandbox.py lists them all.
 TENSOR_OWN_METHODS: dict[str, Callable[..., Any]] = {
     "transpose": Tensor.transpose,  # x.transpose(1, 0): the axes as arguments (the builtin takes a tuple)
     "item": Tensor.item,

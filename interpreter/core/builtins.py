@@ -64,7 +64,7 @@ def make_builtins(session: Session) -> dict[str, Any]:
     ):
         builtin(fn)
 
-    # ---- tensors: the engine's functions it declares builtins (autograd/ops.py) ----------
+    # ---- tensors: the engine's functions declared builtins (@public in autograd/) --------
     for f in FUNCTIONS:
         if f.numbers:  # exp(x): a tensor gives a tensor, a number a number
             table[f.dg_name] = Builtin(f.dg_name, numeric(f.fn), f"{f.dg_name}(x)")

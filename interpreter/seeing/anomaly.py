@@ -65,7 +65,7 @@ def anomaly(t: Tensor, index: int, gradient: Tensor) -> DGError:
         to = f"its {ORDINALS[index]} input" if index in ORDINALS else f"its input number {index + 1}"
     site, call = node.where, node.call
     inside = f" in {call.function}()" if call is not None else ""
-    cause = node.op.nan  # why its rule might, as the op declares
+    cause = node.op.nan  # the likely causes the op's declaration names
     return DGError(
         "GradError",
         f"the derivative of {node.op.name}{inside} sent {what} back to {to}",
