@@ -7,9 +7,10 @@
 tensor([2., 4.])
 """
 
-from . import arithmetic, functions, nn, reductions, shaping  # noqa: F401  (install Tensor operators)
-from .arithmetic import add, assign_index, div, floordiv, matmul, mod, mul, neg, pow_, sub
-from .backward import backward, gradient, topological_order
+# Importing the op modules registers their public functions in autograd/ops.py, where Tensor's
+# methods find them; the names below are the package's face, and test_ops.py keeps them complete.
+from .arithmetic import add, assign_index, compare, div, floordiv, matmul, mod, mul, neg, pow_, sub, update_in_place
+from .backward import backward, gradient
 from .creation import arange, eye, full, linspace, ones, ones_like, rand, randn, seed, tensor, zeros, zeros_like
 from .datasets import moons
 from .errors import AutogradError, GradError, ShapeError, TensorIndexError, TensorTypeError, TensorValueError
@@ -23,11 +24,11 @@ from .tensor import Node, Tensor, enable_grad, is_grad_enabled, no_grad, set_gra
 __all__ = [
     "AutogradError", "GradError", "GradcheckResult", "Node", "ShapeError", "Tensor",
     "TensorIndexError", "TensorTypeError", "TensorValueError", "abs_", "add", "all_", "any_",
-    "arange", "argmax", "argmin", "assign_index", "backward", "broadcast_to", "ceil", "concat",
+    "arange", "argmax", "argmin", "assign_index", "backward", "broadcast_to", "ceil", "compare", "concat",
     "cos", "div", "enable_grad", "exp", "eye", "flatten", "floor", "floordiv", "full",
     "getitem", "gradcheck", "gradient", "is_grad_enabled", "linspace", "log", "log_softmax",
     "logsumexp", "matmul", "max_", "maximum", "mean", "min_", "minimum", "mod", "moons", "mul",
     "neg", "no_grad", "ones", "ones_like", "pow_", "rand", "randn", "relu", "reshape", "seed",
     "set_grad_enabled", "sigmoid", "sign", "sin", "softmax", "sqrt", "stack", "sub", "sum_",
-    "sum_to", "tanh", "tensor", "topological_order", "transpose", "where", "zeros", "zeros_like",
+    "sum_to", "tanh", "tensor", "transpose", "update_in_place", "where", "zeros", "zeros_like",
 ]  # fmt: skip

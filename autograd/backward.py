@@ -1,7 +1,8 @@
 """Reverse mode: walk the recorded graph from an output back to its leaves, applying each rule.
 
 The walk is iterative (a million-node chain needs no recursion), visits each node once after
-every consumer of it has sent its gradient (a topological order), and runs the rules with
+every consumer of it has sent its gradient (a topological order, found as it goes: a tensor is
+ready when its count of consumers still to send reaches zero), and runs the rules with
 recording off, unless the caller wants the gradient itself to be differentiable.
 """
 
@@ -12,30 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from .arithmetic import add
 from .errors import GradError, ShapeError, TensorTypeError
+from .ops import public
 from .shaping import sum_to
 from .tensor import Tensor, lift, recording, set_grad_enabled, type_name, updates_in_place
-
-
-def topological_order(root: Tensor) -> list[Tensor]:
-    """Every tensor `root` was computed from that requires grad, each after all of its inputs."""
-    order: list[Tensor] = []
-    visited: set[Tensor] = set()
-    stack: list[tuple[Tensor, bool]] = [(root, False)]
-    while stack:
-        t, inputs_done = stack.pop()
-        if inputs_done:
-            order.append(t)
-            continue
-        if t in visited:
-            continue
-        visited.add(t)
-        stack.append((t, True))
-        if t.grad_fn is not None:
-            for inp in t.grad_fn.inputs:
-                if inp.requires_grad and inp not in visited:
-                    stack.append((inp, False))
-    return order
 
 
 def count_consumers(root: Tensor) -> dict[Tensor, int]:
@@ -115,7 +97,7 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
             else:
                 if node.epoch != updates and node.changed_since(t):
                     raise GradError(
-                        f"a tensor the {node.op} step needs was changed in place after it was used",
+                        f"a tensor the {node.op.name} step needs was changed in place after it was used",
                         help="do in-place updates after `grad`, or compute again after the update",
                     )
                 sent = node.backward(g, t)
@@ -123,11 +105,12 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
                     listener(t, g, sent)
             inputs = node.inputs
             if len(sent) != len(inputs):
-                raise TypeError(f"the {node.op} rule gave {len(sent)} gradients for {len(inputs)} inputs")
+                raise TypeError(f"the {node.op.name} rule gave {len(sent)} gradients for {len(inputs)} inputs")
             # Inputs in reverse, so the first input is visited first: backward then walks down the
             # first operand's branch before the second's, the order a student reads the expression.
-            for i in range(len(inputs) - 1, -1, -1):
-                inp = inputs[i]
+            i = len(inputs)
+            for inp in reversed(inputs):  # (reversed() and a counter: the fastest loop over 1 or 2)
+                i -= 1
                 if not inp.requires_grad:
                     continue
                 gi = sent[i]
@@ -135,7 +118,7 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
                     if gi.shape != inp.shape:
                         gi = sum_to(gi, inp.shape)  # undo broadcasting
                     before = grads.get(inp)
-                    grads[inp] = gi if before is None else before + gi
+                    grads[inp] = gi if before is None else add(before, gi)
                 waiting = consumers[inp] - 1
                 consumers[inp] = waiting
                 if not waiting:
@@ -145,6 +128,7 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
     return found
 
 
+@public()
 def backward(root: Tensor, seed: Any = None, create_graph: bool = False) -> None:
     """Accumulate d root / d leaf into `.grad` of every leaf that requires grad (the `grad` statement)."""
     found = _propagate(root, _seed(root, seed), create_graph, keep=None)
@@ -171,6 +155,7 @@ def _unshared(g: Tensor, handed: set[int]) -> Tensor:
     return g
 
 
+@public(builtin=True)
 def gradient(y: Any, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bool = False) -> Any:
     """d y / d x as new tensors (no `.grad` changes), recorded so they can be differentiated again.
 
@@ -203,6 +188,3 @@ def gradient(y: Any, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bo
         else:
             results.append(Tensor(np.zeros(x.shape)))
     return results if many else results[0]
-
-
-Tensor.backward = backward

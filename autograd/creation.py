@@ -8,6 +8,7 @@ import numpy as np
 
 from . import limits
 from .errors import TensorTypeError, TensorValueError
+from .ops import public
 from .shaping import shape_of
 from .tensor import Tensor, type_name
 
@@ -16,6 +17,7 @@ DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_}
 _rng: np.random.Generator | None = None  # made on first use: importing numpy.random costs start-up time
 
 
+@public(builtin=True)
 def seed(n: int) -> None:
     """Make randn/rand reproducible."""
     global _rng
@@ -80,6 +82,7 @@ def _check_size(shape: tuple[int, ...]) -> None:
     limits.check_shape(shape)
 
 
+@public(builtin=True)
 def tensor(data: Any, requires_grad: bool = False, dtype: str | None = None) -> Tensor:
     """A new leaf from numbers, nested lists, or another tensor (its values, not its history)."""
     if dtype is not None and (not isinstance(dtype, str) or dtype not in DTYPES):
@@ -105,22 +108,27 @@ def _filled(value: float, shape: tuple[int, ...], requires_grad: bool) -> Tensor
     return _leaf(np.full(shape, float(value)), requires_grad)
 
 
+@public(builtin=True)
 def zeros(*shape: Any, requires_grad: bool = False) -> Tensor:
     return _filled(0.0, shape_of(shape), requires_grad)
 
 
+@public(builtin=True)
 def ones(*shape: Any, requires_grad: bool = False) -> Tensor:
     return _filled(1.0, shape_of(shape), requires_grad)
 
 
+@public(builtin=True)
 def full(shape: Any, value: float, requires_grad: bool = False) -> Tensor:
     return _filled(value, shape_of((shape,)), requires_grad)
 
 
+@public(builtin=True)
 def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     return _filled(0.0, _tensor_arg(t, "zeros_like").shape, requires_grad)
 
 
+@public(builtin=True)
 def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     return _filled(1.0, _tensor_arg(t, "ones_like").shape, requires_grad)
 
@@ -131,6 +139,7 @@ def _tensor_arg(t: Any, name: str) -> Tensor:
     return t
 
 
+@public(builtin=True)
 def randn(*shape: Any, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     dims = shape_of(shape)
@@ -138,6 +147,7 @@ def randn(*shape: Any, requires_grad: bool = False) -> Tensor:
     return _leaf(_generator().standard_normal(dims), requires_grad)
 
 
+@public(builtin=True)
 def rand(*shape: Any, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1)."""
     dims = shape_of(shape)
@@ -145,6 +155,7 @@ def rand(*shape: Any, requires_grad: bool = False) -> Tensor:
     return _leaf(_generator().random(dims), requires_grad)
 
 
+@public(builtin=True)
 def arange(start: float, stop: float | None = None, step: float = 1, requires_grad: bool = False) -> Tensor:
     """start, start+step, ... below stop; int tensor when all three are ints."""
     if stop is None:
@@ -162,6 +173,7 @@ def arange(start: float, stop: float | None = None, step: float = 1, requires_gr
     return _leaf(np.arange(start, stop, step, dtype=np.int64 if ints else np.float64), requires_grad)
 
 
+@public(builtin=True)
 def linspace(start: float, stop: float, num: int = 50, requires_grad: bool = False) -> Tensor:
     """`num` evenly spaced values from start to stop, both included."""
     if isinstance(num, bool) or not isinstance(num, int):
@@ -170,6 +182,7 @@ def linspace(start: float, stop: float, num: int = 50, requires_grad: bool = Fal
     return _leaf(np.linspace(float(start), float(stop), num), requires_grad)
 
 
+@public(builtin=True)
 def eye(n: int, m: int | None = None, requires_grad: bool = False) -> Tensor:
     """The identity matrix (n × m, square by default)."""
     dims = shape_of((n, n if m is None else m))

@@ -6,9 +6,11 @@ import numpy as np
 
 from . import limits
 from .errors import TensorValueError
+from .ops import public
 from .tensor import Tensor, type_name
 
 
+@public(builtin=True)
 def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[Tensor, Tensor]:
     """Two interleaving half circles: X of shape (n, 2) and labels y of shape (n,), 0.0 or 1.0."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:

@@ -1,4 +1,10 @@
-"""Elementwise functions (exp, log, tanh, relu, ...) and where/maximum/minimum, with their rules."""
+"""Elementwise functions (exp, log, tanh, relu, ...) and where/maximum/minimum, with their rules.
+
+Each op is declared once, right above its forward function: its `Op` (the name it records, the
+rule as text for pictures, the likely causes of a nan), and with `@public` how a DG program
+reaches it (as a tensor method `x.exp()`, as a builtin `exp(x)`, which also maps a number to a
+number). The rule itself is the `backward` under the value the op computes.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from . import limits
-from .arithmetic import elementwise
 from .errors import ShapeError, TensorTypeError
+from .ops import Op, public
+from .shaping import elementwise
 from .tensor import Tensor, lift, record
 
 # Rules that read only g and out (exp, sqrt, tanh, sigmoid) are written once, above their op,
@@ -23,89 +30,131 @@ def _floats(a: Any) -> Tensor:
     return a
 
 
+EXP = Op("Exp", inputs=("a",), rules=("g·exp a",), nan="exp of a large value overflows")
+
+
 def _exp_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
     return (g * out,)
 
 
+@public(method=True, builtin=True, numbers=True)
 def exp(a: Any) -> Tensor:
     a = _floats(a)
-    return record(np.exp(a.data), "Exp", (a,), _exp_backward)
+    return record(np.exp(a.data), EXP, (a,), _exp_backward)
 
 
+LOG = Op("Log", inputs=("a",), rules=("g/a",), nan="the derivative of log(x) is 1/x, infinite at x = 0")
+
+
+@public(method=True, builtin=True, numbers=True)
 def log(a: Any) -> Tensor:
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (g / a,)
 
-    return record(np.log(a.data), "Log", (a,), backward)
+    return record(np.log(a.data), LOG, (a,), backward)
+
+
+SQRT = Op(
+    "Sqrt", inputs=("a",), rules=("g/(2√a)",), nan="the derivative of sqrt(x) is 1/(2 sqrt(x)), infinite at x = 0"
+)
 
 
 def _sqrt_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
     return (g / (2 * out),)
 
 
+@public(method=True, builtin=True, numbers=True)
 def sqrt(a: Any) -> Tensor:
     a = _floats(a)
-    return record(np.sqrt(a.data), "Sqrt", (a,), _sqrt_backward)
+    return record(np.sqrt(a.data), SQRT, (a,), _sqrt_backward)
 
 
+SIN = Op("Sin", inputs=("a",), rules=("g·cos a",))
+
+
+@public(method=True, builtin=True, numbers=True)
 def sin(a: Any) -> Tensor:
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (g * cos(a),)
 
-    return record(np.sin(a.data), "Sin", (a,), backward)
+    return record(np.sin(a.data), SIN, (a,), backward)
 
 
+COS = Op("Cos", inputs=("a",), rules=("-g·sin a",))
+
+
+@public(method=True, builtin=True, numbers=True)
 def cos(a: Any) -> Tensor:
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (-g * sin(a),)
 
-    return record(np.cos(a.data), "Cos", (a,), backward)
+    return record(np.cos(a.data), COS, (a,), backward)
+
+
+TANH = Op("Tanh", inputs=("a",), rules=("g·(1 - tanh² a)",))
 
 
 def _tanh_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
     return (g * (1 - out * out),)
 
 
+@public(method=True, builtin=True, numbers=True)
 def tanh(a: Any) -> Tensor:
     a = _floats(a)
-    return record(np.tanh(a.data), "Tanh", (a,), _tanh_backward)
+    return record(np.tanh(a.data), TANH, (a,), _tanh_backward)
+
+
+SIGMOID = Op("Sigmoid", inputs=("a",), rules=("g·σ(a)(1 - σ(a))",))
 
 
 def _sigmoid_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
     return (g * out * (1 - out),)
 
 
+@public(method=True, builtin=True, numbers=True)
 def sigmoid(a: Any) -> Tensor:
     a = _floats(a)
     # 1 / (1 + e^-x) overflows for very negative x; this form never does.
     data = np.exp(-np.logaddexp(0.0, -np.asarray(a.data, dtype=float)))
-    return record(data, "Sigmoid", (a,), _sigmoid_backward)
+    return record(data, SIGMOID, (a,), _sigmoid_backward)
 
 
+RELU = Op("Relu", inputs=("a",), rules=("g where a > 0",))
+
+
+@public(method=True, builtin=True, numbers=True)
 def relu(a: Any) -> Tensor:
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (where(a > 0, g, 0.0),)  # passes g where the unit was on, a clean 0 elsewhere
 
-    return record(np.maximum(a.data, 0), "Relu", (a,), backward)
+    return record(np.maximum(a.data, 0), RELU, (a,), backward)
 
 
+ABS = Op("Abs", inputs=("a",), rules=("g·sign a",))
+
+
+@public(method=True)
 def abs_(a: Any) -> Tensor:
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (g * sign(a),)
 
-    return record(np.abs(a.data), "Abs", (a,), backward)
+    return record(np.abs(a.data), ABS, (a,), backward)
 
 
+MAXIMUM = Op("Maximum", inputs=("a", "b"), rules=("g where a > b", "g where b > a"))
+
+
+@public(builtin=True)
 def maximum(a: Any, b: Any) -> Tensor:
     a, b = lift(a), lift(b)
 
@@ -113,9 +162,13 @@ def maximum(a: Any, b: Any) -> Tensor:
         share = _winner_share(a, b)  # 1 where a wins, 0.5 on a tie, 0 where b wins
         return (g * share if a.requires_grad else None), (g * (1 - share) if b.requires_grad else None)
 
-    return record(elementwise(np.maximum, "maximum", a, b), "Maximum", (a, b), backward)
+    return record(elementwise(np.maximum, "maximum", a, b), MAXIMUM, (a, b), backward)
 
 
+MINIMUM = Op("Minimum", inputs=("a", "b"), rules=("g where a < b", "g where b < a"))
+
+
+@public(builtin=True)
 def minimum(a: Any, b: Any) -> Tensor:
     a, b = lift(a), lift(b)
 
@@ -123,13 +176,17 @@ def minimum(a: Any, b: Any) -> Tensor:
         share = _winner_share(b, a)  # 1 where a is the smaller, 0.5 on a tie
         return (g * share if a.requires_grad else None), (g * (1 - share) if b.requires_grad else None)
 
-    return record(elementwise(np.minimum, "minimum", a, b), "Minimum", (a, b), backward)
+    return record(elementwise(np.minimum, "minimum", a, b), MINIMUM, (a, b), backward)
 
 
 def _winner_share(a: Tensor, b: Tensor) -> Tensor:
     return Tensor((np.greater(a.data, b.data) + 0.5 * np.equal(a.data, b.data)).astype(float))
 
 
+WHERE = Op("Where", inputs=("a", "b"), rules=("g where cond", "g where not cond"))
+
+
+@public(builtin=True)
 def where(condition: Any, a: Any, b: Any) -> Tensor:
     """Elementwise choice: `a` where condition holds, else `b`. Only `a` and `b` get gradients."""
     cond = np.asarray(lift(condition).data, dtype=bool)
@@ -147,25 +204,20 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
             where(cond, 0.0, g) if b.requires_grad else None,
         )
 
-    return record(data, "Where", (a, b), backward)
+    return record(data, WHERE, (a, b), backward)
 
 
 # ---- piecewise-constant functions: results are constants ---------------------------------
+@public()
 def sign(a: Any) -> Tensor:
     return Tensor(np.sign(lift(a).data))
 
 
+@public()
 def floor(a: Any) -> Tensor:
     return Tensor(np.floor(lift(a).data))
 
 
+@public()
 def ceil(a: Any) -> Tensor:
     return Tensor(np.ceil(lift(a).data))
-
-
-for _name, _fn in {
-    "exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "tanh": tanh,
-    "sigmoid": sigmoid, "relu": relu, "abs": abs_, "sign": sign, "floor": floor, "ceil": ceil,
-}.items():  # fmt: skip
-    setattr(Tensor, _name, _fn)
-Tensor.__abs__ = abs_

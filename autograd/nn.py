@@ -8,10 +8,12 @@ import numpy as np
 
 from .errors import TensorValueError
 from .functions import exp, log
+from .ops import public
 from .reductions import normalize_axes, sum_
 from .tensor import Tensor, lift
 
 
+@public(builtin=True)
 def logsumexp(x: Any, axis: int = -1, keepdims: bool = False) -> Tensor:
     """log(sum(exp(x))) along an axis, shifted by the max so exp never overflows."""
     x = lift(x)
@@ -31,15 +33,12 @@ def one_axis(axis: Any, ndim: int) -> int | None:
     return axes[0] if axes else None
 
 
+@public(method=True, builtin=True)
 def log_softmax(x: Any, axis: int = -1) -> Tensor:
     x = lift(x)
     return x - logsumexp(x, axis=axis, keepdims=True)
 
 
+@public(method=True, builtin=True)
 def softmax(x: Any, axis: int = -1) -> Tensor:
     return exp(log_softmax(x, axis=axis))
-
-
-Tensor.softmax = softmax
-Tensor.log_softmax = log_softmax
-Tensor.logsumexp = logsumexp

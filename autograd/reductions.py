@@ -7,10 +7,9 @@ from typing import Any
 import numpy as np
 
 from .errors import TensorIndexError, TensorTypeError, TensorValueError
+from .ops import Op, public
 from .shaping import broadcast_to
-from .tensor import Tensor, lift, record, type_name
-
-Axis = int | tuple[int, ...] | None
+from .tensor import Axis, Tensor, lift, record, type_name
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -35,6 +34,10 @@ def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
+SUM = Op("Sum", inputs=("a",), rules=("g, broadcast",))
+
+
+@public(method=True)
 def sum_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     a = lift(a)
     axes = normalize_axes(axis, a.ndim)
@@ -42,9 +45,13 @@ def sum_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (broadcast_to(g.reshape(_kept_shape(a.shape, axes)), a.shape),)
 
-    return record(np.add.reduce(a.data, axis=axes, keepdims=keepdims), "Sum", (a,), backward)
+    return record(np.add.reduce(a.data, axis=axes, keepdims=keepdims), SUM, (a,), backward)
 
 
+MEAN = Op("Mean", inputs=("a",), rules=("g/n, broadcast",))
+
+
+@public(method=True)
 def mean(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     a = lift(a)
     axes = normalize_axes(axis, a.ndim)
@@ -55,14 +62,14 @@ def mean(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (broadcast_to(g.reshape(_kept_shape(a.shape, axes)), a.shape) / count,)
 
-    return record(np.add.reduce(a.data, axis=axes, keepdims=keepdims) / count, "Mean", (a,), backward)
+    return record(np.add.reduce(a.data, axis=axes, keepdims=keepdims) / count, MEAN, (a,), backward)
 
 
-def _extreme(a: Any, axis: Axis, keepdims: bool, pick: Any, op: str) -> Tensor:
+def _extreme(a: Any, axis: Axis, keepdims: bool, pick: Any, op: Op) -> Tensor:
     a = lift(a)
     axes = normalize_axes(axis, a.ndim)
     if a.size == 0:
-        raise TensorValueError(f"{op.lower()}() of an empty tensor")
+        raise TensorValueError(f"{op.name.lower()}() of an empty tensor")
     kept = pick(a.data, axis=axes, keepdims=True)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
@@ -75,14 +82,21 @@ def _extreme(a: Any, axis: Axis, keepdims: bool, pick: Any, op: str) -> Tensor:
     return record(data, op, (a,), backward)
 
 
+MAX = Op("Max", inputs=("a",), rules=("g at the max",))
+MIN = Op("Min", inputs=("a",), rules=("g at the min",))
+
+
+@public(method=True)
 def max_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
-    return _extreme(a, axis, keepdims, np.max, "Max")
+    return _extreme(a, axis, keepdims, np.max, MAX)
 
 
+@public(method=True)
 def min_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
-    return _extreme(a, axis, keepdims, np.min, "Min")
+    return _extreme(a, axis, keepdims, np.min, MIN)
 
 
+@public(method=True, builtin=True)
 def argmax(a: Any, axis: int | None = None) -> Tensor:
     a = lift(a)
     if a.size == 0:
@@ -90,6 +104,7 @@ def argmax(a: Any, axis: int | None = None) -> Tensor:
     return Tensor(np.argmax(a.data, axis=None if axis is None else normalize_axes(axis, a.ndim)[0]))
 
 
+@public(method=True, builtin=True)
 def argmin(a: Any, axis: int | None = None) -> Tensor:
     a = lift(a)
     if a.size == 0:
@@ -97,21 +112,13 @@ def argmin(a: Any, axis: int | None = None) -> Tensor:
     return Tensor(np.argmin(a.data, axis=None if axis is None else normalize_axes(axis, a.ndim)[0]))
 
 
+@public(method=True)
 def any_(a: Any, axis: Axis = None) -> Tensor:
     a = lift(a)
     return Tensor(np.any(a.data, axis=normalize_axes(axis, a.ndim)))
 
 
+@public(method=True)
 def all_(a: Any, axis: Axis = None) -> Tensor:
     a = lift(a)
     return Tensor(np.all(a.data, axis=normalize_axes(axis, a.ndim)))
-
-
-Tensor.sum = sum_
-Tensor.mean = mean
-Tensor.max = max_
-Tensor.min = min_
-Tensor.argmax = argmax
-Tensor.argmin = argmin
-Tensor.any = any_
-Tensor.all = all_

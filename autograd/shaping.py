@@ -1,22 +1,27 @@
 """Ops that move values around without changing them: reshape, transpose, broadcast, index, join.
 
 Their rules are each other: the gradient of broadcasting is a sum, of a sum-to-shape is a
-broadcast, of indexing is a scatter into zeros, of that scatter is indexing again.
+broadcast, of indexing is a scatter into zeros, of that scatter is indexing again. Here too is
+`elementwise`, how every op of two operands broadcasts them.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import limits
-from .errors import ShapeError, TensorIndexError, TensorTypeError
+from .errors import ShapeError, TensorIndexError, TensorTypeError, TensorValueError
+from .ops import Op, public
 from .tensor import Tensor, lift, record, type_name
 
+RESHAPE = Op("Reshape", inputs=("a",), rules=("g, reshaped back",))
 
+
+@public(method=True, builtin=True)
 def reshape(a: Tensor, *shape: Any) -> Tensor:
     """`x.reshape(2, 3)` or `x.reshape((2, 3))`; one dimension may be -1."""
     a = lift(a)
@@ -29,24 +34,29 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (g.reshape(a.shape),)
 
-    return record(data, "Reshape", (a,), backward)
+    return record(data, RESHAPE, (a,), backward)
 
 
+@public(method=True)
 def flatten(a: Tensor) -> Tensor:
     return reshape(a, -1)
+
+
+TRANSPOSE = Op("Transpose", inputs=("a",), rules=("g, transposed back",))
 
 
 def _reverse_back(g: Tensor, out: Tensor) -> tuple[Tensor]:
     return (transpose(g),)  # reversing the axes is its own inverse
 
 
-def transpose(a: Tensor, axes: Sequence[int] | None = None) -> Tensor:
-    """Reverse the axes (like `.T`), or permute them as `axes` says."""
+@public(builtin=True)
+def transpose(a: Tensor, axes: Sequence[Any] | None = None) -> Tensor:
+    """Reverse the axes (like `.T`), or permute them as `axes` says (`(1, 0)`, or `((1, 0),)`)."""
     a = lift(a)
     if axes is None:  # `.T`, in every matrix product's backward: no checks, no closure
         data = a.data
-        return record(data.T if type(data) is np.ndarray else data, "Transpose", (a,), _reverse_back)
-    given = tuple(int(i) for i in axes)
+        return record(data.T if type(data) is np.ndarray else data, TRANSPOSE, (a,), _reverse_back)
+    given = shape_of(axes if isinstance(axes, tuple | list) else (axes,))
     perm = tuple(p + a.ndim if -a.ndim <= p < 0 else p for p in given)  # -1 is the last axis
     if sorted(perm) != list(range(a.ndim)):
         raise ShapeError(f"transpose: {given} is not a permutation of the {a.ndim} axes of {a.shape}")
@@ -55,16 +65,45 @@ def transpose(a: Tensor, axes: Sequence[int] | None = None) -> Tensor:
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (transpose(g, inverse),)
 
-    return record(np.transpose(a.data, perm), "Transpose", (a,), backward)
+    return record(np.transpose(a.data, perm), TRANSPOSE, (a,), backward)
 
 
-def swap_last(a: Tensor) -> Tensor:
-    """Transpose the last two axes (matrix transpose, batched)."""
-    perm = list(range(a.ndim))
-    perm[-2], perm[-1] = perm[-1], perm[-2]
-    return transpose(a, perm)
+# ---- broadcasting -------------------------------------------------------------------------
+def elementwise(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Tensor) -> Any:
+    """Apply a NumPy operator, turning a broadcasting failure into a ShapeError naming both shapes."""
+    x, y = a.data, b.data
+    # Only two arrays can broadcast into something larger than either; check before allocating.
+    if type(x) is np.ndarray and type(y) is np.ndarray and x.size * y.size > limits.max_elements:
+        _check_broadcast(symbol, a, b)
+    try:
+        return fn(x, y)
+    except (ValueError, TypeError) as e:
+        try:
+            np.broadcast_shapes(a.shape, b.shape)
+        except ValueError:
+            raise ShapeError(
+                f"cannot broadcast shapes {a.shape} and {b.shape} for '{symbol}'",
+                help="each dimension, counted from the right, must be equal or 1",
+            ) from None
+        raise TensorValueError(f"'{symbol}': {e}") from None
 
 
+def _check_broadcast(symbol: str, a: Tensor, b: Tensor) -> None:
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        return  # the op itself reports the mismatch
+    limits.check_shape(
+        shape,
+        f"the result of '{symbol}'",
+        help=f"broadcasting {a.shape} with {b.shape} pairs every element with every other; check the shapes",
+    )
+
+
+BROADCAST = Op("Broadcast", inputs=("a",), rules=("g, summed back",))
+
+
+@public()
 def broadcast_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     shape = tuple(shape)
     try:
@@ -76,9 +115,13 @@ def broadcast_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (sum_to(g, a.shape),)
 
-    return record(data, "Broadcast", (a,), backward)
+    return record(data, BROADCAST, (a,), backward)
 
 
+SUM_TO = Op("SumTo", inputs=("a",), rules=("g, broadcast back",))
+
+
+@public()
 def sum_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Sum a broadcast result back down to `shape`: the gradient of broadcasting."""
     shape = tuple(shape)
@@ -91,7 +134,7 @@ def sum_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (broadcast_to(g, a.shape),)
 
-    return record(data, "SumTo", (a,), backward)
+    return record(data, SUM_TO, (a,), backward)
 
 
 # ---- indexing -----------------------------------------------------------------------------
@@ -128,6 +171,10 @@ def _is_basic(index: tuple[Any, ...]) -> bool:
     return all(isinstance(p, int | slice | type(None)) for p in index)
 
 
+INDEX = Op("Index", inputs=("a",), rules=("g, scattered into zeros",))
+
+
+@public()
 def getitem(a: Tensor, index: Any) -> Tensor:
     idx = normalize_index(index, a.shape)
     if not _is_basic(idx):  # integer arrays can pick elements many times over: check the budget first
@@ -142,7 +189,7 @@ def getitem(a: Tensor, index: Any) -> Tensor:
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (scatter_add(g, idx, a.shape),)
 
-    return record(data, "Index", (a,), backward)
+    return record(data, INDEX, (a,), backward)
 
 
 def _picked(index: tuple[Any, ...], shape: tuple[int, ...]) -> int:
@@ -164,6 +211,9 @@ def _picked(index: tuple[Any, ...], shape: tuple[int, ...]) -> int:
     return count
 
 
+INDEX_ADD = Op("IndexAdd", inputs=("a",), rules=("g at the index",))
+
+
 def scatter_add(g: Tensor, index: tuple[Any, ...], shape: tuple[int, ...]) -> Tensor:
     """Zeros of `shape` with `g` added at `index`: the gradient of indexing."""
     data = np.zeros(shape)
@@ -175,7 +225,7 @@ def scatter_add(g: Tensor, index: tuple[Any, ...], shape: tuple[int, ...]) -> Te
     def backward(gg: Tensor, out: Tensor) -> tuple[Tensor]:
         return (getitem(gg, index),)
 
-    return record(data, "IndexAdd", (g,), backward)
+    return record(data, INDEX_ADD, (g,), backward)
 
 
 # ---- joining --------------------------------------------------------------------------------
@@ -191,6 +241,10 @@ def _axis(axis: int, ndim: int, name: str) -> int:
     return axis % ndim
 
 
+CONCAT = Op("Concat", inputs=("input",), rules=("g, its slice",), variadic=True)
+
+
+@public(builtin=True)
 def concat(items: Any, axis: int = 0) -> Tensor:
     """Join tensors along an existing axis."""
     parts = _tensors("concat", items)
@@ -213,9 +267,13 @@ def concat(items: Any, axis: int = 0) -> Tensor:
             for p, lo, hi in zip(parts, bounds[:-1], bounds[1:], strict=True)
         )
 
-    return record(data, "Concat", tuple(parts), backward)
+    return record(data, CONCAT, tuple(parts), backward)
 
 
+STACK = Op("Stack", inputs=("input",), rules=("g, its slice",), variadic=True)
+
+
+@public(builtin=True)
 def stack(items: Any, axis: int = 0) -> Tensor:
     """Join tensors of one shape along a new axis."""
     parts = _tensors("stack", items)
@@ -231,7 +289,7 @@ def stack(items: Any, axis: int = 0) -> Tensor:
         lead = (slice(None),) * axis
         return tuple(getitem(g, (*lead, i)) if p.requires_grad else None for i, p in enumerate(parts))
 
-    return record(data, "Stack", tuple(parts), backward)
+    return record(data, STACK, tuple(parts), backward)
 
 
 def shape_of(args: Sequence[Any]) -> tuple[int, ...]:
@@ -244,11 +302,3 @@ def shape_of(args: Sequence[Any]) -> tuple[int, ...]:
             raise TensorTypeError(f"a shape is made of ints, not {type_name(n)}")
         dims.append(int(n.__index__()))
     return tuple(dims)
-
-
-Tensor.reshape = reshape
-Tensor.flatten = flatten
-Tensor.transpose = lambda self, *axes: transpose(self, shape_of(axes) if axes else None)
-Tensor.T = property(transpose)
-Tensor.mT = property(swap_last)
-Tensor.__getitem__ = getitem

@@ -1,19 +1,29 @@
 """The Tensor (a NumPy value plus what autograd needs) and the Node that records how it was made.
 
 Every op in this package follows one pattern, after micrograd: compute the value with NumPy,
-write the derivative rule right under it as a closure, and hand both to `record`. `record`
-keeps the rule only when grad mode is on and some input requires grad, so a constant or a
-`no_grad` block pays for nothing but the NumPy call.
+write the derivative rule right under it as a closure, and hand both to `record` with the op's
+declaration (an `ops.Op`, declared right above the op). `record` keeps the rule only when grad
+mode is on and some input requires grad, so a constant or a `no_grad` block pays for nothing but
+the NumPy call.
+
+`class Tensor` lists its whole API in its own body, each method one line handing over to the
+function that does the work (`ops.add`, `ops.exp`, ...: see autograd/ops.py for why they are
+reached through `ops`).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
+from . import ops
 from .errors import TensorTypeError, TensorValueError
+from .ops import Op
+
+Axis = int | tuple[int, ...] | None  # the axes a reduction reduces: None means all of them
 
 # A derivative rule: given the gradient arriving at an op's output (and the output itself),
 # return one gradient per input, or None for an input that needs none.
@@ -79,7 +89,7 @@ recording = Recording()
 
 
 class Node:
-    """How a tensor was made: the op's name, its inputs, and the rule that sends gradients back.
+    """How a tensor was made: the op (its declaration), its inputs, and the rule that sends gradients back.
 
     `epoch` is the in-place update count when the op ran: an input (or the output) updated in
     place after that would make the rule read the wrong values, and backward refuses.
@@ -90,7 +100,7 @@ class Node:
 
     __slots__ = ("backward", "call", "epoch", "inputs", "op", "where")
 
-    def __init__(self, op: str, inputs: tuple[Tensor, ...], backward: Rule, epoch: int) -> None:
+    def __init__(self, op: Op, inputs: tuple[Tensor, ...], backward: Rule, epoch: int) -> None:
         self.op = op
         self.inputs = inputs
         self.backward = backward
@@ -105,7 +115,7 @@ class Node:
         return out.version > self.epoch or any(t.version > self.epoch for t in self.inputs)
 
     def __repr__(self) -> str:
-        return f"<{self.op}Backward>"
+        return f"<{self.op.name}Backward>"
 
 
 class Tensor:
@@ -180,9 +190,95 @@ class Tensor:
         """The same values, cut off from the graph."""
         return Tensor(self.data)
 
-    # ---- Python protocols ---------------------------------------------------------------
+    # ---- what can be done with it: each line hands over to the op that does it ---------------
+    # fmt: off
+    # arithmetic (autograd/arithmetic.py); a plain number on either side is a constant
+    def __add__(self, other: Any) -> Tensor: return ops.add(self, other)
+    def __radd__(self, other: Any) -> Tensor: return ops.add(other, self)
+    def __sub__(self, other: Any) -> Tensor: return ops.sub(self, other)
+    def __rsub__(self, other: Any) -> Tensor: return ops.sub(other, self)
+    def __mul__(self, other: Any) -> Tensor: return ops.mul(self, other)
+    def __rmul__(self, other: Any) -> Tensor: return ops.mul(other, self)
+    def __truediv__(self, other: Any) -> Tensor: return ops.div(self, other)
+    def __rtruediv__(self, other: Any) -> Tensor: return ops.div(other, self)
+    def __floordiv__(self, other: Any) -> Tensor: return ops.floordiv(self, other)
+    def __rfloordiv__(self, other: Any) -> Tensor: return ops.floordiv(other, self)
+    def __mod__(self, other: Any) -> Tensor: return ops.mod(self, other)
+    def __rmod__(self, other: Any) -> Tensor: return ops.mod(other, self)
+    def __pow__(self, other: Any) -> Tensor: return ops.pow_(self, other)
+    def __rpow__(self, other: Any) -> Tensor: return ops.pow_(other, self)
+    def __matmul__(self, other: Any) -> Tensor: return ops.matmul(self, other)
+    def __rmatmul__(self, other: Any) -> Tensor: return ops.matmul(other, self)
+    def __neg__(self) -> Tensor: return ops.neg(self)
+    def __pos__(self) -> Tensor: return self
+    def __abs__(self) -> Tensor: return ops.abs_(self)
+
+    # comparisons: elementwise, giving bool tensors that are never recorded
+    def __eq__(self, other: Any) -> Any: return ops.compare(operator.eq, "==", self, other)
+    def __ne__(self, other: Any) -> Any: return ops.compare(operator.ne, "!=", self, other)
+    def __lt__(self, other: Any) -> Any: return ops.compare(operator.lt, "<", self, other)
+    def __le__(self, other: Any) -> Any: return ops.compare(operator.le, "<=", self, other)
+    def __gt__(self, other: Any) -> Any: return ops.compare(operator.gt, ">", self, other)
+    def __ge__(self, other: Any) -> Any: return ops.compare(operator.ge, ">=", self, other)
     __hash__ = object.__hash__  # `==` is elementwise, so identity is the only sensible hash
 
+    # in-place updates, `w -= lr * w.grad`: in place outside recording, else a new recorded tensor
+    def __iadd__(self, other: Any) -> Tensor: return ops.update_in_place(ops.add, "+", self, other)
+    def __isub__(self, other: Any) -> Tensor: return ops.update_in_place(ops.sub, "-", self, other)
+    def __imul__(self, other: Any) -> Tensor: return ops.update_in_place(ops.mul, "*", self, other)
+    def __itruediv__(self, other: Any) -> Tensor: return ops.update_in_place(ops.div, "/", self, other)
+    def __ifloordiv__(self, other: Any) -> Tensor: return ops.update_in_place(ops.floordiv, "//", self, other)
+    def __imod__(self, other: Any) -> Tensor: return ops.update_in_place(ops.mod, "%", self, other)
+    def __ipow__(self, other: Any) -> Tensor: return ops.update_in_place(ops.pow_, "**", self, other)
+    def __imatmul__(self, other: Any) -> Tensor: return ops.update_in_place(ops.matmul, "@", self, other)
+
+    # indexing (autograd/shaping.py); item assignment is never recorded (autograd/arithmetic.py)
+    def __getitem__(self, index: Any) -> Tensor: return ops.getitem(self, index)
+    def __setitem__(self, index: Any, value: Any) -> None: ops.assign_index(self, index, value)
+
+    # reductions (autograd/reductions.py)
+    def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return ops.sum_(self, axis, keepdims)
+    def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return ops.mean(self, axis, keepdims)
+    def max(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return ops.max_(self, axis, keepdims)
+    def min(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return ops.min_(self, axis, keepdims)
+    def argmax(self, axis: int | None = None) -> Tensor: return ops.argmax(self, axis)
+    def argmin(self, axis: int | None = None) -> Tensor: return ops.argmin(self, axis)
+    def any(self, axis: Axis = None) -> Tensor: return ops.any_(self, axis)
+    def all(self, axis: Axis = None) -> Tensor: return ops.all_(self, axis)
+
+    # elementwise functions (autograd/functions.py)
+    def exp(self) -> Tensor: return ops.exp(self)
+    def log(self) -> Tensor: return ops.log(self)
+    def sqrt(self) -> Tensor: return ops.sqrt(self)
+    def sin(self) -> Tensor: return ops.sin(self)
+    def cos(self) -> Tensor: return ops.cos(self)
+    def tanh(self) -> Tensor: return ops.tanh(self)
+    def sigmoid(self) -> Tensor: return ops.sigmoid(self)
+    def relu(self) -> Tensor: return ops.relu(self)
+    def abs(self) -> Tensor: return ops.abs_(self)
+    def sign(self) -> Tensor: return ops.sign(self)
+    def floor(self) -> Tensor: return ops.floor(self)
+    def ceil(self) -> Tensor: return ops.ceil(self)
+
+    # along one axis, built from the functions above (autograd/nn.py)
+    def softmax(self, axis: int = -1) -> Tensor: return ops.softmax(self, axis)
+    def log_softmax(self, axis: int = -1) -> Tensor: return ops.log_softmax(self, axis)
+    def logsumexp(self, axis: int = -1, keepdims: bool = False) -> Tensor: return ops.logsumexp(self, axis, keepdims)
+
+    # shapes (autograd/shaping.py)
+    def reshape(self, *shape: Any) -> Tensor: return ops.reshape(self, *shape)
+    def flatten(self) -> Tensor: return ops.flatten(self)
+    def transpose(self, *axes: Any) -> Tensor: return ops.transpose(self, axes or None)
+    @property
+    def T(self) -> Tensor: return ops.transpose(self)
+    @property
+    def mT(self) -> Tensor: return ops.transpose(self, (*range(self.ndim - 2), -1, -2))
+
+    # gradients (autograd/backward.py)
+    def backward(self, seed: Any = None, create_graph: bool = False) -> None: ops.backward(self, seed, create_graph)
+    # fmt: on
+
+    # ---- Python protocols ---------------------------------------------------------------
     def __bool__(self) -> bool:
         data = self.data
         if getattr(data, "size", 1) != 1:
@@ -220,7 +316,7 @@ class Tensor:
     def __repr__(self) -> str:
         body = format_values(np.asarray(self.data))
         if self.grad_fn is not None:
-            return f"tensor({body}, grad_fn=<{self.grad_fn.op}Backward>)"
+            return f"tensor({body}, grad_fn=<{self.grad_fn.op.name}Backward>)"
         if self.requires_grad:
             return f"tensor({body}, requires_grad=True)"
         return f"tensor({body})"
@@ -273,7 +369,7 @@ class enable_grad:
 
 
 # ---- recording ----------------------------------------------------------------------------
-def record(data: Any, op: str, inputs: tuple[Tensor, ...], backward: Rule) -> Tensor:
+def record(data: Any, op: Op, inputs: tuple[Tensor, ...], backward: Rule) -> Tensor:
     """Wrap an op's result; keep its rule only if grad mode is on and an input requires grad."""
     out = Tensor(data)
     if _grad_enabled:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from graph_util import graph_behind
 
 from dglang import autograd
 from dglang.autograd import (
@@ -21,7 +22,6 @@ from dglang.autograd import (
     gradient,
     no_grad,
     tensor,
-    topological_order,
 )
 from dglang.autograd.tensor import recording
 
@@ -43,8 +43,8 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Tensor]]:
 
 
 def ops(root: Tensor) -> list[str]:
-    """The graph behind `root` in topological order: op names, "leaf" for leaves."""
-    return [t.grad_fn.op if t.grad_fn is not None else "leaf" for t in topological_order(root)]
+    """The graph behind `root`, each tensor after its inputs: op names, "leaf" for leaves."""
+    return [t.grad_fn.op.name if t.grad_fn is not None else "leaf" for t in graph_behind(root)]
 
 
 # ---- what gets recorded --------------------------------------------------------------------
@@ -53,21 +53,37 @@ def test_an_untaken_branch_records_no_node(start: float, expected: list[str], re
     x = tensor(start, requires_grad=True)
     y = x.exp().sin() if x.item() > 5 else x * 3.0
     assert ops(y) == expected
-    assert topological_order(y)[0] is x and topological_order(y)[-1] is y
+    assert graph_behind(y)[0] is x and graph_behind(y)[-1] is y
     assert len(recorded) == len(expected) - 1
 
 
-def test_topological_order_puts_every_input_before_its_uses() -> None:
+class Visits:
+    """A listener that keeps the tensors a backward pass reaches, in order."""
+
+    def __init__(self) -> None:
+        self.order: list[Tensor] = []
+
+    def on_visit(self, t: Tensor, g: Tensor) -> None:
+        self.order.append(t)
+
+
+def test_backward_visits_each_tensor_once_after_every_op_that_used_it() -> None:
     a = tensor([1.0, 2.0], requires_grad=True)
     c = a * 2
     d = c + c * a
-    order = topological_order(d.sum())
+    visits = Visits()
+    recording.listen(visits)
+    try:
+        d.sum().backward()
+    finally:
+        recording.stop_listening(visits)
+    order = visits.order
     position = {id(t): i for i, t in enumerate(order)}
-    assert len(order) == len(position) == 5  # a, c, c * a, d, sum: each once
+    assert len(order) == len(position) == 5  # sum, d, c * a, c, a: each once
     for t in order:
         for inp in t.grad_fn.inputs if t.grad_fn is not None else ():
             if inp.requires_grad:
-                assert position[id(inp)] < position[id(t)]
+                assert position[id(inp)] > position[id(t)]
 
 
 def test_constants_record_nothing(recorded: list[Tensor]) -> None:
@@ -122,7 +138,7 @@ def test_a_graph_is_freed_by_reference_counting_alone() -> None:
         x = tensor([1.0, 2.0], requires_grad=True)
         y = ((x * 2).exp() + x[[0, 0]].sum() + autograd.softmax(x)).sum()
         markers = []
-        for t in topological_order(y):
+        for t in graph_behind(y):
             if t.grad_fn is not None:
                 marker = Marker()
                 t.grad_fn.where = marker
@@ -178,7 +194,7 @@ def test_in_place_on_a_recorded_tensor_outside_no_grad_records_out_of_place() ->
     old = y
     y += 1
     assert y is not old and old.tolist() == [3.0, 6.0] and old.version == 0
-    assert y.grad_fn is not None and y.grad_fn.op == "Add"
+    assert y.grad_fn is not None and y.grad_fn.op.name == "Add"
     y.sum().backward()
     assert x.grad is not None and x.grad.tolist() == [3.0, 3.0]
 
@@ -345,11 +361,11 @@ def test_backward_with_create_graph_gives_a_differentiable_grad() -> None:
 def test_a_plain_backward_records_nothing(recorded: list[Tensor]) -> None:
     x = tensor([1.0, 2.0], requires_grad=True)
     y = ((x**3).exp() * x).sum()
-    graph = topological_order(y)
+    graph = graph_behind(y)
     count = len(recorded)
     y.backward()
     assert len(recorded) == count
-    assert topological_order(y) == graph
+    assert graph_behind(y) == graph
     assert x.grad is not None and x.grad.grad_fn is None and not x.grad.requires_grad
 
 

@@ -103,3 +103,23 @@ def test_exercise_fails_until_its_solution_is_applied(test: Path, tmp_path: Path
     )
     after = run_exercise(project, test)
     assert after.returncode == 0, f"the exercise still fails with its solution applied:\n{after.stdout}{after.stderr}"
+
+
+@needs_git
+@needs_solutions
+def test_a_new_op_declared_in_one_place_reaches_the_pictures(tmp_path: Path) -> None:
+    """With softplus added as the exercise asks (one declaration in autograd/functions.py), `dg graph`
+    labels its edge with the rule text the declaration gives."""
+    project = copy_of_project(tmp_path)
+    patch = SOLUTIONS / "ml" / "01_softplus_rule.patch"
+    applied = subprocess.run(["git", "apply", "-C1", str(patch)], cwd=project, capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    assert [line for line in patch.read_text().splitlines() if line.startswith("+++ ")] == [
+        "+++ b/autograd/functions.py"
+    ], "the softplus solution should change autograd/functions.py only"
+    program = project / "softplus.dg"
+    program.write_text("x = tensor([0.5, -1.0], requires_grad=True)\ny = softplus(x * 2).sum()\ngrad y\n")
+    drawn = in_copy(project, "-m", "dglang.interpreter", "graph", str(program), "--var", "y")
+    assert drawn.returncode == 0, drawn.stderr
+    edge = next((line for line in drawn.stdout.splitlines() if "-> n2 " in line), "")
+    assert "Softplus" in drawn.stdout and edge.endswith('[label="a: g·σ(a)"];'), drawn.stdout

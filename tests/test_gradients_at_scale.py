@@ -23,6 +23,7 @@ from hypothesis.extra import numpy as hnp
 
 from dglang import autograd
 from dglang.autograd import Tensor
+from dglang.autograd.functions import SIN
 from dglang.autograd.tensor import lift, record
 from dglang.interpreter.core.builtins import numeric
 from dglang.interpreter.core.runtime import Builtin
@@ -283,7 +284,7 @@ def test_the_program_check_catches_a_wrong_rule() -> None:
 
     def wrong_sin(a: Any) -> Tensor:
         a = lift(a)
-        return record(np.sin(a.data), "Sin", (a,), lambda g, out: (g * 2.0,))
+        return record(np.sin(a.data), SIN, (a,), lambda g, out: (g * 2.0,))
 
     def session_with_wrong_sin() -> Session:
         session = fresh_session()

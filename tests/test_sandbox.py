@@ -72,6 +72,28 @@ def test_no_attribute_outside_the_documented_ones(text: str) -> None:
     assert fails(text).kind in {"AttributeError", "TypeError"}
 
 
+# The tensor methods a program may call (docs/language.md lists them). Most are derived from the
+# engine's declarations (@public(method=True) in autograd/), so a new one appears there by itself:
+# adding it here too makes widening the sandbox a conscious change.
+TENSOR_METHODS = {
+    "sum", "mean", "max", "min", "argmax", "argmin", "any", "all",
+    "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu", "softmax", "log_softmax",
+    "reshape", "flatten", "transpose", "item", "tolist", "detach", "numel",
+}  # fmt: skip
+
+
+def test_the_tensor_methods_are_exactly_the_documented_ones() -> None:
+    from dglang.autograd.ops import FUNCTIONS
+    from dglang.interpreter.core import attributes
+
+    new, gone = set(attributes.TENSOR_METHODS) - TENSOR_METHODS, TENSOR_METHODS - set(attributes.TENSOR_METHODS)
+    assert not new, f"new tensor methods {sorted(new)}: if a program should reach them, list them above"
+    assert not gone, f"tensor methods no longer there: {sorted(gone)}"
+    declared = {f.dg_name for f in FUNCTIONS if f.method}
+    assert declared.isdisjoint(attributes.TENSOR_OWN_METHODS), "a method listed twice"
+    assert set(attributes.TENSOR_PROPERTIES).isdisjoint(TENSOR_METHODS)
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -122,7 +122,7 @@ def test_after_grad_every_node_has_its_gradient_and_step() -> None:
 def test_nodes_know_their_line_code_and_call() -> None:
     session, _ = run(SEEING / "two_layer.dg")
     graph = collect(session.globals.vars["loss"], session=session)
-    relu = next(n for n in graph.nodes.values() if n.op == "Relu")
+    relu = next(n for n in graph.nodes.values() if n.op is not None and n.op.name == "Relu")
     assert relu.where() == "line 2: relu(x @ W + b) in layer()"
     assert relu.tensor.name == "h"
     dot = to_dot(graph, "loss")
@@ -249,7 +249,9 @@ def test_dg_graph_without_graphviz_says_so_in_one_line(tmp_path: Path) -> None:
     )
     assert result.returncode == cli.EXIT_UNAVAILABLE
     assert "\ndg: GraphvizError: cannot write" in result.stderr and "Traceback" not in result.stderr
-    assert result.stderr.endswith("= help: install Graphviz (apt install graphviz, brew install graphviz), or write a .dot file\n")  # noqa: E501
+    assert result.stderr.endswith(
+        "= help: install Graphviz (apt install graphviz, brew install graphviz), or write a .dot file\n"
+    )
 
 
 @pytest.mark.parametrize(("program", "var"), [("02_branches", "out"), ("07_two_layer", "loss")])

@@ -1,10 +1,13 @@
 """Exercise 1 (ML): derive the derivative of softplus and add it to the engine as an op of its own.
 
-softplus(x) = log(1 + exp(x)), a smooth relu. Add `softplus` to the engine (a function in
-autograd/functions.py with its rule), to DG as a builtin `softplus(x)`
-(a number gives a number, a tensor a tensor) and as the tensor method `x.softplus()`.
+softplus(x) = log(1 + exp(x)), a smooth relu. An op is declared in one place, and this one goes
+in autograd/functions.py (look at `sigmoid` and `relu` there): its `Op` (the name it records and
+its rule as text, which `dg graph` writes on the edge), its forward function `softplus` with the
+`@public(...)` line saying how DG reaches it, and its rule under the value it computes. DG then
+has the builtin `softplus(x)` (a number gives a number, a tensor a tensor) and the tensor method
+`x.softplus()`, with nothing else to change.
 - It is one recorded op, "Softplus" (grad_fn <SoftplusBackward>), not log(1 + exp(x)) built
-  from other ops: derive d softplus / dx and write the rule.
+  from other ops: derive d softplus / dx and write the rule, and its text in the declaration.
 - It never overflows: softplus(1000) is 1000 and softplus(-1000) is 0 (not inf, not nan).
 - The rule is built from engine ops, so the second derivative works with gradient().
 See docs/for-ml-courses.md, exercise 1.
@@ -38,8 +41,9 @@ def test_one_recorded_op_with_its_own_rule() -> None:
 
     x = tensor([0.5, -2.0], requires_grad=True)
     y = softplus()(x)
-    assert y.grad_fn is not None and y.grad_fn.op == "Softplus"
+    assert y.grad_fn is not None and y.grad_fn.op.name == "Softplus"
     assert y.grad_fn.inputs == (x,)
+    assert len(y.grad_fn.op.rules) == 1 and "g" in y.grad_fn.op.rules[0], "declare the rule's text too"
 
 
 def test_rule_matches_finite_differences() -> None:

@@ -22,11 +22,13 @@ def test_rule_matches_finite_differences(op) -> None:
 
 
 def test_the_check_catches_a_wrong_rule() -> None:
+    from dglang.autograd.ops import Op
     from dglang.autograd.tensor import lift, record
 
     def wrong_square(a):
         a = lift(a)
-        return record(a.data**2, "WrongSquare", (a,), lambda g, out: (g * a,))  # forgot the 2
+        op = Op("WrongSquare", inputs=("a",), rules=("g·a",))  # forgot the 2
+        return record(a.data**2, op, (a,), lambda g, out: (g * a,))
 
     with pytest.raises(AssertionError, match="wrong_square"):
         check_rule("wrong_square", wrong_square, VALUES)

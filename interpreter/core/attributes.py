@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dglang import autograd as ag
 from dglang.autograd import Tensor
+from dglang.autograd.ops import FUNCTIONS
 from dglang.autograd.tensor import type_name
 
 from .errors import DGError
@@ -71,38 +71,20 @@ TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {
     "T": lambda t: t.T,
     "requires_grad": lambda t: t.requires_grad,
     "is_leaf": lambda t: t.grad_fn is None,
-    "grad_fn": lambda t: None if t.grad_fn is None else f"<{t.grad_fn.op}Backward>",
+    "grad_fn": lambda t: None if t.grad_fn is None else f"<{t.grad_fn.op.name}Backward>",
     "data": lambda t: t.detach(),
 }
 
-TENSOR_METHODS: dict[str, Callable[..., Any]] = {
-    "sum": ag.sum_,
-    "mean": ag.mean,
-    "max": ag.max_,
-    "min": ag.min_,
-    "argmax": ag.argmax,
-    "argmin": ag.argmin,
-    "any": ag.any_,
-    "all": ag.all_,
-    "exp": ag.exp,
-    "log": ag.log,
-    "sqrt": ag.sqrt,
-    "abs": ag.abs_,
-    "sin": ag.sin,
-    "cos": ag.cos,
-    "tanh": ag.tanh,
-    "sigmoid": ag.sigmoid,
-    "relu": ag.relu,
-    "softmax": ag.softmax,
-    "log_softmax": ag.log_softmax,
-    "reshape": ag.reshape,
-    "flatten": ag.flatten,
-    "transpose": Tensor.transpose,
+# Tensor's own methods a program may call, besides the engine's functions declared tensor methods
+# (@public(method=True) in autograd/); tests/test_sandbox.py lists them all.
+TENSOR_OWN_METHODS: dict[str, Callable[..., Any]] = {
+    "transpose": Tensor.transpose,  # x.transpose(1, 0): the axes as arguments (the builtin takes a tuple)
     "item": Tensor.item,
-    "tolist": tolist,
+    "tolist": tolist,  # with the size check above
     "detach": Tensor.detach,
     "numel": lambda t: t.size,
 }
+TENSOR_METHODS: dict[str, Callable[..., Any]] = {f.dg_name: f.fn for f in FUNCTIONS if f.method} | TENSOR_OWN_METHODS
 
 LIST_METHODS: dict[str, Callable[..., Any]] = {
     "append": list.append,

@@ -14,6 +14,7 @@ import numpy as np
 
 from dglang import autograd as ag
 from dglang.autograd import Tensor, limits
+from dglang.autograd.ops import FUNCTIONS
 from dglang.autograd.tensor import type_name
 
 from .errors import DGError
@@ -61,48 +62,12 @@ def make_builtins(
     ):
         builtin(fn)
 
-    # ---- tensors -----------------------------------------------------------------------
-    for fn in (
-        ag.tensor,
-        ag.zeros,
-        ag.ones,
-        ag.zeros_like,
-        ag.ones_like,
-        ag.full,
-        ag.randn,
-        ag.rand,
-        ag.arange,
-        ag.linspace,
-        ag.eye,
-        ag.seed,
-        ag.softmax,
-        ag.log_softmax,
-        ag.logsumexp,
-        ag.maximum,
-        ag.minimum,
-        ag.where,
-        ag.concat,
-        ag.stack,
-        ag.matmul,
-        ag.argmax,
-        ag.argmin,
-        ag.reshape,
-        ag.transpose,
-        ag.moons,
-        ag.gradient,
-    ):
-        builtin(fn)
-    for name, op in (
-        ("exp", ag.exp),
-        ("log", ag.log),
-        ("sqrt", ag.sqrt),
-        ("sin", ag.sin),
-        ("cos", ag.cos),
-        ("tanh", ag.tanh),
-        ("sigmoid", ag.sigmoid),
-        ("relu", ag.relu),
-    ):
-        table[name] = Builtin(name, numeric(op), f"{name}(x)")
+    # ---- tensors: the engine's functions declared builtins (@public in autograd/) --------
+    for f in FUNCTIONS:
+        if f.numbers:  # exp(x): a tensor gives a tensor, a number a number
+            table[f.dg_name] = Builtin(f.dg_name, numeric(f.fn), f"{f.dg_name}(x)")
+        elif f.builtin:
+            builtin(f.fn, f.dg_name)
     builtin(zero_grad)
     table["no_grad"] = GradMode("no_grad", False)
     table["enable_grad"] = GradMode("enable_grad", True)

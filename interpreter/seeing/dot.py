@@ -6,44 +6,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from dglang.autograd.ops import Op
 from dglang.interpreter.core.errors import DGError
 
 from .graph import Graph, GraphNode, arm_phrase, compact
 
-# What each op sends back to each of its inputs, given the gradient g arriving at its output:
-# the local derivative rule an edge carries. (The rules themselves are in autograd/.)
-RULES: dict[str, tuple[str, ...]] = {
-    "Add": ("g", "g"),
-    "Sub": ("g", "-g"),
-    "Mul": ("g·b", "g·a"),
-    "Div": ("g/b", "-g·a/b²"),
-    "Pow": ("g·b·a^(b-1)", "g·a^b·ln a"),
-    "Mod": ("g", "-g·floor(a/b)"),
-    "Neg": ("-g",),
-    "MatMul": ("g @ bᵀ", "aᵀ @ g"),
-    "Exp": ("g·exp x",),
-    "Log": ("g/x",),
-    "Sqrt": ("g/(2√x)",),
-    "Sin": ("g·cos x",),
-    "Cos": ("-g·sin x",),
-    "Tanh": ("g·(1 - tanh² x)",),
-    "Sigmoid": ("g·σ(x)(1 - σ(x))",),
-    "Relu": ("g where x > 0",),
-    "Abs": ("g·sign x",),
-    "Maximum": ("g where a > b", "g where b > a"),
-    "Minimum": ("g where a < b", "g where b < a"),
-    "Where": ("g where cond", "g where not cond"),
-    "Sum": ("g, broadcast",),
-    "Mean": ("g/n, broadcast",),
-    "Max": ("g at the max",),
-    "Min": ("g at the min",),
-    "Reshape": ("g, reshaped back",),
-    "Transpose": ("g, transposed back",),
-    "Broadcast": ("g, summed back",),
-    "SumTo": ("g, broadcast back",),
-    "Index": ("g, scattered into zeros",),
-    "IndexAdd": ("g at the index",),
-}
 STYLES = {
     "output": 'shape=box, style="filled,bold", penwidth=2, fillcolor="#c7e9c0"',
     "op": 'shape=box, style="rounded,filled", fillcolor="#deebf7"',
@@ -53,15 +20,10 @@ STYLES = {
 }
 
 
-def rule(op: str | None, position: int, count: int) -> str:
-    """The edge label: which input it is and what it receives, `a: g·b`."""
-    if op in ("Concat", "Stack"):
-        return f"input {position + 1}: g, its slice"
-    rules = RULES.get(op or "", ())
-    if position >= len(rules):
-        return ""
-    argument = "x" if count == 1 else "ab"[position] if count == 2 else f"input {position + 1}"
-    return f"{argument}: {rules[position]}"
+def rule(op: Op, position: int) -> str:
+    """The edge label: which input it is and what the op's rule sends it, `a: g·b` (declared with the op)."""
+    name, text = op.rule_for(position)
+    return f"{name}: {text}"
 
 
 def quote(text: str) -> str:
@@ -110,7 +72,8 @@ def to_dot(graph: Graph, name: str) -> str:
             out.append("  }")
     for node in graph.nodes.values():
         for position, source in enumerate(node.inputs):
-            edge = rule(node.op, position, len(node.inputs))
+            assert node.op is not None  # only a recorded node has inputs
+            edge = rule(node.op, position)
             out.append(f"  n{source} -> n{node.number} [label={quote(edge)}];")
     out.append("}")
     return "\n".join(out) + "\n"

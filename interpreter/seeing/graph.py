@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dglang.autograd import Tensor
+from dglang.autograd.ops import Op
 from dglang.interpreter.core.errors import CallFrame
 from dglang.interpreter.core.source import Branch, Site, Span
 
@@ -30,7 +31,7 @@ class GraphNode:
     step: int | None = None  # its place in the order the last backward visited nodes
 
     @property
-    def op(self) -> str | None:
+    def op(self) -> Op | None:
         return self.tensor.grad_fn.op if self.tensor.grad_fn is not None else None
 
     @property
@@ -41,7 +42,7 @@ class GraphNode:
             return compact(t.data)
         if self.op is None:
             return t.name or "(unnamed leaf)"
-        return f"{t.name} = {self.op}" if t.name else self.op
+        return f"{t.name} = {self.op.name}" if t.name else self.op.name
 
     def where(self) -> str:
         """`line 9: x * 2 in f()`: the line and code that made it, and the call it ran in."""

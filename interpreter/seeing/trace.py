@@ -49,7 +49,7 @@ class Tracer:
         assert node is not None
         shapes = ", ".join(str(i.shape) for i in node.inputs)
         site = node.where
-        self.emit(f"record  {where(site):<8} {node.op:<9} {shapes} -> {t.shape}   {code(site)}".rstrip())
+        self.emit(f"record  {where(site):<8} {node.op.name:<9} {shapes} -> {t.shape}   {code(site)}".rstrip())
 
     # ---- backward ------------------------------------------------------------------------
     def on_backward(self, root: Tensor, seed: Tensor) -> None:
@@ -93,4 +93,4 @@ def name(t: Tensor) -> str:
     if node is None:
         return t.name or "leaf"
     site = node.where
-    return f"{node.op} ({where(site)})" if site is not None else node.op
+    return f"{node.op.name} ({where(site)})" if site is not None else node.op.name
