@@ -5,7 +5,7 @@
 parse: the generated 10,000-line program of parse_program.py, timed stage by stage (best of 3):
 lark's lexer alone, lark's LALR parser with and without the source positions DG needs, the
 parse tree turned into DG's AST, and the AST compiled to closures.
-start-up: the wall time of fresh processes (best of 15, bytecode and parse caches warm) that
+start-up: the wall time of fresh processes (best of 15, bytecode caches warm) that
 import numpy, then DG's parts, then run a one-line program.
 """
 
@@ -75,8 +75,7 @@ def start_up() -> list[tuple[str, float]]:
         ("import numpy, autograd", [python, "-c", "import numpy, autograd"], {}),
         ("import numpy, lark", [python, "-c", "import numpy, lark"], {}),
         ("import dglang.interpreter.core.session", [python, "-c", "import dglang.interpreter.core.session"], {}),
-        ("dg bench/hello.dg, parse cache off", [*dg_command(), hello], {"DG_CACHE": "off"}),
-        ("dg bench/hello.dg, a re-run", [*dg_command(), hello], {}),
+        ("dg bench/hello.dg", [*dg_command(), hello], {}),
     ]
     rows = []
     for label, command, changes in commands:

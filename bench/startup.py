@@ -1,8 +1,8 @@
 """start-up: wall time of a whole `dg bench/hello.dg` process, against `python -c "import numpy"`.
 
 DG imports NumPy too, so importing NumPy is the floor; the target is to add at most half of it.
-The DG row is a second run of the file, as a student re-running a lesson sees it: its syntax tree
-then comes from DG's cache and lark is not imported. A note gives the first-run time.
+Every run parses the file: DG keeps nothing between runs (a cache read back from disk is a way
+to run code planted by someone else; see docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -38,16 +37,11 @@ def dg_command() -> list[str]:
 
 
 def dg_hello() -> Result:
-    """A run of an unchanged file (its syntax tree comes from DG's cache, as Python's bytecode comes
-    from __pycache__); the note gives the time with the cache turned off, which every first run pays."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = usual_environment(XDG_CACHE_HOME=cache)
-        wall_time([*dg_command(), str(BENCH / "hello.dg")], env)  # fills the cache
-        seconds, out = wall_time([*dg_command(), str(BENCH / "hello.dg")], env)
+    """A whole `dg bench/hello.dg` process: import, parse, run, exit."""
+    seconds, out = wall_time([*dg_command(), str(BENCH / "hello.dg")])
     if out != "hello\n":
         raise RuntimeError(f"dg bench/hello.dg printed {out!r}")
-    cold, _ = wall_time([*dg_command(), str(BENCH / "hello.dg")], usual_environment(DG_CACHE="off"))
-    return Result(seconds, note=f"without the parse cache (a first run, or DG_CACHE=off): {cold * 1000:.0f} ms")
+    return Result(seconds)
 
 
 def python_import_numpy() -> Result:

@@ -20,7 +20,6 @@ import numpy as np
 from dglang import autograd as ag
 from dglang.autograd.tensor import recording
 
-from . import ast_cache
 from .builtins import make_builtins
 from .context import RunContext
 from .errors import CallFrame, DGError, OutputClosed
@@ -82,21 +81,22 @@ class Session:
                 value.when_used()
 
     # ---- running ----------------------------------------------------------------------------
-    def run(self, text: str, name: str = "<input>", echo: bool = False, cached: bool = False) -> None:
+    def run(self, text: str, name: str = "<input>", echo: bool = False) -> None:
         """Parse, compile and run `text` in this session's globals; errors raise DGError."""
-        code = self.compile(text, name, echo, cached)
+        code = self.compile(text, name, echo)
         self.execute(code, self.globals)
 
-    def compile(self, text: str, name: str = "<input>", echo: bool = False, cached: bool = False) -> Any:
-        """Text → closures, raising a SyntaxError before anything runs. With `cached` (`dg FILE`),
-        an unchanged file's AST comes from the cache of parsed programs (see ast_cache.py)."""
+    def compile(self, text: str, name: str = "<input>", echo: bool = False) -> Any:
+        """Text → closures, raising a SyntaxError before anything runs."""
         source = Source(name, text)
         # Parsing and compiling allocate about a hundred objects per line and make no cycles, so
         # the cycle collector only rescans them again and again: it took two thirds of the time.
         collecting = gc.isenabled()
         gc.disable()
         try:
-            module = ast_cache.parse(source) if cached else ast_cache.parse_now(source)
+            from .parser import parse  # lark loads on the first parse, not when DG starts
+
+            module = parse(source)
             try:
                 code, resolution = compile_program(module, self.context, echo=echo)
             except RecursionError:  # the builder managed, the compiler (a few frames deeper per level) did not

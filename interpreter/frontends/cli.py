@@ -266,7 +266,7 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
         report(e)
         return EXIT_NOINPUT
     try:
-        session.run(text, name, cached=path != "-")
+        session.run(text, name)
     except DGError as e:
         report(e, debug)
         if e.kind == "KeyboardInterrupt":
