@@ -14,6 +14,14 @@ from typing import Any
 from .errors import DGError
 from .runtime import MISSING, Function, suggest
 
+# How deep builtins that call back into the program may nest (gradcheck inside a function it
+# checks, a breakpoint's cell calling a function that pauses again). A DG call uses no C stack
+# (CPython 3.11+ runs Python-to-Python calls in one C frame), but a call into a builtin and back
+# does: a few hundred bytes on Linux with CPython 3.11, more with other compilers. 200 levels fit
+# with room to spare in the smallest stack DG runs on (512 KB, a secondary thread on macOS);
+# no program that means to end nests gradcheck more than a few deep.
+MAX_INSIDE_BUILTINS = 200
+
 
 def bind_arguments(f: Function, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
     """Match a call's arguments to a DG function's parameters, as Python does."""

@@ -19,6 +19,8 @@ class RunContext:
     """frames       the DG call stack, innermost last (error messages, `breakpoint()`, recursion depth)
     max_depth    deepest nesting of DG calls before a RecursionError
     max_steps    loop iterations, comprehension items and calls a run may make (None: no limit)
+    inside_builtins  how many builtins that may call back into the program (gradcheck, breakpoint)
+                 are running, one inside another; each holds C frames on the stack (see calls.py)
     steps        how many it has made so far (counted only when there is a limit)
     echo         shows the value of an expression statement in a REPL cell
     pause        what `breakpoint()` does (open a debugger), or None to carry on
@@ -28,6 +30,7 @@ class RunContext:
     frames: list[CallFrame] = field(default_factory=list)
     max_depth: int = 10_000
     max_steps: int | None = None
+    inside_builtins: int = 0
     steps: int = 0
     echo: Callable[[Any], None] = lambda value: None
     pause: Callable[[Any], None] | None = None

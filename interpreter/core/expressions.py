@@ -12,7 +12,7 @@ from dglang.autograd.tensor import recording, type_name
 
 from . import ast
 from .attributes import find_method, get_attribute
-from .calls import bind_arguments, call_python
+from .calls import MAX_INSIDE_BUILTINS, bind_arguments, call_python
 from .compiling import CompilerBase, Eval, truth, unpacker
 from .errors import CallFrame, DGError
 from .formatting import format_value
@@ -260,14 +260,36 @@ class Expressions(CompilerBase):
             return self.call_function(f, args, kwargs, span)
         if type(f) is Builtin:
             if f.wants_context:
-                context = CallContext(env, span, tuple(self.frames), lambda g, a: self.invoke(g, a, {}, span, env))
-                return call_python(f.name, f.fn, [context, *args], kwargs)
+                return self.call_with_context(f, args, kwargs, span, env)
             return call_python(f.name, f.fn, args, kwargs)
         if type(f) is BoundMethod:
             return call_python(f.name, f.fn, [f.obj, *args], kwargs, method=True)
         if isinstance(f, WithContext) and not args and not kwargs:
             return f  # `with no_grad():` reads like PyTorch
         raise DGError("TypeError", f"{type_name(f)} is not callable")
+
+    def call_with_context(self, f: Builtin, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
+        """A builtin that sees its caller and may call back into the program (gradcheck(f, x),
+        breakpoint()). Python's C stack holds a few frames for each such builtin while it runs, so
+        these nest at most MAX_INSIDE_BUILTINS deep: a function that gradchecks itself ends in a
+        RecursionError on the smallest stack DG runs on, not in a crash (see calls.py)."""
+        context, frames = self.context, self.frames
+        if context.inside_builtins >= MAX_INSIDE_BUILTINS:
+            raise DGError(
+                "RecursionError",
+                f"more than {MAX_INSIDE_BUILTINS} calls nested inside builtins that call the program back "
+                f"(here {f.name}())",
+                span,
+                help=f"the program reached {f.name}() again from inside a call that {f.name}() made; "
+                "check where the recursion stops",
+                frames=tuple(frames),
+            )
+        call_back = lambda g, a: self.invoke(g, a, {}, span, env)
+        context.inside_builtins += 1
+        try:
+            return call_python(f.name, f.fn, [CallContext(env, span, frames, len(frames), call_back), *args], kwargs)
+        finally:
+            context.inside_builtins -= 1
 
     def call_function(self, f: Function, args: list[Any], kwargs: dict[str, Any], span: Span) -> Any:
         """A DG function's call: a new scope for its arguments, a frame on the call stack, its body."""

@@ -95,8 +95,15 @@ class CallContext:
 
     env: Env
     span: Span
-    frames: tuple[Any, ...]  # the DG call stack (CallFrames)
+    stack: list[Any]  # the session's DG call stack (CallFrames), of which the first `depth` are the caller's
+    depth: int
     call: Callable[[Any, list[Any]], Any]  # call a DG value (a function passed in) from this call site
+
+    @property
+    def frames(self) -> tuple[Any, ...]:
+        """The DG call stack at the call, innermost last. Copied only when asked: a builtin called
+        in a recursion 10,000 deep would otherwise copy 10,000 frames at every level."""
+        return tuple(self.stack[: self.depth])
 
 
 @dataclass(slots=True, eq=False)

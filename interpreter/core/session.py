@@ -117,7 +117,7 @@ class Session:
         timer = saved = None
         if outermost:  # each program, and each REPL cell, gets the whole budget again
             self.running = True
-            context.steps = self.printed = 0
+            context.steps = context.inside_builtins = self.printed = 0
             saved = recording.save()
             recording.where = recording.call = None
             for listener in self.listeners:
