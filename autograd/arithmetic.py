@@ -8,6 +8,7 @@ so a rule may return a gradient of the output's shape.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,7 @@ from . import tensor as _mode
 from .errors import GradError, ShapeError, TensorTypeError
 from .functions import log, where
 from .ops import Op, public
-from .shaping import elementwise, normalize_index, sum_to
+from .shaping import check_broadcast, elementwise, may_be_large, normalize_index, sum_to
 from .tensor import Tensor, lift, record, updated_in_place
 
 # A rule that reads nothing but g and out is written once, above its op, instead of as a closure:
@@ -142,7 +143,8 @@ def matmul(a: Any, b: Any) -> Tensor:
             f"matmul: {a.shape} @ {b.shape}: both sides need at least one dimension",
             help="use '*' to multiply by a scalar",
         )
-    if a.size * b.size > limits.max_elements and a.shape[-1] == b.shape[-2 if b.ndim > 1 else 0]:
+    product = np.matmul
+    if may_be_large(a.size * b.size) and a.shape[-1] == b.shape[-2 if b.ndim > 1 else 0]:
         rows = a.shape[-2:-1]
         columns = b.shape[-1:] if b.ndim > 1 else ()
         try:
@@ -150,8 +152,10 @@ def matmul(a: Any, b: Any) -> Tensor:
         except ValueError:
             batch = ()  # NumPy reports the mismatch below
         limits.check_shape((*batch, *rows, *columns), "the result of '@'")
+        if rows and columns and math.prod((*batch, *rows, *columns, a.shape[-1])) > _slice_work(a, b):
+            product = _by_slices
     try:
-        data = a.data @ b.data
+        data = product(a.data, b.data)
     except ValueError:
         raise ShapeError(
             f"matmul: {a.shape} @ {b.shape}",
@@ -177,6 +181,29 @@ def matmul(a: Any, b: Any) -> Tensor:
     return record(data, MATMUL, (a, b), backward)
 
 
+# One NumPy product of two 8192×8192 matrices runs 20 seconds in C, where nothing (Ctrl-C, the
+# --timeout watchdog) can stop it. A product of more multiply-adds than this is computed a slice of
+# rows at a time, so no single call lasts long; integers have no BLAS, and go 30 times slower.
+SLICE_WORK = 2**31
+SLICE_WORK_INTEGERS = 2**26
+
+
+def _slice_work(a: Tensor, b: Tensor) -> int:
+    return SLICE_WORK if a.dtype == b.dtype == "float" else SLICE_WORK_INTEGERS
+
+
+def _by_slices(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x @ y for matrices (or stacks of them), a slice of x's rows at a time."""
+    shape = np.matmul(x[..., :0, :], y).shape  # the result's, with no rows: checks the shapes too
+    rows, per_row = x.shape[-2], math.prod(shape[:-2]) * shape[-1] * x.shape[-1]
+    out = np.empty((*shape[:-2], rows, shape[-1]), dtype=np.result_type(x, y))
+    limit = SLICE_WORK if out.dtype.kind == "f" else SLICE_WORK_INTEGERS
+    step = max(1, limit // max(1, per_row))
+    for start in range(0, rows, step):
+        np.matmul(x[..., start : start + step, :], y, out=out[..., start : start + step, :])
+    return out
+
+
 # ---- comparisons: their results are boolean constants, never recorded --------------------
 @public()
 def compare(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Any) -> Any:
@@ -187,8 +214,11 @@ def compare(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Any) -> An
         other = b
     else:
         return NotImplemented  # `x == None` falls back to identity, as in Python
+    data = a.data
+    if type(data) is np.ndarray and type(other) is np.ndarray and may_be_large(data.size * other.size):
+        check_broadcast(symbol, a, lift(b), itemsize=1)  # a row against a column: a bool per pair
     try:
-        return Tensor(fn(a.data, other))
+        return Tensor(fn(data, other))
     except (ValueError, TypeError):
         return Tensor(elementwise(fn, symbol, a, lift(b)))  # the same call, for its error message
 

@@ -32,3 +32,7 @@ class TensorIndexError(AutogradError):
 
 class TensorValueError(AutogradError):
     kind = "ValueError"
+
+
+class TensorMemoryError(AutogradError):
+    kind = "MemoryError"

@@ -15,7 +15,7 @@ import numpy as np
 from . import limits
 from .errors import ShapeError, TensorTypeError
 from .ops import Op, public
-from .shaping import elementwise
+from .shaping import elementwise, may_be_large
 from .tensor import Tensor, lift, record
 
 # Rules that read only g and out (exp, sqrt, tanh, sigmoid) are written once, above their op,
@@ -192,7 +192,7 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
     cond = np.asarray(lift(condition).data, dtype=bool)
     a, b = lift(a), lift(b)
     try:
-        if cond.size * a.size * b.size > limits.max_elements:  # only then can the result be too large
+        if may_be_large(cond.size * a.size * b.size):  # only then can the result be too large
             limits.check_shape(np.broadcast_shapes(cond.shape, a.shape, b.shape), "the result of where()")
         data = np.where(cond, a.data, b.data)
     except ValueError:

@@ -73,8 +73,8 @@ def elementwise(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Tensor
     """Apply a NumPy operator, turning a broadcasting failure into a ShapeError naming both shapes."""
     x, y = a.data, b.data
     # Only two arrays can broadcast into something larger than either; check before allocating.
-    if type(x) is np.ndarray and type(y) is np.ndarray and x.size * y.size > limits.max_elements:
-        _check_broadcast(symbol, a, b)
+    if type(x) is np.ndarray and type(y) is np.ndarray and may_be_large(x.size * y.size):
+        check_broadcast(symbol, a, b)
     try:
         return fn(x, y)
     except (ValueError, TypeError) as e:
@@ -88,7 +88,13 @@ def elementwise(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Tensor
         raise TensorValueError(f"'{symbol}': {e}") from None
 
 
-def _check_broadcast(symbol: str, a: Tensor, b: Tensor) -> None:
+def may_be_large(product: int) -> bool:
+    """Could two operands whose sizes multiply to `product` broadcast into a result worth checking?"""
+    return product > limits.GUARD_ELEMENTS or product > limits.max_elements
+
+
+def check_broadcast(symbol: str, a: Tensor, b: Tensor, itemsize: int = 8) -> None:
+    """Refuse the result of broadcasting a with b if it is too large (a tensor, or the memory left)."""
     try:
         shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
@@ -97,6 +103,7 @@ def _check_broadcast(symbol: str, a: Tensor, b: Tensor) -> None:
         shape,
         f"the result of '{symbol}'",
         help=f"broadcasting {a.shape} with {b.shape} pairs every element with every other; check the shapes",
+        itemsize=itemsize,
     )
 
 

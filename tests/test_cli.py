@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -117,3 +118,39 @@ def test_data_files_are_found_next_to_the_program(tmp_path: Path) -> None:
     (tmp_path / "prog.dg").write_text('print(load_csv("data.csv").sum().item())\n')
     result = dg(str(tmp_path / "prog.dg"))
     assert result.stdout == "10.0\n", result.stderr
+
+
+def test_programs_larger_than_the_limit_are_refused_unread(tmp_path: Path) -> None:
+    """A device that never ends, a huge file, huge standard input: refused after 1 MiB, not read whole."""
+    big = tmp_path / "big.dg"
+    big.write_text("x = 1\n" * 200_000)  # 1.2 MB
+    cases = [([str(big)], None, f"'{big}': it is larger than 1,048,576 bytes"), (["-"], "x = 1\n" * 200_000, "")]
+    if Path("/dev/zero").exists():
+        cases.append((["/dev/zero"], None, "'/dev/zero': it is larger than 1,048,576 bytes"))
+    for args, stdin, text in cases:
+        result = dg(*args, stdin=stdin)
+        assert result.returncode == cli.EXIT_NOINPUT, result.stderr
+        assert result.stderr.startswith("dg: FileError: cannot read") and text in result.stderr
+
+
+def test_the_piped_repl_reports_a_line_that_is_not_utf8_and_goes_on() -> None:
+    """Whatever the locale says about standard input (PYTHONIOENCODING=utf-8 is strict)."""
+    for encoding in ("utf-8", "latin-1"):
+        result = subprocess.run(
+            [sys.executable, "-m", "dglang.interpreter"],
+            input=b'x = 41\ny = "caf\xe9"\nprint(x + 1)\n',
+            capture_output=True,
+            timeout=60,
+            env={**os.environ, "PYTHONIOENCODING": encoding},
+        )
+        err = result.stderr.decode("utf-8", "replace")
+        assert result.stdout == b"42\n", err
+        assert err.startswith("<cell 2>:1:9: SyntaxError: this line is not UTF-8 text: the byte 0xe9 cannot be read")
+        assert "Traceback" not in err and result.returncode == cli.EXIT_SYNTAX
+
+
+def test_a_symbolic_link_loop_given_as_the_program(tmp_path: Path) -> None:
+    link = tmp_path / "self.dg"
+    link.symlink_to(link)
+    result = dg(str(link))
+    assert result.returncode == cli.EXIT_NOINPUT and "InternalError" not in result.stderr

@@ -87,3 +87,22 @@ def test_a_session_in_a_real_terminal(tmp_path: Path) -> None:
     assert term.close() == 0
     history = (tmp_path / "dg" / "history").read_text()
     assert "def double(n):" in history and "double(21)" in history
+
+
+@pytest.mark.parametrize("kind", ["a folder", "a FIFO"])
+def test_a_history_path_that_is_not_a_file(tmp_path: Path, kind: str) -> None:
+    """The REPL works, without its history and without a Python traceback."""
+    history = tmp_path / "dg" / "history"
+    history.parent.mkdir()
+    if kind == "a folder":
+        history.mkdir()
+    else:
+        os.mkfifo(history)
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    term.type("print(6 * 7)\r")
+    seen = term.read_until("42")
+    term.read_until(">>>")
+    term.type("\x04")
+    assert term.close() == 0
+    assert "Traceback" not in seen + term.seen and "Exception" not in seen + term.seen

@@ -194,6 +194,9 @@ def test_load_csv_reads_inside_the_folder(folders: tuple[Path, Path]) -> None:
         "sub",
         "missing.csv",
         "fifo.csv",
+        "a" * 300 + ".csv",  # longer than a file name may be
+        "/".join(["sub"] * 2000),  # longer than a path may be
+        "link_loop.csv",  # a symbolic link to itself
     ],
 )
 def test_load_csv_path_tricks(folders: tuple[Path, Path], path: str) -> None:
@@ -201,8 +204,10 @@ def test_load_csv_path_tricks(folders: tuple[Path, Path], path: str) -> None:
     (program / "link.csv").symlink_to(secret)  # a symbolic link that leads out
     (program / "sub_link").symlink_to(secret.parent)
     os.mkfifo(program / "fifo.csv")  # reading a FIFO would block forever
+    (program / "link_loop.csv").symlink_to(program / "link_loop.csv")
     error = fails(f'load_csv("{path}")', program)
     assert error.kind in {"FileError", "ValueError"}
+    assert len(error.message) < 300  # a long path is cut in the message
 
 
 def test_load_csv_is_not_fooled_by_a_nul_byte(folders: tuple[Path, Path]) -> None:
@@ -326,9 +331,10 @@ def test_doubling_in_a_loop_is_refused(text: str) -> None:
         "x = [1]" + "[0]" * 10_000,
         "x = print" + "()" * 10_000,
         "x = tensor(1.0)" + ".T" * 10_000,
-        "".join("    " * i + "if True:\n" for i in range(1000)) + "    " * 1000 + "pass\n",
-        "".join("    " * i + "while False:\n" for i in range(1000)) + "    " * 1000 + "pass\n",
-        "".join("    " * i + f"def f{i}():\n" for i in range(1000)) + "    " * 1000 + "pass\n",
+        # 1,000 nested blocks, one space a level (four would make a program over the 1 MiB limit)
+        "".join(" " * i + "if True:\n" for i in range(1000)) + " " * 1000 + "pass\n",
+        "".join(" " * i + "while False:\n" for i in range(1000)) + " " * 1000 + "pass\n",
+        "".join(" " * i + f"def f{i}():\n" for i in range(1000)) + " " * 1000 + "pass\n",
         'x = f"{' + "(" * 5000 + "1" + ")" * 5000 + '}"',
     ],
 )

@@ -47,14 +47,19 @@ class Compiler(Expressions, Statements):
         frames = self.frames
 
         def run(env: Env) -> Any:
-            for step in compiled:
-                try:
+            step = compiled[0] if compiled else None
+            # One try around the whole loop (free until something is raised), so that Ctrl-C or a
+            # stop from the watchdog between two statements is located too: at the one just run.
+            try:
+                for step in compiled:
                     signal = step(env)
-                except KeyboardInterrupt as e:  # Ctrl-C, or the --timeout timer
-                    kind, message, help = interruption(e)
-                    raise DGError(kind, message, spans[id(step)], help=help, frames=tuple(frames)) from None
-                if signal is not None:
-                    return signal
+                    if signal is not None:
+                        return signal
+            except KeyboardInterrupt as e:  # Ctrl-C, or the watchdog (--timeout, --max-memory)
+                if step is None:
+                    raise
+                kind, message, help = interruption(e)
+                raise DGError(kind, message, spans[id(step)], help=help, frames=tuple(frames)) from None
             return None
 
         return run

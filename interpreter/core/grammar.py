@@ -21,7 +21,8 @@ LARK = Lark.open(
     propagate_positions=True,
     maybe_placeholders=True,
     start=["start", "test"],  # a program, or an expression (inside an f-string's braces)
-    cache=True,
+    # No `cache=True`: lark would keep its tables as a pickle in the temporary folder, under a name
+    # anyone can compute, and load it at the next start, so a file planted there would run.
 )
 
 

@@ -1,19 +1,23 @@
-"""Limits a session can put on a program: steps, wall-clock time and output.
+"""Limits a session can put on a program: steps, wall-clock time, memory, output, and program size.
 
 `dg --max-steps N` counts loop iterations, comprehension items and function calls (not every
 expression: a step is something that can repeat); `dg --timeout S` stops a program after S
-seconds; `--max-output BYTES` stops a runaway print loop. Each ends the program with a located
-DG error and leaves a REPL session usable. When a limit is off it costs nothing: the evaluator
-compiles the counting only into programs run with a step limit.
+seconds, parsing included; `--max-memory SIZE` stops one whose process grows past SIZE;
+`--max-output BYTES` stops a runaway print loop. Each ends the program with a located DG error
+and leaves a REPL session usable. When the step limit is off it costs nothing: the evaluator
+compiles the counting only into programs run with a step limit. Time and memory are watched from
+another thread (watchdog.py).
 """
 
 from __future__ import annotations
 
-import signal
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 DEFAULT_MAX_OUTPUT = 10_000_000  # bytes a program (or a REPL cell) may print
+# The largest program DG reads: 1 MiB is over a hundred times the longest lesson, and about what
+# lark can parse in the time a grader would give a whole run.
+MAX_PROGRAM_BYTES = 1 << 20
+MAX_TIMEOUT = 1_000_000.0  # seconds (11 days): longer than any run anyone waits for
 
 
 @dataclass
@@ -23,56 +27,30 @@ class Limits:
     max_steps: int | None = None
     timeout: float | None = None
     max_output: int | None = DEFAULT_MAX_OUTPUT
+    max_memory: int | None = field(default_factory=lambda: default_max_memory())
 
 
-class OutOfTime(KeyboardInterrupt):
-    """Raised by the timer in the middle of whatever runs, like Ctrl-C; the statement it
-    interrupts locates it (see locating.py)."""
+def default_max_memory() -> int:
+    """4 GiB, or half the machine's memory if that is less (read when a session is made, so that
+    `dg --help` need not load the engine)."""
+    from dglang.autograd.memory import default_budget
 
-    def __init__(self, seconds: float) -> None:
-        super().__init__(seconds)
-        self.seconds = seconds
+    return default_budget()
 
 
-class Timer:
-    """`--timeout`: SIGALRM after `seconds` raises OutOfTime. Only the main thread gets signals,
-    so elsewhere (a host running DG in a worker thread) the timer is not armed."""
+class Stopped(KeyboardInterrupt):
+    """Raised in the middle of whatever runs by the watchdog, like Ctrl-C; the statement it
+    interrupts locates it (see locating.py). A KeyboardInterrupt, so no `except Exception` in DG
+    or in the engine swallows it. The watchdog raises a subclass made for its run, whose class
+    attributes say what ran out (CPython raises an asynchronous exception from its class)."""
 
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.previous: Any = None
-        self.armed = False
 
-    def start(self) -> None:
-        import threading  # only with --timeout
+class OutOfTime(Stopped):
+    seconds: float = 0.0
 
-        if threading.current_thread() is not threading.main_thread():
-            return
-        self.previous = signal.signal(signal.SIGALRM, self._ring)
-        signal.setitimer(signal.ITIMER_REAL, self.seconds)
-        self.armed = True
 
-    def stop(self) -> None:
-        if not self.armed:
-            return
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self.previous)
-        self.armed = False
-
-    def pause(self) -> float | None:
-        """Stop the clock (at a breakpoint, where a person takes their time); return what is left."""
-        if not self.armed:
-            return None
-        left = signal.getitimer(signal.ITIMER_REAL)[0]
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        return left
-
-    def resume(self, left: float) -> None:
-        if self.armed:
-            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
-
-    def _ring(self, signum: int, frame: Any) -> None:
-        raise OutOfTime(self.seconds)
+class OutOfMemory(Stopped):
+    limit: int = 0
 
 
 def steps_message(limit: int) -> tuple[str, str]:

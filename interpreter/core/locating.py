@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dglang.autograd.errors import AutogradError
+from dglang.autograd.limits import MEMORY_HELP, size_text
 
 from .errors import CallFrame, DGError
-from .limits import OutOfTime
+from .limits import OutOfMemory, OutOfTime
 from .source import Span
 
 
@@ -53,4 +54,6 @@ def interruption(e: KeyboardInterrupt) -> tuple[str, str, str | None]:
     if isinstance(e, OutOfTime):
         seconds = f"{e.seconds:g} second{'s' * (e.seconds != 1)}"
         return "TimeoutError", f"the program ran longer than {seconds}", "the limit was set with --timeout"
+    if isinstance(e, OutOfMemory):
+        return "MemoryError", f"DG's memory grew past {size_text(e.limit)}, the limit", MEMORY_HELP
     return "KeyboardInterrupt", "interrupted", None

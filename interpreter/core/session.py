@@ -10,6 +10,7 @@ after it, as is NumPy's error state.
 from __future__ import annotations
 
 import gc
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -18,17 +19,20 @@ from typing import Any, TextIO
 import numpy as np
 
 from dglang import autograd as ag
+from dglang.autograd import limits as engine_limits
 from dglang.autograd.tensor import recording
 
 from .builtins import make_builtins
 from .context import RunContext
 from .errors import CallFrame, DGError, OutputClosed
 from .evaluator import compile_program
-from .limits import Limits, Timer, output_size
+from .files import data_file
+from .limits import MAX_PROGRAM_BYTES, Limits, Stopped, output_size
+from .locating import interruption
 from .runtime import Builtin, CallContext, Env, show
-from .source import Source
+from .source import Source, Span
+from .watchdog import Watchdog
 
-MAX_DATA_FILE = 200_000_000  # bytes: a CSV larger than this is not a lesson's data set
 # Each DG call nests a handful of Python frames (call → body → statement → expression ...).
 PYTHON_FRAMES_PER_CALL = 12
 # Recorded graphs hold no reference cycles (reference counting frees them), so Python's cycle
@@ -37,6 +41,45 @@ PYTHON_FRAMES_PER_CALL = 12
 # allocations, so cycles a program drops (a `def` run in a loop) are still collected; the older
 # generations, which would rescan the whole graph, almost never.
 GC_THRESHOLDS = (50_000, 1000, 1000)
+
+
+COMPILE_FRAMES = 1000  # Python frames the parser and compiler may nest (Python's own default limit)
+
+
+def python_depth() -> int:
+    """How many Python frames are on the stack now."""
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+NOT_TEXT = re.compile("[\ud800-\udfff]")
+
+
+def not_utf8(source: Source, index: int) -> DGError:
+    """The error for a line holding a byte that is not UTF-8 (standard input read with
+    surrogateescape turns such a byte into a lone surrogate: b'\\xff' becomes '\\udcff')."""
+    line = source.text.count("\n", 0, index) + 1
+    column = index - (source.text.rfind("\n", 0, index) + 1) + 1
+    code = ord(source.text[index])
+    what = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"the character U+{code:04X}"
+    return DGError(
+        "SyntaxError",
+        f"this line is not UTF-8 text: {what} cannot be read",
+        Span(source, line, column, line, column + 1),
+        help="save the file as UTF-8 (most editors offer it under 'Save with encoding')",
+    )
+
+
+def detached(error: DGError) -> DGError:
+    """The error without the program's frames: a REPL keeps its last error, and through the
+    traceback it would keep every variable of the calls that failed (a list that filled the memory).
+    An internal error keeps the Python exception behind it, for `--debug`."""
+    error.__traceback__ = error.__context__ = None
+    if error.kind != "InternalError":
+        error.original = None
+    return error
 
 
 class Session:
@@ -61,7 +104,10 @@ class Session:
         # Listen to the engine during every run (a tracer, an anomaly check): see autograd's Recording.
         self.listeners: list[Any] = []
         self.running = False  # inside the outermost execute (a breakpoint's cells run nested in it)
-        self.timer: Timer | None = None  # `--timeout`, while a run is under way
+        self.watchdog: Watchdog | None = None  # `--timeout` and `--max-memory`, while a run is under way
+        # What to do when a stopped program does not stop (one long call into C): the CLI reports
+        # the error and exits; None lets the program run until the call returns.
+        self.hard_stop: Callable[[DGError], None] | None = None
         self.builtins = Env(make_builtins(self.write, self.data_path, self.pause), None)
         self.globals = Env({}, self.builtins)
 
@@ -81,18 +127,45 @@ class Session:
                 value.when_used()
 
     # ---- running ----------------------------------------------------------------------------
-    def run(self, text: str, name: str = "<input>", echo: bool = False) -> None:
-        """Parse, compile and run `text` in this session's globals; errors raise DGError."""
-        code = self.compile(text, name, echo)
-        self.execute(code, self.globals)
+    def run(self, text: str, name: str = "<input>", echo: bool = False, env: Env | None = None) -> None:
+        """Parse, compile and run `text` in `env` (the session's globals unless given); errors
+        raise DGError. Parsing counts toward the run's time and memory: a huge file cannot hide there."""
+        from . import parser  # noqa: F401  (lark builds DG's parser on import: DG's start-up, not the program's time)
+
+        source = Source(name, text)
+        first_line = Span(source, 1, 1, 1, len(source.line(1)) + 1)
+
+        def compiled() -> Any:
+            try:
+                return self.compile(text, name, echo)
+            except Stopped as e:  # time or memory ran out before any statement ran
+                kind, message, help = interruption(e)
+                raise DGError(kind, f"{message} (DG was still reading it)", first_line, help=help) from None
+
+        self._limited(compiled, self.globals if env is None else env, first_line)
 
     def compile(self, text: str, name: str = "<input>", echo: bool = False) -> Any:
         """Text → closures, raising a SyntaxError before anything runs."""
         source = Source(name, text)
+        if len(text) > MAX_PROGRAM_BYTES or output_size(text) > MAX_PROGRAM_BYTES:
+            raise DGError(
+                "LimitError",
+                f"the program is {output_size(text):,} bytes long, more than the limit of {MAX_PROGRAM_BYTES:,}",
+                Span(source, 1, 1, 1, 2),
+                help="DG reads programs of up to 1 MiB; split this one into smaller files",
+            )
+        not_text = NOT_TEXT.search(text)
+        if not_text is not None:  # bytes that were not UTF-8, passed on by a reader as surrogates
+            raise not_utf8(source, not_text.start())
         # Parsing and compiling allocate about a hundred objects per line and make no cycles, so
         # the cycle collector only rescans them again and again: it took two thirds of the time.
         collecting = gc.isenabled()
         gc.disable()
+        # The parser and the compiler recurse over the nesting of the source (lark partly through
+        # generators, which hold C frames): they get Python's usual thousand frames, wherever they
+        # are called from (a breakpoint's cell runs 10,000 DG calls deep, under a raised limit).
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(python_depth() + COMPILE_FRAMES)
         try:
             from .parser import parse  # lark loads on the first parse, not when DG starts
 
@@ -106,25 +179,67 @@ class Session:
             self.use(resolution.free_names)
             return code
         finally:
+            sys.setrecursionlimit(limit)
             if collecting:
                 gc.enable()
 
     def execute(self, code: Any, env: Env) -> None:
-        """Run compiled code in `env`. May nest: a breakpoint's REPL runs cells inside a paused call."""
+        """Run compiled code in `env` under the session's limits. May nest: a breakpoint's REPL
+        runs cells inside a paused call, under the paused run's limits."""
+        self._limited(lambda: code, env, None)
+
+    def _limited(self, compiled: Callable[[], Any], env: Env, start: Span | None) -> None:
+        """Get the code (`compiled()`: parsing, when it is a run of text) and run it, both under the
+        session's limits; `start` locates a stop that arrives before the first statement."""
+        if self.running:
+            self._run_code(compiled(), env)
+            return
+        # Each program, and each REPL cell, gets the whole budget again.
+        context, limits = self.context, self.limits
+        self.running = True
+        context.steps = context.inside_builtins = self.printed = 0
+        saved = recording.save()
+        recording.where = recording.call = None
+        for listener in self.listeners:
+            recording.listen(listener)
+        memory_before, engine_limits.max_bytes = engine_limits.max_bytes, limits.max_memory
+        watchdog = None
+        if limits.timeout is not None or limits.max_memory is not None:
+            overrun = self._overrun if self.hard_stop is not None else None
+            watchdog = self.watchdog = Watchdog(limits.timeout, limits.max_memory, overrun)
+        finished, error = False, None
+        try:
+            # The watchdog raises at most one Stopped, anywhere from start() to the end of stop():
+            # inside a statement it is located there; anywhere else it is caught below.
+            try:
+                if watchdog is not None:
+                    watchdog.start()
+                self._run_code(compiled(), env)  # compiled before _run_code raises the recursion limit
+                finished = True
+            except DGError as e:
+                error = e
+                raise
+            finally:
+                if watchdog is not None:
+                    watchdog.stop()
+        except Stopped as e:
+            if watchdog is not None:
+                watchdog.stop()
+            if error is not None:  # the program's own error came first
+                raise detached(error) from None
+            if not finished:  # between statements, or before the first
+                raise self._stopped_error(e, start) from None
+        except DGError as e:
+            raise detached(e) from None
+        finally:
+            self.watchdog = None
+            engine_limits.max_bytes = memory_before
+            recording.restore(saved)
+            self.running = False
+
+    def _run_code(self, code: Any, env: Env) -> None:
         context = self.context
         depth = len(context.frames)
-        outermost = depth == 0 and not self.running
-        timer = saved = None
-        if outermost:  # each program, and each REPL cell, gets the whole budget again
-            self.running = True
-            context.steps = context.inside_builtins = self.printed = 0
-            saved = recording.save()
-            recording.where = recording.call = None
-            for listener in self.listeners:
-                recording.listen(listener)
-            if self.limits.timeout is not None:
-                timer = self.timer = Timer(self.limits.timeout)
-                timer.start()
         grad_mode = ag.is_grad_enabled()
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, context.max_depth * PYTHON_FRAMES_PER_CALL + 1000))
@@ -141,25 +256,35 @@ class Session:
             ) from None
         finally:
             ag.set_grad_enabled(grad_mode)
-            if timer is not None:
-                timer.stop()
-                self.timer = None
-            if saved is not None:
-                recording.restore(saved)
-                self.running = False
             del context.frames[depth:]
             sys.setrecursionlimit(limit)
             gc.set_threshold(*collector)
 
+    def _stopped_error(self, stop: Stopped, start: Span | None) -> DGError:
+        """The error for a stop that no statement located: at the op that ran last, else at `start`."""
+        kind, message, help = interruption(stop)
+        where = recording.where
+        span = where.span if where is not None else start
+        return DGError(kind, message, span, help=help, frames=tuple(self.context.frames) if where else ())
+
+    def _overrun(self, stop: type[Stopped]) -> None:
+        """Called by the watchdog's thread when the program did not stop in time (one long call
+        into C): hand the error, located at the op running, to the host's hard stop."""
+        if self.hard_stop is not None:
+            self.hard_stop(self._stopped_error(stop(), None))
+
     def pause(self, context: CallContext) -> None:
         """`breakpoint()`: hand over to the debugger, if there is one."""
-        if self.on_breakpoint is not None:
-            paused = self.timer.pause() if self.timer is not None else None  # time at the prompt is not the program's
-            try:
-                self.on_breakpoint(context)
-            finally:
-                if paused is not None and self.timer is not None:
-                    self.timer.resume(paused)
+        if self.on_breakpoint is None:
+            return
+        watchdog = self.watchdog
+        if watchdog is not None:
+            watchdog.pause()  # time at the prompt is not the program's
+        try:
+            self.on_breakpoint(context)
+        finally:
+            if watchdog is not None:
+                watchdog.resume()
 
     # ---- services for builtins ------------------------------------------------------------
     def write(self, text: str) -> None:
@@ -186,29 +311,4 @@ class Session:
 
     def data_path(self, path: Any) -> Path:
         """A data file a program may read: a regular file under its folder (or an --allow-path folder)."""
-        if not isinstance(path, str):
-            raise DGError("TypeError", f"a path is a string, not {type(path).__name__}")
-        if "\0" in path:
-            raise DGError("FileError", "a path cannot hold a NUL character")
-        candidate = Path(path)
-        if (candidate.is_absolute() or ".." in candidate.parts) and not self.allowed_dirs:
-            raise DGError(
-                "FileError",
-                f"'{path}' is outside the program's folder",
-                help="data files are read relative to the program, without '..'",
-            )
-        base = self.base_dir.resolve()
-        resolved = (base / candidate).resolve()  # follows symbolic links, so a link cannot lead out
-        roots = [base, *self.allowed_dirs]
-        if not any(resolved.is_relative_to(root) for root in roots):
-            where = "the program's folder" if not self.allowed_dirs else "the program's folder and the allowed folders"
-            raise DGError(
-                "FileError",
-                f"'{path}' leads outside {where}",
-                help="`dg --allow-path DIR` lets a program read data files under DIR",
-            )
-        if resolved.is_file() and resolved.stat().st_size > MAX_DATA_FILE:
-            raise DGError("FileError", f"'{path}' is larger than {MAX_DATA_FILE:,} bytes, the limit for data files")
-        if not resolved.is_file():
-            raise DGError("FileError", f"no file '{path}' in the program's folder ({base.name}/)")
-        return resolved
+        return data_file(path, self.base_dir, self.allowed_dirs)

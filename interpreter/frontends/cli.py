@@ -7,6 +7,8 @@ one formatter (core/report.py), as `dg: Kind: message` with a help line where th
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import sys
 from pathlib import Path
@@ -14,7 +16,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 from dglang import __version__
 from dglang.interpreter.core.errors import DGError, OutputClosed
-from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
+from dglang.interpreter.core.files import read_program
+from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT
 from dglang.interpreter.core.report import format_error
 
 if TYPE_CHECKING:
@@ -76,7 +79,16 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="stop after N loop iterations and function calls (for running untrusted files)",
     )
-    p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="stop a program that runs longer")
+    p.add_argument(
+        "--timeout", type=seconds, metavar="SECONDS", help="stop a program that runs longer (parsing included)"
+    )
+    p.add_argument(
+        "--max-memory",
+        type=memory_size,
+        metavar="SIZE",
+        help="stop a program whose process holds more memory, as 2G or 500M (default: 4G, or half the "
+        "machine's memory if less; 0: no limit)",
+    )
     p.add_argument(
         "--max-output",
         type=int,
@@ -117,11 +129,27 @@ def positive_int(text: str) -> int:
     return value
 
 
-def positive_float(text: str) -> float:
+def seconds(text: str) -> float:
     value = float(text)
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    if not 0 < value <= MAX_TIMEOUT:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most {MAX_TIMEOUT:,.0f} seconds, not {text}")
     return value
+
+
+MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def memory_size(text: str) -> int:
+    """`2G`, `500M`, `1.5GiB`, `4096K`, or a number of bytes; 0 means no limit."""
+    number = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = number[-1:] if number[-1:] in MEMORY_UNITS else ""
+    try:
+        value = float(number[: len(number) - len(unit)]) * MEMORY_UNITS[unit]
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= MEMORY_UNITS["T"] * 1024:
+        raise argparse.ArgumentTypeError(f"must be a size such as 2G, 500M or 0 (no limit), not {text}")
+    return int(value)
 
 
 def parse_parser() -> argparse.ArgumentParser:
@@ -205,13 +233,16 @@ def new_session(args: argparse.Namespace) -> Session:
     from .debugger import Debugger  # imported here so `dg --help` starts fast
     from .sessions import new_session as make_session
 
-    folder = Path(args.file).resolve().parent if args.file not in (None, "-") else Path.cwd()
+    folder = program_folder(args.file) if args.file not in (None, "-") else Path.cwd()
     max_output = getattr(args, "max_output", DEFAULT_MAX_OUTPUT)
     limits = Limits(
         max_steps=getattr(args, "max_steps", None),
         timeout=getattr(args, "timeout", None),
         max_output=max_output if max_output and max_output > 0 else None,
     )
+    max_memory = getattr(args, "max_memory", None)
+    if max_memory is not None:
+        limits.max_memory = max_memory or None
     missing = [d for d in getattr(args, "allow_path", []) if not Path(d).is_dir()]
     if missing:
         parser().error(f"--allow-path {missing[0]}: no such folder")
@@ -229,32 +260,27 @@ def new_session(args: argparse.Namespace) -> Session:
     return session
 
 
+def program_folder(path: str) -> Path:
+    """The folder a program's data files are read from (its own, after following links); reading
+    the program itself says what is wrong with a path that cannot be followed (a link to itself)."""
+    try:
+        return Path(path).resolve().parent
+    except (OSError, RuntimeError):
+        return Path(path).absolute().parent
+
+
 _stdin_lines = None
 
 
 def stdin_lines():  # one shared iterator, so the REPL and the debugger read stdin in turn
     global _stdin_lines
     if _stdin_lines is None:
+        # Bytes that are not UTF-8 come through as lone surrogates (whatever the locale), which the
+        # session reports as a located error in the line that has them; the session goes on.
+        with contextlib.suppress(AttributeError, ValueError, io.UnsupportedOperation):
+            sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]
         _stdin_lines = iter(sys.stdin)
     return _stdin_lines
-
-
-def read_program(path: str) -> tuple[str, str]:
-    """(text, name for messages); a FileError says why it cannot be read."""
-    try:
-        if path == "-":
-            return sys.stdin.buffer.read().decode("utf-8"), "<stdin>"
-        return Path(path).read_text(encoding="utf-8"), path
-    except FileNotFoundError:
-        reason = "no such file"
-    except IsADirectoryError:
-        reason = "it is a folder"
-    except UnicodeDecodeError:
-        reason = "it is not UTF-8 text"
-    except OSError as e:
-        reason = e.strerror or str(e)
-    shown = "standard input" if path == "-" else f"'{path}'"
-    raise DGError("FileError", f"cannot read {shown}: {reason}")
 
 
 def run_file(session: Session, path: str, debug: bool = False) -> int:
@@ -265,6 +291,7 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
     except DGError as e:
         report(e)
         return EXIT_NOINPUT
+    session.hard_stop = hard_stop  # a program stuck in one call into C past its limit: report it, exit
     try:
         session.run(text, name)
     except DGError as e:
@@ -277,7 +304,23 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
     except KeyboardInterrupt:  # between statements, where no statement could locate it
         report(DGError("KeyboardInterrupt", "interrupted"))
         return EXIT_INTERRUPTED
+    finally:
+        session.hard_stop = None
     return EXIT_OK
+
+
+def hard_stop(error: DGError) -> None:
+    """The last resort of --timeout and --max-memory, called from the watchdog's thread while the
+    program's thread is still inside one call into C: print the error where the program was, exit.
+    The program's own output is flushed from a helper thread, which may wait for a reader that
+    never reads: the error and the exit do not wait for it long."""
+    import threading
+
+    flushing = threading.Thread(target=sys.stdout.flush, daemon=True)
+    flushing.start()
+    flushing.join(0.5)
+    os.write(sys.stderr.fileno(), format_error(error).encode("utf-8", "backslashreplace"))
+    os._exit(EXIT_RUNTIME)
 
 
 def report(error: DGError, debug: bool = False) -> None:

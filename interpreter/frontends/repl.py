@@ -20,6 +20,7 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.core.attributes import METHODS, PROPERTIES, TENSOR_METHODS, TENSOR_PROPERTIES
 from dglang.interpreter.core.errors import CallFrame, DGError
+from dglang.interpreter.core.files import read_program
 from dglang.interpreter.core.parser import SyntaxProblem, interactive, keywords, lex
 from dglang.interpreter.core.report import call_stack, format_error
 from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function, GradMode, show_short
@@ -137,8 +138,7 @@ class Repl:
             return self.run_command(stripped[1:])
         self.cells += 1
         try:
-            code = self.session.compile(text, f"<cell {self.cells}>", echo=True)
-            self.session.execute(code, self.env)
+            self.session.run(text, f"<cell {self.cells}>", echo=True, env=self.env)
         except DGError as e:
             self.report(e)
             return Outcome.ERROR
@@ -227,15 +227,14 @@ def _load(repl: Repl, argument: str) -> Outcome:
     if not argument:
         repl.report(DGError("CommandError", "usage: :load FILE"))
         return Outcome.ERROR
-    path = Path(argument).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) else "it is not UTF-8 text"
-        repl.report(DGError("CommandError", f"cannot load '{argument}': {reason}"))
+        path = str(Path(argument).expanduser())
+        text, _ = read_program(path if path != "-" else "./-")  # a file named -, not standard input
+    except DGError as e:
+        repl.report(DGError("CommandError", e.message.replace("cannot read", "cannot load", 1)))
         return Outcome.ERROR
     try:
-        repl.session.execute(repl.session.compile(text, argument), repl.env)
+        repl.session.run(text, argument, env=repl.env)
     except DGError as e:
         repl.report(e)
         return Outcome.ERROR

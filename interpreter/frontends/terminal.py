@@ -7,6 +7,7 @@ answered by plain functions that the tests call directly.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -48,13 +49,35 @@ def history_file() -> Path:
 
 
 def open_history() -> History:
+    """The history file, or a history kept in memory when there is no usable file: a read-only
+    home, a path that is a folder, a device or a FIFO, a file too large to be a history."""
     path = history_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
-        return FileHistory(str(path))
+        if path.is_file() and path.stat().st_size <= MAX_HISTORY:
+            return KeptHistory(str(path))
     except OSError:
-        return InMemoryHistory()  # a read-only home still gets a working REPL
+        pass
+    return InMemoryHistory()
+
+
+MAX_HISTORY = 10_000_000  # bytes: prompt_toolkit reads the whole file when the REPL starts
+
+
+class KeptHistory(FileHistory):
+    """prompt_toolkit's FileHistory, which reads and appends from its own threads: a file that
+    becomes unreadable or unwritable while the REPL runs costs the history, never the session."""
+
+    def load_history_strings(self) -> Iterable[str]:
+        try:
+            return list(super().load_history_strings())
+        except OSError:
+            return []
+
+    def store_string(self, string: str) -> None:
+        with contextlib.suppress(OSError):
+            super().store_string(string)
 
 
 # ---- colouring -----------------------------------------------------------------------------

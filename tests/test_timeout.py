@@ -1,0 +1,209 @@
+"""`--timeout` holds whatever the program does: while it is parsed, inside one long NumPy call, at
+nested breakpoints, on any thread, and with no Unix signal to lean on (Windows has none).
+
+The watchdog (interpreter/core/watchdog.py) raises the stop in the program's thread; these tests
+check each place a stop could fail to arrive, or arrive where it should not.
+"""
+
+from __future__ import annotations
+
+import io
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dglang.autograd import Tensor, arithmetic, limits
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.limits import Limits
+from dglang.interpreter.frontends import cli
+from dglang.interpreter.frontends.sessions import new_session as Session
+
+ROOT = Path(__file__).resolve().parent.parent
+SPIN = "x = 0\nwhile True:\n    x = x + 1\n"
+
+
+def session_with(**limits: object) -> tuple[Session, io.StringIO]:
+    out = io.StringIO()
+    return Session(out=out, limits=Limits(**limits)), out  # type: ignore[arg-type]
+
+
+def timeout_error(session: Session, text: str, name: str = "t.dg") -> DGError:
+    with pytest.raises(DGError) as caught:
+        session.run(text, name)
+    error = caught.value
+    assert error.kind == "TimeoutError" and error.span is not None, error
+    return error
+
+
+def test_parsing_counts_toward_the_timeout() -> None:
+    """Half a megabyte of statements takes lark ten seconds or more to parse."""
+    text = "".join(f"x{i} = {i} + 2 * ({i} - 1)\n" for i in range(16_000))
+    session, _ = session_with(timeout=0.5)
+    start = time.monotonic()
+    error = timeout_error(session, text)
+    assert time.monotonic() - start < 5
+    assert "still reading" in error.message and error.span.line == 1
+    session.run("print(1)", "t.dg")  # the session goes on
+
+
+def test_a_huge_matrix_product_is_stopped_in_time() -> None:
+    """One 6000x6000 product is several seconds in one call into C, where nothing can stop it;
+    DG computes it a slice of rows at a time, so the stop arrives between two slices."""
+    session, _ = session_with()
+    session.run("a = ones(6000, 6000)", "t.dg")
+    session.limits.timeout = 1.0
+    start = time.monotonic()
+    error = timeout_error(session, "b = a @ a\nprint(b.shape)")
+    assert time.monotonic() - start < 4
+    assert error.span.line == 1 and "b" not in session.globals.vars
+
+
+def test_products_are_computed_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = np.matmul
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(arithmetic, "SLICE_WORK", 10 * 40 * 30)  # ten rows a slice
+    monkeypatch.setattr(limits, "GUARD_ELEMENTS", 1000)  # a product this small is worth a look
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((95, 40)), rng.standard_normal((40, 30))
+    monkeypatch.setattr(np, "matmul", counting)
+    result = (Tensor(a) @ Tensor(b)).data
+    monkeypatch.undo()
+    assert np.allclose(result, a @ b) and len(calls) > 5  # the empty probe and ten slices
+
+
+HARD_STOP = """
+import sys, time
+from dglang.interpreter.core import builtins
+from dglang.interpreter.frontends.cli import main
+make = builtins.make_builtins
+def with_nap(*args, **kwargs):
+    table = make(*args, **kwargs)
+    table["nap"] = builtins.Builtin("nap", lambda s: time.sleep(s), "nap(seconds)")  # one call into C
+    return table
+builtins.make_builtins = with_nap
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_command_line_stops_a_program_stuck_in_one_call(tmp_path: Path) -> None:
+    """The last resort: the program's thread does not come back from C, so `dg` prints the error
+    where the program was and exits."""
+    program = tmp_path / "stuck.dg"
+    program.write_text('print("before")\nnap(60)\nprint("after")\n')
+    start = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", HARD_STOP, "--timeout", "0.5", str(program)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert time.monotonic() - start < 20
+    assert done.returncode == cli.EXIT_RUNTIME, done.stderr
+    assert done.stdout == "before\n"
+    assert done.stderr.startswith(f"{program}:2:1: TimeoutError: the program ran longer than 0.5 seconds")
+
+
+def test_nested_breakpoints_stop_the_clock() -> None:
+    """A cell typed at a breakpoint calls a function that pauses again: the time spent at both
+    prompts is not the program's (the inner pause used to restart the clock with no time left)."""
+    session, out = session_with(timeout=0.4)
+    pauses = []
+
+    def person(context: object) -> None:
+        pauses.append(context)
+        time.sleep(0.3)
+        if len(pauses) == 1:
+            session.execute(session.compile("g()", "<cell>"), context.env)  # type: ignore[attr-defined]
+        time.sleep(0.3)
+
+    session.on_breakpoint = person
+    session.run("def g():\n    breakpoint()\nbreakpoint()\nprint('done')\n", "t.dg")
+    assert out.getvalue() == "done\n" and len(pauses) == 2
+    error = timeout_error(session, "breakpoint()\n" + SPIN)  # the clock runs again afterwards
+    assert error.span.line in (3, 4)
+
+
+def test_the_time_left_at_a_breakpoint_is_kept() -> None:
+    session, _ = session_with(timeout=0.6)
+    session.on_breakpoint = lambda context: time.sleep(1.0)
+    start = time.monotonic()
+    timeout_error(session, "i = 0\nwhile i < 10 ** 4:\n    i = i + 1\nbreakpoint()\n" + SPIN)
+    assert time.monotonic() - start > 1.0  # the second spent at the prompt did not count
+
+
+@pytest.fixture
+def no_unix_signals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What Windows lacks: SIGALRM and interval timers."""
+    for name in ("SIGALRM", "setitimer", "getitimer", "alarm", "ITIMER_REAL"):
+        monkeypatch.delattr(signal, name, raising=False)
+
+
+@pytest.mark.usefixtures("no_unix_signals")
+def test_timeout_on_the_command_line_without_unix_signals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "spin.dg"
+    path.write_text(SPIN)
+    assert cli.main(["--timeout", "0.3", str(path)]) == cli.EXIT_RUNTIME
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:") and "TimeoutError" in err
+
+
+@pytest.mark.usefixtures("no_unix_signals")
+def test_the_piped_repl_without_unix_signals(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "_stdin_lines", None)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n = 41\nwhile True:\n    pass\n\nprint(n + 1)\n"))
+    assert cli.main(["--timeout", "0.3"]) == cli.EXIT_RUNTIME  # a cell failed
+    captured = capsys.readouterr()
+    assert captured.err.startswith("<cell 2>:") and "TimeoutError" in captured.err
+    assert captured.out == "42\n"  # the next cell ran, with n
+
+
+def test_timeout_on_another_thread() -> None:
+    """A notebook kernel or a grader runs DG in a worker thread, where no signal arrives."""
+    session, out = session_with(timeout=0.3)
+    errors: list[DGError] = []
+
+    def work() -> None:
+        try:
+            session.run(SPIN, "t.dg")
+        except DGError as e:
+            errors.append(e)
+        session.run("print(x > 0)", "t.dg")
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive() and len(errors) == 1 and errors[0].kind == "TimeoutError"
+    assert out.getvalue() == "True\n"
+
+
+@pytest.mark.parametrize("value", ["1e300", "inf", "nan", "0", "-1", "1e7"])
+def test_timeouts_the_clock_cannot_keep_are_usage_errors(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "p.dg"
+    path.write_text("print(1)\n")
+    assert cli.main(["--timeout", value, str(path)]) == cli.EXIT_USAGE
+    assert capsys.readouterr().err.startswith("dg: UsageError: argument --timeout: must be above 0 and at most")
+
+
+def test_a_tiny_timeout_is_a_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "p.dg"
+    path.write_text("print(1)\nprint(2)\n")
+    for _ in range(20):  # wherever the stop lands: before the first statement, in one, between two
+        code = cli.main(["--timeout", "1e-7", str(path)])
+        err = capsys.readouterr().err
+        assert code == cli.EXIT_RUNTIME and err.startswith(f"{path}:") and "TimeoutError" in err, err
