@@ -102,12 +102,28 @@ def pow_(a: Any, b: Any) -> Tensor:
     a, b = lift(a), lift(b)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        ga = g * b * a ** (b - 1) if a.requires_grad else None
-        # d(a**b)/db = a**b * log(a); where a <= 0 the log is undefined and we use 0, as PyTorch does.
-        gb = g * out * log(where(a > 0, a, 1.0)) if b.requires_grad else None
+        # As PyTorch: at a = 0 the formulas meet 0 * inf. d(a**0)/da is 0 there (the formula says
+        # 0 * 0**-1, nan), and d(a**b)/db is 0 for b >= 0 (0**b * log 0, nan or -inf). Only those
+        # entries are replaced, so that derivatives of these gradients stay right elsewhere (a
+        # mask at every b = 0 would cut d²/da db there). A negative a gives log(a) = nan, as in
+        # PyTorch. Without a 0 in a, nothing is masked and the rules are the plain formulas.
+        ga = gb = None
+        at_zero = _any_zero(a)
+        if a.requires_grad:
+            ga = g * b * a ** (b - 1)
+            if at_zero and _any_zero(b):
+                ga = where(Tensor(np.logical_and(a.data == 0, b.data == 0)), 0.0, ga)
+        if b.requires_grad:
+            gb = g * out * log(a)
+            if at_zero:
+                gb = where(Tensor(np.logical_and(a.data == 0, b.data >= 0)), 0.0, gb)
         return ga, gb
 
     return record(elementwise(operator.pow, "**", a, b), POW, (a, b), backward)
+
+
+def _any_zero(t: Tensor) -> bool:
+    return bool(np.any(t.data == 0))
 
 
 @public()

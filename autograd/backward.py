@@ -61,6 +61,11 @@ def _checked_seed(root: Tensor, seed: Any, who: str, how: str) -> Tensor:
         return Tensor(np.ones(root.shape))
     if not isinstance(seed, Tensor):
         seed = Tensor(np.array(seed, dtype=float))  # a copy: later changes to it must not leak in
+    elif seed.dtype != root.dtype:  # it would flow through sums and copies into an int or bool .grad
+        raise TensorTypeError(
+            f"the seed is {seed.describe()}, but the gradients of a {root.dtype} tensor are {root.dtype}",
+            help=f"give a float seed, such as ones_like(y) or tensor([1.0, 2.0]) (the seed of {who} sets them)",
+        )
     if seed.shape != root.shape:
         raise ShapeError(f"the seed has shape {seed.shape} but the output has shape {root.shape}")
     return seed

@@ -277,6 +277,22 @@ def test_seed_scales_the_gradient() -> None:
     assert x.grad is not None and x.grad.tolist() == [2.0, 40.0]
 
 
+@pytest.mark.parametrize("seed", ["int", "bool"])
+def test_a_seed_that_is_not_float_is_a_type_error(seed: str) -> None:
+    """It would flow through a sum's rule into an int .grad of a float leaf (PyTorch refuses such a
+    .grad); a plain list of ints is fine: it becomes a float seed."""
+    x = tensor([1.0, 2.0], requires_grad=True)
+    given = tensor(3, dtype="int") if seed == "int" else tensor(1.0) > 0
+    with pytest.raises(TensorTypeError, match=f"the seed is {seed} tensor") as caught:
+        x.sum().backward(given)
+    assert caught.value.help is not None and "float seed" in caught.value.help
+    assert x.grad is None
+    with pytest.raises(TensorTypeError):
+        gradient(x.sum(), x, given)
+    (x * 2).backward([1, 1])
+    assert x.grad is not None and x.grad.dtype == "float"
+
+
 def test_grad_of_a_leaf_never_aliases_the_seed() -> None:
     seed = tensor([3.0, 4.0])
     x = tensor([1.0, 2.0], requires_grad=True)

@@ -104,6 +104,55 @@ def test_pow_with_constant_integer_exponent_and_any_sign_of_base(data: st.DataOb
     check_gradients(f"pow (x ** {k})", lambda t: t**k, x, names=["x"])
 
 
+# x ** b and its gradients at the edges of its domain, as PyTorch 2.13 (float64) computes them:
+# (x, b, x ** b, d/dx with b a tensor, d/db, d/dx with b a Python number).
+nan, inf = float("nan"), float("inf")
+POW_AT_THE_EDGES = [
+    (0.0, 0.0, 1.0, 0.0, 0.0, 0.0),
+    (0.0, 0.5, 0.0, inf, 0.0, inf),
+    (0.0, 1.0, 0.0, 1.0, 0.0, 1.0),
+    (0.0, 1.5, 0.0, 0.0, 0.0, 0.0),
+    (0.0, 2.0, 0.0, 0.0, 0.0, 0.0),
+    (0.0, 3.0, 0.0, 0.0, 0.0, 0.0),
+    (0.0, -1.0, inf, -inf, -inf, -inf),
+    (0.0, -0.5, inf, -inf, -inf, -inf),
+    (-2.0, 0.0, 1.0, 0.0, nan, 0.0),
+    (-2.0, 0.5, nan, nan, nan, nan),
+    (-2.0, 1.0, -2.0, 1.0, nan, 1.0),
+    (-2.0, 2.0, 4.0, -4.0, nan, -4.0),
+    (-2.0, 3.0, -8.0, 12.0, nan, 12.0),
+    (-2.0, -1.0, -0.5, -0.25, nan, -0.25),
+    (2.0, 0.0, 1.0, 0.0, 0.6931471805599453, 0.0),
+    (2.0, 0.5, 1.4142135623730951, 0.3535533905932738, 0.9802581434685472, 0.35355339059327373),
+    (2.0, -1.0, 0.5, -0.25, 0.34657359027997264, -0.25),
+]
+
+
+@pytest.mark.parametrize(("x", "b", "value", "dx", "db", "dx_number"), POW_AT_THE_EDGES)
+def test_pow_at_the_edges_of_its_domain_as_pytorch(
+    x: float, b: float, value: float, dx: float, db: float, dx_number: float
+) -> None:
+    """`x ** 0` at x = 0 has gradient 0, not nan (0 * 0 ** -1); d(x ** b)/db at x = 0 is 0 for b >= 0."""
+    with np.errstate(all="ignore"):
+        base, exponent = autograd.tensor(x, requires_grad=True), autograd.tensor(b, requires_grad=True)
+        y = base**exponent
+        got = autograd.gradient(y, [base, exponent])
+        base_alone = autograd.tensor(x, requires_grad=True)
+        got_number = autograd.gradient(base_alone**b, base_alone)
+    for name, have, want in [("value", y, value), ("d/dx", got[0], dx), ("d/db", got[1], db)]:
+        assert np.isclose(have.item(), want, equal_nan=True), f"{name} of {x} ** {b}: {have.item()} != {want}"
+    assert np.isclose(got_number.item(), dx_number, equal_nan=True)
+
+
+def test_the_second_derivative_of_small_powers_at_zero() -> None:
+    """d²/dx² of x ** 1 is 0 and of x ** 2 is 2 at x = 0 (the first derivative's own x ** 0 and 0 * x ** -1)."""
+    for k, expected in [(1.0, 0.0), (2.0, 2.0), (3.0, 0.0)]:
+        x = autograd.tensor(0.0, requires_grad=True)
+        with np.errstate(all="ignore"):  # 0 ** -1 on the way, masked
+            first = autograd.gradient(x**k, x)
+            assert autograd.gradient(first, x).item() == expected
+
+
 PYTHON_NUMBER_ON_ONE_SIDE = {
     "2.5 + x": lambda x: 2.5 + x,
     "x - 1.5": lambda x: x - 1.5,

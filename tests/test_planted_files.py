@@ -107,3 +107,27 @@ def test_no_module_can_load_code_from_data() -> None:
             text = path.read_text()
             found += [f"{path.relative_to(PROJECT)}: {u}" for u in unsafe if u in text]
     assert not found, found
+
+
+def test_a_planted_parser_table_runs_nothing(tmp_path: Path) -> None:
+    """lark can keep its parser tables as a pickle in the temporary folder, under a name anyone can
+    compute (the grammar's hash and the user's name), and load it at the next start: DG asks it not
+    to, so nothing DG starts with comes from there. Any file a first run leaves in TMPDIR is
+    replaced by a payload before a second run."""
+    program = tmp_path / "p.dg"
+    program.write_text(PROGRAM)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    marker = tmp_path / "pwned"
+    env = {**os.environ, "TMPDIR": str(temporary), "TEMP": str(temporary), "TMP": str(temporary)}
+    assert run_dg(program, env).returncode == 0
+    left = sorted(temporary.iterdir())
+    for path in left:
+        first_line = path.read_bytes().split(b"\n", 1)[0]
+        path.write_bytes(first_line + b"\n" + pickle.dumps(Payload(marker)))
+    other = tmp_path / "q.dg"  # another program, which must be parsed
+    other.write_text(PROGRAM.replace("x * x", "x * x * x"))
+    done = run_dg(other, env)
+    assert (done.returncode, done.stdout) == (0, "tensor([ 3., 12.])\n"), done.stderr
+    assert not marker.exists(), "a planted pickle ran"
+    assert left == [], f"DG left files in the temporary folder: {left}"

@@ -249,9 +249,11 @@ def test_allow_path_on_the_command_line(folders: tuple[Path, Path], capsys: pyte
     assert capsys.readouterr().out == "tensor(14.)\n"
 
 
-def test_allow_path_must_be_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("folder", ["nowhere", "x" * 300, "loop"])
+def test_allow_path_must_be_a_folder(folder: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "p.dg").write_text("print(1)\n")
-    assert cli.main(["--allow-path", str(tmp_path / "nowhere"), str(tmp_path / "p.dg")]) == cli.EXIT_USAGE
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    assert cli.main(["--allow-path", str(tmp_path / folder), str(tmp_path / "p.dg")]) == cli.EXIT_USAGE
     assert "dg: UsageError: --allow-path" in capsys.readouterr().err
 
 

@@ -153,6 +153,12 @@ def set_attribute(obj: Any, name: str, value: Any) -> None:
     if name == "grad":
         if value is not None and (not isinstance(value, Tensor) or value.shape != obj.shape):
             raise DGError("TypeError", f"a tensor's grad must be None or a tensor of shape {obj.shape}")
+        if value is not None and value.dtype != obj.dtype:  # PyTorch refuses as well
+            raise DGError(
+                "TypeError",
+                f"a {obj.dtype} tensor's grad must be {obj.dtype} too, not {value.describe()}",
+                help="give a float tensor, such as zeros_like(x)",
+            )
         obj.grad = value
         return
     if not isinstance(value, bool):

@@ -243,7 +243,7 @@ def new_session(args: argparse.Namespace) -> Session:
     max_memory = getattr(args, "max_memory", None)
     if max_memory is not None:
         limits.max_memory = max_memory or None
-    missing = [d for d in getattr(args, "allow_path", []) if not Path(d).is_dir()]
+    missing = [d for d in getattr(args, "allow_path", []) if not is_folder(d)]
     if missing:
         parser().error(f"--allow-path {missing[0]}: no such folder")
     session = make_session(
@@ -258,6 +258,13 @@ def new_session(args: argparse.Namespace) -> Session:
         debugger = Debugger(None if sys.stdin.isatty() else stdin_lines())
         session.on_breakpoint = lambda context: debugger.pause(session, context)
     return session
+
+
+def is_folder(path: str) -> bool:
+    try:
+        return Path(path).resolve().is_dir()
+    except (OSError, RuntimeError, ValueError):  # a name too long, a link to itself, a NUL
+        return False
 
 
 def program_folder(path: str) -> Path:
