@@ -154,3 +154,31 @@ def test_a_symbolic_link_loop_given_as_the_program(tmp_path: Path) -> None:
     link.symlink_to(link)
     result = dg(str(link))
     assert result.returncode == cli.EXIT_NOINPUT and "InternalError" not in result.stderr
+
+
+ODD_FILES = {
+    "empty": b"",
+    "a byte-order mark": b"\xef\xbb\xbfprint(1)\n",
+    "Windows line ends": b"x = 1\r\nprint(x)\r\n",
+    "old Mac line ends": b"x = 1\rprint(x)\r",
+    "a NUL byte": b"print(1)\x00\n",
+    "every byte": bytes(range(256)),
+    "UTF-16": "print(1)\n".encode("utf-16"),
+    "Latin-1": 'print("caf\xe9")\n'.encode("latin-1"),
+    "tabs and spaces mixed": b"if True:\n\tprint(1)\n        print(2)\n",
+    "a 50,000-term line": b"x = " + b"1 + " * 50_000 + b"1\n",  # nests 50,000 deep
+    "100,000 brackets": b"x = " + b"(" * 100_000 + b")" * 100_000 + b"\n",
+}
+
+
+@pytest.mark.parametrize("kind", ODD_FILES)
+@pytest.mark.parametrize("command", [[], ["parse"], ["parse", "--tokens"], ["graph", "--var", "x"]])
+def test_odd_files_are_reported_never_a_crash(
+    kind: str, command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "odd.dg"
+    path.write_bytes(ODD_FILES[kind])
+    code = cli.main([*command[:1], str(path), *command[1:]])
+    err = capsys.readouterr().err
+    assert code in (cli.EXIT_OK, cli.EXIT_SYNTAX, cli.EXIT_NOINPUT, cli.EXIT_RUNTIME, cli.EXIT_USAGE), err
+    assert "InternalError" not in err and "Traceback" not in err, err

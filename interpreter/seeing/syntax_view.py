@@ -25,7 +25,7 @@ def dump_ast(module: ast.Module) -> str:
     stack: list[tuple[Any, int, str]] = [(s, 1, "") for s in reversed(module.body)]
     while stack:
         node, depth, role = stack.pop()
-        pad = "  " * depth
+        pad = indent(depth)
         if isinstance(node, list):  # a block: the statements under a label
             lines.append(f"{pad}{role}:")
             stack.extend((s, depth + 1, "") for s in reversed(node))
@@ -33,6 +33,15 @@ def dump_ast(module: ast.Module) -> str:
         lines.append(f"{pad}{role + ': ' if role else ''}{headline(node)}")
         stack.extend(reversed(children(node, depth + 1)))
     return "\n".join(lines) + "\n"
+
+
+MAX_INDENT = 64  # levels drawn as indentation; deeper ones say their depth instead
+
+
+def indent(depth: int) -> str:
+    """Two spaces a level: a sum of 100,000 terms nests 100,000 deep, and its picture would take
+    gigabytes, so from MAX_INDENT on the depth is written as a number."""
+    return "  " * depth if depth <= MAX_INDENT else "  " * MAX_INDENT + f"[{depth}] "
 
 
 def headline(node: Any) -> str:
