@@ -232,6 +232,8 @@ class Session:
         except DGError as e:
             raise detached(e) from None
         finally:
+            if watchdog is not None:  # again: a Ctrl-C may have cut the first stop short
+                watchdog.stop()
             self.watchdog = None
             engine_limits.max_bytes = memory_before
             recording.restore(saved)

@@ -29,7 +29,11 @@ from dglang.autograd.memory import resident_bytes
 
 from .limits import OutOfMemory, OutOfTime, Stopped
 
-PERIOD = 0.01  # seconds between two looks at the process's memory
+# How often the memory is read: as often as the headroom left could fill at FILL_RATE (the rate
+# at which a fast machine faults in fresh memory), between these bounds. Far from the limit that
+# is ten times a second; each look takes the GIL from the program for a moment (docs/performance.md).
+FILL_RATE = 4 << 30  # bytes a second
+PERIOD = (0.005, 0.1)  # seconds: the shortest and the longest wait between two looks
 GRACE = 1.0  # seconds a program has to stop once told to, before `overrun` is called
 OVER_THE_LIMIT = 64 << 20  # bytes a run that starts over the memory limit may grow before it is stopped
 
@@ -113,26 +117,32 @@ class Watchdog:
                         break
                     self.changed.wait(GRACE)
                     continue
+                headroom = None
                 if not self.pauses:
                     if self.deadline is not None and now >= self.deadline:
                         self._fire(self.out_of_time, now)
                         continue
-                    if self.max_memory is not None and (resident_bytes() or 0) > self.ceiling:
-                        self._fire(self.out_of_memory, now)
-                        continue
-                self.changed.wait(self._sleep(now))
+                    if self.max_memory is not None:
+                        headroom = self.ceiling - (resident_bytes() or 0)
+                        if headroom < 0:
+                            self._fire(self.out_of_memory, now)
+                            continue
+                self.changed.wait(self._sleep(now, headroom))
             else:
                 return
         if self.overrun is not None and self.fired is not None:
             self.overrun(self.fired)  # the program did not stop: one call into C still runs
 
-    def _sleep(self, now: float) -> float | None:
+    def _sleep(self, now: float, headroom: int | None) -> float | None:
+        """How long to wait before the next look (None: until something changes)."""
         if self.pauses:
             return None  # until resumed
         until_deadline = None if self.deadline is None else self.deadline - now
-        if self.max_memory is None:
+        if headroom is None:
             return until_deadline
-        return PERIOD if until_deadline is None else min(PERIOD, until_deadline)
+        shortest, longest = PERIOD
+        period = min(max(headroom / FILL_RATE, shortest), longest)
+        return period if until_deadline is None else min(period, until_deadline)
 
     def _fire(self, stop: type[Stopped], now: float) -> None:
         self.fired, self.fired_at = stop, now
