@@ -199,8 +199,9 @@ def matmul(a: Any, b: Any) -> Tensor:
 
 # One NumPy product of two 8192×8192 matrices runs 20 seconds in C, where nothing (Ctrl-C, the
 # --timeout watchdog) can stop it. A product of more multiply-adds than this is computed a slice of
-# rows at a time, so no single call lasts long; integers have no BLAS, and go 30 times slower.
-SLICE_WORK = 2**31
+# rows at a time, so no single call lasts long (a fraction of a second); smaller slices would
+# cost the product more (docs/performance.md). Integers have no BLAS, and go 30 times slower.
+SLICE_WORK = 2**33
 SLICE_WORK_INTEGERS = 2**26
 
 
