@@ -259,9 +259,7 @@ def test_each_limit_option_is_in_help_and_readme(option: str, capsys: pytest.Cap
 @pytest.mark.parametrize(
     "argv", [["--max-steps", "0"], ["--timeout", "-1"], ["--max-steps", "x"], ["--max-depth", "1000000"]]
 )
-def test_bad_limit_values_are_usage_errors(
-    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_bad_limit_values_are_usage_errors(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "p.dg"
     path.write_text("print(1)\n")
     assert cli.main([*argv, str(path)]) == cli.EXIT_USAGE

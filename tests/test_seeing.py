@@ -249,7 +249,9 @@ def test_dg_graph_without_graphviz_says_so_in_one_line(tmp_path: Path) -> None:
     )
     assert result.returncode == cli.EXIT_UNAVAILABLE
     assert "\ndg: GraphvizError: cannot write" in result.stderr and "Traceback" not in result.stderr
-    assert result.stderr.endswith("= help: install Graphviz (apt install graphviz, brew install graphviz), or write a .dot file\n")  # noqa: E501
+    assert result.stderr.endswith(
+        "= help: install Graphviz (apt install graphviz, brew install graphviz), or write a .dot file\n"
+    )
 
 
 @pytest.mark.parametrize(("program", "var"), [("02_branches", "out"), ("07_two_layer", "loss")])
