@@ -85,6 +85,7 @@ def tokenize() -> Callable[[list[str]], list[list[Line]]]:
 # What each scope means, tried on a token's innermost scope first; the names are the Pygments kinds'
 # below, so that the two can be compared character by character.
 SCOPE_KINDS = [
+    ("invalid.", "error"),
     ("comment.", "comment"),
     ("punctuation.definition.comment.", "comment"),
     ("punctuation.section.embedded.", "field"),  # the braces of an f-string's {field}
@@ -104,6 +105,7 @@ SCOPE_KINDS = [
     ("entity.name.function.", "function"),
     ("variable.other.property.", "name"),
     ("constant.numeric.", "number"),
+    ("punctuation.separator.continuation.", "text"),  # a backslash at the end of a line
     ("punctuation.", "punctuation"),
     ("meta.embedded.", "name"),  # code inside an f-string's field
     ("source.dg", "name"),
@@ -123,6 +125,7 @@ TOKEN_KINDS: list[tuple[_TokenType, str]] = [
     (Punctuation, "punctuation"),
     (Name, "name"),
     (Error, "error"),
+    (Text, "text"),
 ]
 
 
@@ -145,8 +148,7 @@ def kinds_by_pygments(text: str) -> list[list[str | None]]:
         for i, part in enumerate(value.split("\n")):
             if i:
                 lines.append([])
-            kind = None if token in Text else token_kind(token)
-            lines[-1].extend(None if c.isspace() else kind for c in part)
+            lines[-1].extend(None if c.isspace() else token_kind(token) for c in part)
     return lines
 
 
@@ -163,15 +165,29 @@ def kinds_by_textmate(text: str, lines: list[Line]) -> list[list[str | None]]:
     return result
 
 
+# Corners the lessons may not reach, read the same way by both.
+CORNERS = """\
+def max_of(xs, key=None):  # a builtin's name as a function's
+    return x.max() + x.grad.sum() + x.T @ w; y = -1_000 + 2. + .5e-3 + 1e9
+s = f"{x[1:3]} {d['k']:>8} {{literal}} {f(a, [b, c]):.3f} \\n" + r"\\d" + 'it\\'s'
+t = f'{"quoted"} {x if ok else None}' + F"{len(xs)}" + R'raw'
+total = a + \\
+    b
+if not (x in xs and y not in ys) or z: pass
+unfinished = "no closing quote
+"""
+
+
 @needs_node
 def test_every_lesson_is_tokenized_as_the_pygments_lexer_reads_it(tokenize: Callable) -> None:
-    texts = [lesson.read_text(encoding="utf-8") for lesson in LESSONS]
-    for lesson, text, lines in zip(LESSONS, texts, tokenize(texts), strict=True):
+    texts = [lesson.read_text(encoding="utf-8") for lesson in LESSONS] + [CORNERS]
+    names = [lesson.name for lesson in LESSONS] + ["CORNERS"]
+    for lesson, text, lines in zip(names, texts, tokenize(texts), strict=True):
         ours, theirs = kinds_by_pygments(text), kinds_by_textmate(text, lines)
         for number, (line, a, b) in enumerate(zip(text.split("\n"), ours, theirs, strict=False), 1):
             diff = next((i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y), None)
             assert diff is None, (
-                f"{lesson.name}:{number}:{diff + 1}: the TextMate grammar says {b[diff]}, Pygments {a[diff]}\n"
+                f"{lesson}:{number}:{diff + 1}: the TextMate grammar says {b[diff]}, Pygments {a[diff]}\n"
                 f"  {line}\n  {' ' * diff}^"
             )
 
@@ -207,6 +223,8 @@ def test_keywords_builtins_strings_f_strings_numbers_and_comments_get_their_scop
     assert scopes_at(text, lines, "\\d", 1)[1] == "string.quoted.raw.double.dg"
     [two] = [s for start, _, s in lines[1] if text.split("\n")[1][start:].rstrip() == "2"]
     assert two[-1] == "constant.numeric.integer.dg"
+    [[single_brace]] = tokenize(['f"a } b"'])
+    assert single_brace[3][2][-1] == "invalid.illegal.brace.dg"
     words = sorted(keyword_names())
     for word, [[(_, _, scopes)]] in zip(words, tokenize(words), strict=True):
         assert scopes[-1].split(".")[0] in ("keyword", "constant", "storage"), word

@@ -1,5 +1,6 @@
-"""DG's syntax colouring: one Pygments lexer, for `pygmentize -l dg`, the REPL, the docs and the
-notebook kernel (editors get a TextMate grammar generated from the same names, editors/).
+"""DG's syntax colouring: one Pygments lexer, for `pygmentize -l dglang`, the REPL, the docs and the
+notebook kernel (editors get a TextMate grammar whose word lists are written from the same names,
+editors/update_grammar.py).
 
 Which words are keywords is read from the grammar, and which are builtins from the builtins table
 of a session (the interpreter's own and those @public declares in autograd/ops.py), so a builtin
@@ -32,12 +33,13 @@ NAME = r"[^\W\d]\w*"  # the grammar's NAME
 DIGITS = r"[0-9](?:_?[0-9])*"
 EXPONENT = r"[eE][-+]?[0-9]+"
 
-# Keywords that read as values or as operators get their own token kinds, as in Python's lexer;
-# tests/test_highlighting.py checks that each is still a keyword of the grammar.
+# What tells a DG program from one in pyos' dg (or Python): see DGLexer.analyse_text.
 GRAD_STATEMENT = re.compile(r"^[ \t]*grad[ \t]+[\w(]", re.MULTILINE)
 PYTHON_ONLY = re.compile(r"^[ \t]*(?:import|from|class|try|lambda)\b", re.MULTILINE)
 DG_LIKELY = re.compile(r"\b(?:requires_grad\s*=|gradient\(|tensor\()")
 
+# Keywords that read as values or as operators get their own token kinds, as in Python's lexer;
+# tests/test_highlighting.py checks that each is still a keyword of the grammar.
 CONSTANTS = frozenset({"True", "False", "None"})
 WORD_OPERATORS = frozenset({"and", "in", "not", "or"})
 
@@ -89,9 +91,10 @@ def string_states(quote: str, kind: _TokenType) -> dict[str, list]:
             (quote, kind, "#pop"),
             (r"\{\{|\}\}", String.Escape),  # a literal brace
             (r"\{", String.Interpol, f"field-{q}"),
+            (r"\}", Error),  # a single '}': DG asks for '}}'
             (r"\\.", String.Escape),
             (text, kind),
-            default("#pop"),  # a single '}' (an error DG reports), or the line's end
+            default("#pop"),  # the line's end
         ],
         # {expression} or {expression:spec}: the expression is DG, the other quote's strings included
         f"field-{q}": [
@@ -114,7 +117,7 @@ def string_states(quote: str, kind: _TokenType) -> dict[str, list]:
             (r"[^\n]", Error),
             default("#pop:3"),
         ],
-        f"spec-{q}": [(r"\}", String.Interpol, "#pop"), (text, kind), default("#pop:2")],
+        f"spec-{q}": [(r"\}", String.Interpol, "#pop"), (rf"[^{quote}\\\n}}]+", kind), default("#pop:2")],
         f"strings-{q}": [
             (rf"([fF])({quote})", bygroups(String.Affix, kind), f"fstring-{q}"),
             (rf"([rR])({quote})", bygroups(String.Affix, kind), f"raw-{q}"),
