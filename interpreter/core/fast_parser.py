@@ -17,7 +17,7 @@ Why it gives the AST lark would, or nothing:
   keywords folded into NAME. When the parse succeeds every token was one the state accepted, and
   among those the same terminal matches first, so lark would have read the same tokens.
 - The shifts and reductions are lark's table's, and each reduction shapes its children as lark's
-  tree builder does (grammar_tables.Rule: `?rule`, `_rule`, `!rule`, dropped tokens, None for an
+  tree builder does (the rules in grammar_tables: `?rule`, `_rule`, `!rule`, dropped tokens, None for an
   absent [part]), with a node's span running from its first token to its last, as lark's
   propagate_positions does.
 tests/test_fast_parser.py checks that both paths give the same AST, spans included, on every
@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from .build_ast import ASTBuilder, ParseExpression
@@ -79,72 +78,64 @@ class OffsetBuilder(ASTBuilder):
 NEWLINES = re.compile("\n")
 
 
-@dataclass
 class Tokens:
     """A text's tokens as the parser reads them: the terminal of each (a number), and where it
     starts and ends (offsets into the text). _INDENT and _DEDENT have their _NEWLINE's place."""
 
-    kinds: list[int]
-    starts: list[int]
-    ends: list[int]
+    __slots__ = ("ends", "kinds", "starts")
+
+    def __init__(self, kinds: list[int], starts: list[int], ends: list[int]) -> None:
+        self.kinds, self.starts, self.ends = kinds, starts, ends
 
 
 class FastParser:
     """grammar_tables' data made ready for parsing: symbols numbered, the table as lists."""
 
     def __init__(self, tables: Tables) -> None:
-        terminals = [name for name, _ in tables.terminals]
-        terminals += [name for name in tables.keywords.values()]
-        terminals += [tables.indent, tables.dedent, "$END"]
-        symbols = terminals + sorted({rule.origin for rule in tables.rules})
+        rules = tables["rules"]
+        terminals = [name for name, _ in tables["terminals"]]
+        terminals += [*tables["keywords"].values(), tables["indent"], tables["dedent"], "$END"]
+        symbols = terminals + sorted({origin for origin, *_ in rules})
         number = {name: i for i, name in enumerate(symbols)}
         self.number = number
-        self.end = number["$END"]
-        self.name = number["NAME"]
-        self.newline, self.indent, self.dedent = number[tables.newline], number[tables.indent], number[tables.dedent]
-        self.keywords = {word: number[kind] for word, kind in tables.keywords.items()}
+        self.end, self.name = number["$END"], number["NAME"]
+        self.indent, self.dedent = number[tables["indent"]], number[tables["dedent"]]
+        self.keywords = {word: number[kind] for word, kind in tables["keywords"].items()}
         self.keyword_kinds = frozenset(self.keywords.values())
         # the tokens the lexer itself looks at, and why
         self.special = [ORDINARY] * len(symbols)
-        self.special[self.name], self.special[self.newline] = NAME, NEWLINE
-        for what, names in ((OPENING, tables.open_brackets), (CLOSING, tables.close_brackets)):
+        self.special[self.name], self.special[number[tables["newline"]]] = NAME, NEWLINE
+        for what, names in ((OPENING, tables["open_brackets"]), (CLOSING, tables["close_brackets"])):
             for bracket in names:
                 if bracket in number:
                     self.special[number[bracket]] = what
-        self.tab_len = tables.tab_len
+        self.tab_len = tables["tab_len"]
         # One regular expression for all tokens, tried in lark's order. The spaces before a token
         # are part of its match, in group 1 (no token starts with a space), which halves the
         # matches made. After each terminal's own expression an empty group named for it marks
         # it, so the match's last group (m.lastindex) says which terminal it was; a mark at the
         # end rather than a group around the terminal lets the regular expression engine skip an
         # alternative that starts with a character or class the text does not have.
-        self.master = re.compile(
-            "([\t \f]*)(?:" + "|".join(f"(?:{regex})(?P<{name}>)" for name, regex in tables.terminals) + ")"
-        )
-        ignored = set(tables.ignore)
+        alternatives = "|".join(f"(?:{regex})(?P<{name}>)" for name, regex in tables["terminals"])
+        self.master = re.compile(f"([\t \f]*)(?:{alternatives})")
+        ignored = set(tables["ignore"])
         self.group_kinds = [-1] * (self.master.groups + 1)  # a mark's group -> the terminal's number
         for name, group in self.master.groupindex.items():
             self.group_kinds[group] = -1 if name in ignored else number[name]
         # The table: for each state, for each symbol, a state to go to, -1 - r to reduce rule r,
         # or ERROR.
-        self.states = [[ERROR] * len(symbols) for _ in tables.states]
-        for state, actions in enumerate(tables.states):
-            row = self.states[state]
+        self.states = [[ERROR] * len(symbols) for _ in tables["states"]]
+        for row, actions in zip(self.states, tables["states"], strict=True):
             for symbol, action in actions.items():
                 row[number[symbol]] = action
-        self.rules = tables.rules
-        self.sizes = [rule.size for rule in tables.rules]
-        self.origins = [number[rule.origin] for rule in tables.rules]
+        self.rules = rules
+        self.origins = [number[origin] for origin, *_ in rules]
         # the reductions that only rename their one child (see goto())
         self.unit = [
-            rule.size == 1
-            and (
-                (rule.expand1 and rule.children == ((0, "value"),))
-                or (rule.build is None and rule.children == ((0, "splice"),))
-            )
-            for rule in tables.rules
+            size == 1 and (children == [[0, "value"]] if expand1 else build is None and children == [[0, "splice"]])
+            for _, size, build, expand1, children in rules
         ]
-        self.start_states, self.end_states = tables.start_states, tables.end_states
+        self.start_states, self.end_states = tables["start_states"], tables["end_states"]
         self.plans: dict[type, list[Plan]] = {}
         self.gotos: dict[tuple[int, int, int], int] = {}  # see goto()
 
@@ -306,12 +297,11 @@ class FastParser:
     def plan(self, builder: type) -> list[Plan]:
         """For each rule, what its reduction does, with the builder's method for it."""
         plans = []
-        for rule in self.rules:
-            shape = SPLICED if rule.build is None else EXPAND1 if rule.expand1 else BUILD
-            picks = tuple((0, NONE) if c is None else (c[0], PICKS[c[1]]) for c in rule.children)
+        for origin, size, build, expand1, children in self.rules:
+            shape = SPLICED if build is None else EXPAND1 if expand1 else BUILD
+            picks = tuple((0, NONE) if c is None else (c[0], PICKS[c[1]]) for c in children)
             picks = {ONE_TOKEN: ONE_TOKEN, ONE_VALUE: ONE_VALUE}.get(picks, picks)  # the same objects, for `is`
-            method = getattr(builder, rule.build or "", None)
-            plans.append((rule.size, self.number[rule.origin], shape, picks, method))
+            plans.append((size, self.number[origin], shape, picks, getattr(builder, build or "", None)))
         self.plans[builder] = plans
         return plans
 

@@ -13,74 +13,44 @@ until the tables are regenerated with
 
 tests/test_fast_parser.py fails, with that command, while the file is out of date.
 
-JSON, not pickle: loading it cannot run code, whoever wrote the file.
+JSON, not pickle: loading it cannot run code, whoever wrote the file. What it holds:
+
+- "terminals": [name, regular expression] for each token, in the order lark's lexer tries them;
+  "keywords": {"if": "IF", ...}, the words lark's lexer retypes when NAME matches them exactly;
+  "ignore": the terminals matched and dropped (spaces, comments, a backslash ending a line).
+- The indenter's settings (indenter.py): "newline", the terminal it works on; "indent" and "dedent",
+  the ones it makes; "open_brackets" and "close_brackets", between which a line break is not the
+  end of a line; "tab_len", how many spaces a tab counts for.
+- "rules": [origin, size, build, expand1, children] for each rule, after lark has spelled out the
+  grammar's *, +, [] and alternatives, with how its reduction shapes what it hands on (lark's
+  parse_tree_builder, as data): the symbol it reduces to; how many it pops; the ASTBuilder method
+  it calls (its alias or name), or null for a `_rule`, whose children go into its parent's;
+  whether it is a `?rule` alternative without an alias, which passes one child on as it is; and
+  the children the method gets, in order: [position, "value" | "splice" | "token"] (a `_rule`'s
+  children are spliced in, a kept token comes as its text), or null where a [part] was absent.
+- "states": for each state of the LALR(1) table, {symbol: action}: a state to go to (shift a token,
+  or go to after reducing to a rule's symbol), or -1 - r to reduce by rule r. "start_states" and
+  "end_states": for each start symbol ("start", a program; "test", an expression in an f-string),
+  the state parsing begins in and the one that accepts.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 GRAMMAR = Path(__file__).resolve().parents[2] / "grammar" / "dg.lark"
 TABLES = GRAMMAR.with_name("dg_tables.json")
 COMMAND = "uv run python -m dglang.interpreter.core.grammar_tables"
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One rule of the grammar after lark has spelled out its *, +, [] and alternatives, and how its
-    reduction shapes what the parser hands on (lark's parse_tree_builder, as data)."""
-
-    origin: str  # the symbol it reduces to
-    size: int  # how many symbols it pops
-    build: str | None  # the ASTBuilder method it calls (alias or rule name); None: `_rule`, spliced
-    expand1: bool  # a `?rule` alternative without an alias: one child is passed on as it is
-    # The children the builder sees, in order: (position, what) with what "value", "splice" (a
-    # `_rule`'s children) or "token" (a token kept as text); None where a [part] was absent.
-    children: tuple[tuple[int, str] | None, ...]
-
-
-@dataclass(frozen=True)
-class Tables:
-    terminals: list[tuple[str, str]]  # (name, regular expression), in the order lark tries them
-    keywords: dict[str, str]  # words lark's lexer retypes from NAME: {"if": "IF", ...}
-    ignore: list[str]  # terminals matched and dropped (spaces, comments, backslash-newlines)
-    newline: str  # the terminal the indenter works on, and the ones it makes
-    indent: str
-    dedent: str
-    open_brackets: list[str]  # newlines between these and their closing ones are not line ends
-    close_brackets: list[str]
-    tab_len: int
-    rules: list[Rule]
-    # For each state, {symbol: action}: a state number to shift to (or go to, for a rule's symbol),
-    # or -1 - r to reduce rule r.
-    states: list[dict[str, int]]
-    start_states: dict[str, int]  # per start symbol ("start", "test"): where parsing begins
-    end_states: dict[str, int]  # ... and the state that means the input is accepted
+Tables = dict[str, Any]
 
 
 def load() -> Tables | None:
     """The tables, or None when they are missing or were made from another grammar."""
     try:
-        data = json.loads(TABLES.read_text(encoding="utf-8"))
-        if "".join(data["grammar"]) != GRAMMAR.read_text(encoding="utf-8"):
-            return None
-        rules = [
-            Rule(o, n, b, e, tuple(tuple(c) if c is not None else None for c in children))
-            for o, n, b, e, children in data["rules"]
-        ]
-        return Tables(
-            [tuple(t) for t in data["terminals"]],
-            data["keywords"],
-            data["ignore"],
-            *data["indenter"],
-            rules,
-            data["states"],
-            data["start_states"],
-            data["end_states"],
-        )
+        tables = json.loads(TABLES.read_text(encoding="utf-8"))
+        return tables if "".join(tables["grammar"]) == GRAMMAR.read_text(encoding="utf-8") else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -125,10 +95,21 @@ def analyse() -> dict[str, Any]:
         rules.append([rule.origin.name, len(rule.expansion), None if spliced else name, expand1, children])
 
     table = LARK.parser.parser.parser.parse_table
-    states: list[dict[str, int]] = [{} for _ in table.states]
+    # lark numbers its states in an order that changes with Python's string hashing, from one run
+    # to the next; numbered breadth-first from the start states, the same grammar always gives the
+    # same file.
+    number: dict[int, int] = {}
+    queue = [table.start_states[name] for name in sorted(table.start_states)]
+    for state in queue:
+        if state not in number:
+            number[state] = len(number)
+            shifts = table.states[state].items()
+            queue += [argument for _, (action, argument) in sorted(shifts) if action is Shift]
+    assert len(number) == len(table.states), "every state is reached from a start state"
+    states: list[dict[str, int]] = [{} for _ in number]
     for state, actions in table.states.items():
         for symbol, (action, argument) in actions.items():
-            states[state][symbol] = argument if action is Shift else -1 - index[argument]
+            states[number[state]][symbol] = number[argument] if action is Shift else -1 - index[argument]
 
     return {
         "about": f"Generated from grammar/dg.lark by `{COMMAND}` (lark {lark_version()}); do not edit. "
@@ -137,18 +118,16 @@ def analyse() -> dict[str, Any]:
         "terminals": [[t.name, t.pattern.to_regexp()] for t in remaining],
         "keywords": dict(sorted(keywords.items())),
         "ignore": sorted(lexer_conf.ignore),
-        "indenter": [
-            Indentation.NL_type,
-            Indentation.INDENT_type,
-            Indentation.DEDENT_type,
-            list(Indentation.OPEN_PAREN_types),
-            list(Indentation.CLOSE_PAREN_types),
-            Indentation.tab_len,
-        ],
+        "newline": Indentation.NL_type,
+        "indent": Indentation.INDENT_type,
+        "dedent": Indentation.DEDENT_type,
+        "open_brackets": list(Indentation.OPEN_PAREN_types),
+        "close_brackets": list(Indentation.CLOSE_PAREN_types),
+        "tab_len": Indentation.tab_len,
         "rules": rules,
         "states": states,
-        "start_states": dict(table.start_states),
-        "end_states": dict(table.end_states),
+        "start_states": {name: number[state] for name, state in sorted(table.start_states.items())},
+        "end_states": {name: number[state] for name, state in sorted(table.end_states.items())},
     }
 
 
