@@ -333,5 +333,5 @@ def parse(source: Source, text: str, start: str, parse_expression: ParseExpressi
     try:
         tokens = PARSER.tokenize(text)
         return PARSER.parse(text, start, OffsetBuilder(source, text, tokens, parse_expression, line_offset))
-    except (Declined, DGError):
+    except (Declined, DGError, RecursionError):  # lark's path raises the error, or its own
         return None
