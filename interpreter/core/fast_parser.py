@@ -1,27 +1,29 @@
-"""The fast path from text to AST, for programs that parse; lark does everything else.
+"""The fast path from text to AST, for programs that parse; lark's path does everything else.
 
-lark's parser (grammar.py, parser.py) builds a parse tree of Tree and Token objects, with
-positions, and build_ast.py then walks it into DG's AST: about a dozen objects and calls per token.
-This module parses with the same LALR(1) table, read from grammar_tables.py's data file, and
-hands each reduction straight to the same ASTBuilder methods: one regular expression finds the
-tokens, the indenter's rules are a few lines inline, and the only objects made are the AST's own.
-lark is not imported, which is most of DG's start-up beyond NumPy.
+lark's parser (grammar.py) builds a parse tree of Tree and Token objects with their positions,
+which build_ast.py then turns into DG's AST: a dozen objects and calls per token, and lark itself
+to import and set up at start-up. This module parses with the same LALR(1) table, which
+grammar_tables.py keeps as data, and hands each reduction straight to the same ASTBuilder methods:
+one regular expression finds the tokens, the indenter's rules are a few lines in the same loop,
+and the only objects made are the AST's own. lark is not imported at all.
 
-Why it gives the AST lark would, or nothing:
-- It never reports an error. On anything unexpected (a character no token matches, a token the
-  table has no action for, an indentation that matches no block, an error the AST builder raises)
-  it returns None and the caller parses with lark, whose messages (syntax_errors.py) stay the
-  only ones.
-- The tokens are lark's. lark's contextual lexer tries, in each parser state, the terminals that
-  state accepts, in lark's order; this lexer tries all of them in the same order, with the same
-  keywords folded into NAME. When the parse succeeds every token was one the state accepted, and
-  among those the same terminal matches first, so lark would have read the same tokens.
-- The shifts and reductions are lark's table's, and each reduction shapes its children as lark's
-  tree builder does (the rules in grammar_tables: `?rule`, `_rule`, `!rule`, dropped tokens, None for an
-  absent [part]), with a node's span running from its first token to its last, as lark's
-  propagate_positions does.
+Why it gives the AST lark's path gives, or nothing:
+- It never reports an error. On anything unexpected (a character no token starts with, a token
+  the table has no action for, a line indented to no block's level, an error the AST builder
+  raises) it gives up, and parser.py parses the text with lark, whose messages (syntax_errors.py)
+  stay the only ones.
+- The tokens are lark's. lark's lexer tries, in each parser state, the terminals that state
+  accepts, in lark's order; this one tries all of them in the same order, with the same keywords
+  folded into NAME. When the parse succeeds, every token was one its state accepted, and among
+  those the same terminal matches first: lark would have read the same tokens. (Only a keyword
+  where the state accepts a name and not that keyword, as in `x.grad`, needs a word: lark reads
+  it as a name, and so does the parser below.)
+- The shifts and reductions are the table's, and each reduction shapes its children as lark's
+  tree builder does (the rules in grammar_tables.py: `?rule`, `_rule`, `!rule`, dropped tokens,
+  None for an absent [part]); a node's span runs from its first token to its last, as lark's
+  propagate_positions makes it.
 tests/test_fast_parser.py checks that both paths give the same AST, spans included, on every
-lesson, document and test program and on thousands of generated and mutated ones.
+lesson, example and test program and on thousands of generated and mutated ones.
 """
 
 from __future__ import annotations
