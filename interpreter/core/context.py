@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import CallFrame
-from .source import Span
+from .source import LoopRun, Span
 
 
 @dataclass(eq=False)
@@ -23,9 +23,11 @@ class RunContext:
     echo         shows the value of an expression statement in a REPL cell
     pause        what `breakpoint()` does (open a debugger), or None to carry on
     rebound_parameter  where a program last rebound a parameter inside `no_grad`, for `grad`'s hint
+    loops        the loops running, innermost last, each counting its iterations (for pictures)
     """
 
     frames: list[CallFrame] = field(default_factory=list)
+    loops: list[LoopRun] = field(default_factory=list)
     max_depth: int = 10_000
     max_steps: int | None = None
     steps: int = 0

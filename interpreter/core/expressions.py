@@ -20,7 +20,7 @@ from .hints import explained, why_none
 from .operators import BINARY, COMPARE, MAX_SEQUENCE, UNARY, get_item
 from .resolver import Lookup
 from .runtime import MISSING, BoundMethod, Builtin, CallContext, Env, Function, WithContext, iterate, suggest
-from .source import Span
+from .source import Loop, LoopRun, Span
 
 
 class Expressions(CompilerBase):
@@ -78,6 +78,7 @@ class Expressions(CompilerBase):
         condition = self.expr(node.condition) if node.condition else None
         condition_span = node.condition.span if node.condition else node.span
         bind, site = unpacker(node.targets), self.site(span)
+        loop, loops, frames = Loop("comprehension", node.span.line, span), self.context.loops, self.frames
 
         def run(env: Env) -> list[Any]:
             try:
@@ -86,10 +87,16 @@ class Expressions(CompilerBase):
                 raise self.fail(e, span) from None
             inner = Env({}, env)
             out = []
-            for value in values:
-                bind(inner.vars, value, span, self)
-                if condition is None or truth(condition(inner), condition_span, self):
-                    out.append(element(inner))
+            this = LoopRun(loop, frames[-1] if frames else None)  # counted, so pictures can name items
+            loops.append(this)
+            try:
+                for value in values:
+                    this.count += 1
+                    bind(inner.vars, value, span, self)
+                    if condition is None or truth(condition(inner), condition_span, self):
+                        out.append(element(inner))
+            finally:
+                loops.pop()
             return out
 
         return run
@@ -273,7 +280,7 @@ class Expressions(CompilerBase):
         """A DG function's call: a new scope for its arguments, a frame on the call stack, its body."""
         frames, max_depth = self.frames, self.context.max_depth
         env = Env(bind_arguments(f, args, kwargs), f.env)
-        frame = CallFrame(f.name, span)
+        frame = CallFrame(f.name, span, frames[-1] if frames else None)
         frames.append(frame)
         caller, recording.call = recording.call, frame  # nodes made in this call remember it
         try:

@@ -1,0 +1,168 @@
+"""The graph as an indented tree, the output on top (`graph(y)` and the REPL's `:graph`).
+
+    [1] y = Mul  (3,)  line 3: x * 2  step 1: g = [1, 1, 1]
+    ├─ a: g·b = [1, 1, 1]·2 = [2, 2, 2]
+    │  [2] x  (3,)  requires grad  received [2, 2, 2]
+    └─ b: [3] 2  constant
+
+Each input hangs under the op that uses it, after the edge that joins them: the input's name in
+the op's rule, the rule, and after `grad` the numbers the pass drawn put through it. An input that
+takes no gradient (a constant, data) shares its edge's line.
+"""
+
+from __future__ import annotations
+
+from .graph import Edge, Graph, GraphNode, arm_phrase, from_edges_drawn
+from .provenance import call_phrase, outer_iterations, ran_phrase
+from .values import summary
+
+
+def text_picture(graph: Graph, name: str | None = None, untaken: bool = False) -> str:
+    """The tree; a node met again is only referenced. With `untaken`, the arms of each `if` that
+    did not run, and how many times each loop ran."""
+    count = len(graph.nodes)
+    head = f"graph of {name or graph.root.name or 'the value'}: {count} node{'s' * (count != 1)}"
+    if not graph.root.requires_grad:
+        head += " (it requires no grad, so nothing was recorded)"
+    lines = [head]
+    drawn: set[int] = set()
+    # (node, the edge above it or None, prefix for the edge's line, prefix for the node's children)
+    stack: list[tuple[int, Edge | None, str, str]] = [(1, None, "", "")]
+    while stack:
+        number, edge, lead, indent = stack.pop()
+        node = graph.nodes[number]
+        on_edge_line = edge is not None and not edge.gradient
+        if edge is not None:
+            above = f"{lead}{edge.label}"
+            lead = above + ": " if on_edge_line else ""
+            if not on_edge_line:
+                lines.append(above)
+        node_lead = lead if on_edge_line else indent_of(edge, indent)
+        if number in drawn:
+            lines.append(f"{node_lead}[{number}] {node.title} (drawn above)")
+            continue
+        drawn.add(number)
+        lines.append(f"{node_lead}{describe(graph, node)}")
+        children = node.edges
+        for i in reversed(range(len(children))):
+            last = i == len(children) - 1
+            stack.append(
+                (
+                    children[i].source,
+                    children[i],
+                    indent + ("└─ " if last else "├─ "),
+                    indent + ("   " if last else "│  "),
+                )
+            )
+    if graph.truncated:
+        lines.append(f"... and {graph.truncated} more nodes not shown")
+    lines += footer(graph, untaken)
+    return "\n".join(lines) + "\n"
+
+
+def indent_of(edge: Edge | None, children_indent: str) -> str:
+    """A node under an edge line starts where its children's connectors start."""
+    return children_indent if edge is not None else ""
+
+
+def describe(graph: Graph, node: GraphNode) -> str:
+    t = node.tensor
+    parts = [f"[{node.number}] {node.title}"]
+    if node.kind != "constant":
+        parts.append(f"{t.shape}")
+    if node.kind in ("parameter", "data"):
+        parts.append("requires grad" if node.kind == "parameter" else "no grad")
+    elif node.kind == "constant":
+        parts.append("constant")
+    where = node.where()
+    if where:
+        if node.call is not None and node.call.recursion_level > 1:
+            where += f", recursion level {node.call.recursion_level}"
+        parts.append(where)
+    when = node.when() + [f"called in {p}" for p in outer_iterations(node.site, node.call)]
+    if when:
+        parts.append("(" + "; ".join(when) + ")")
+    parts += gradients(graph, node)
+    return "  ".join(parts)
+
+
+def gradients(graph: Graph, node: GraphNode) -> list[str]:
+    """`step 3: g = -1` for an op; `received [2, 2]` and maybe `.grad [4, 4]` for a leaf."""
+    parts = []
+    if node.step is not None:
+        parts.append(f"step {node.step}: g = {summary(node.received.data) if node.received is not None else '?'}")
+    elif node.received is not None and node.kind != "output":
+        text = f"received {summary(node.received.data)}"
+        drawn = from_edges_drawn(graph, node.number)
+        if drawn is not None and drawn.shape == node.received.shape and not (drawn.data == node.received.data).all():
+            text += " (with edges not drawn here)"
+        parts.append(text)
+    elif node.received is not None:
+        parts.append(f"g = {summary(node.received.data)}")
+    if node.grad is not None:
+        parts.append(f".grad {summary(node.grad.data)}")
+    return parts
+
+
+def footer(graph: Graph, untaken: bool) -> list[str]:
+    """Which arms ran (and with `untaken`, the ones that did not), the pass drawn, and the key."""
+    lines = []
+    if untaken and graph.not_run:
+        for run in graph.not_run:
+            where = f" in {call_phrase(run.call)}" if run.call is not None else ""
+            lines.append(
+                f"the if on line {run.branch.if_line}{where} ran its {run.taken} (node [{run.beside}]); not run:"
+            )
+            for arm in run.arms:
+                lines += [f"  {n:>4} | {text}" for n, text in run.lines(arm)]
+    else:
+        lines += [f"the if on line {b.if_line} ran its {arm_phrase(b)}" for b in graph.branches]
+    if untaken:
+        lines += [ran_phrase(run) for run in graph.loops]
+    lines += backward_note(graph)
+    lines += key(graph)
+    return lines
+
+
+def backward_note(graph: Graph) -> list[str]:
+    drawn, other = graph.backward, graph.not_backpropagated
+    if drawn is not None:
+        steps = graph.steps()
+        where = f"the grad on line {drawn.line}" if drawn.line is not None else "the last backward pass"
+        if steps is None:
+            return [f"backward: {where} ran no rule of this graph"]
+        first, last = steps
+        text = f"backward: {where}, steps {first} to {last}" if first != last else f"backward: {where}, step {first}"
+        if drawn.root is not graph.root:
+            root_step = drawn.step_of.get(id(drawn.root))
+            began = f"at step {root_step.number}" if root_step is not None else "above it"
+            text += f" (it began {began}, above this graph)"
+        return [text]
+    if other is not None:
+        where = f"the grad on line {other.line}" if other.line is not None else "the last backward pass"
+        return [f"no gradients: {where} did not go through this graph"]
+    return []
+
+
+def key(graph: Graph) -> list[str]:
+    """What the numbers and names mean, for what this picture shows."""
+    text = "key: [n] numbers the nodes from the output; a, b are an op's inputs as its rule names them"
+    if graph.backward is not None:
+        text += (
+            "; g is the gradient arriving at an op; step k is the kth rule backward ran (as dg --trace numbers"
+            " them); a leaf shows what it received in this pass"
+        )
+        if any(n.grad is not None for n in graph.nodes.values()):
+            text += ", and its .grad, the sum over every grad so far, where that differs"
+    return wrap(text, 100, "     ")
+
+
+def wrap(text: str, width: int, indent: str) -> list[str]:
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = indent + word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*lines, line]
