@@ -18,10 +18,8 @@ from dglang.autograd.tensor import type_name
 from dglang.interpreter.core.errors import DGError
 from dglang.interpreter.core.runtime import MISSING
 from dglang.interpreter.seeing.builtins import install
-from dglang.interpreter.seeing.collapse import collapse_loops
-from dglang.interpreter.seeing.dot import DotOptions, to_dot
+from dglang.interpreter.seeing.dot import DotOptions
 from dglang.interpreter.seeing.render import graphviz, render
-from dglang.interpreter.seeing.stepper import STEPPER_LIMIT, stepper_html
 
 EXIT_OK, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 2, 69
 KINDS = ("dot", "gv", "svg", "png", "html")
@@ -62,17 +60,14 @@ def draw(
         return EXIT_USAGE
     options = DotOptions(rankdir=args.rankdir, theme=args.theme, untaken=args.untaken)
     try:
-        if kind == "html":
-            page = stepper_html(collapse_loops(seeing.graph(value, limit=STEPPER_LIMIT)), args.var, options)
-            Path(args.output).write_text(page, encoding="utf-8")
-            return EXIT_OK
-        dot_text = to_dot(seeing.graph(value), args.var, options)
         if args.output is None:
-            sys.stdout.write(dot_text)
+            sys.stdout.write(seeing.dot(value, args.var, options))
+        elif kind == "html":
+            Path(args.output).write_text(seeing.stepper(value, args.var, options), encoding="utf-8")
         elif kind in ("dot", "gv"):
-            Path(args.output).write_text(dot_text, encoding="utf-8")
+            Path(args.output).write_text(seeing.dot(value, args.var, options), encoding="utf-8")
         else:
-            Path(args.output).write_bytes(render(dot_text, kind, args.dpi))
+            Path(args.output).write_bytes(render(seeing.dot(value, args.var, options), kind, args.dpi))
     except DGError as e:
         report(e)
         return EXIT_UNAVAILABLE

@@ -16,10 +16,14 @@ from dglang.interpreter.core.runtime import Builtin, CallContext
 from dglang.interpreter.core.session import Session
 
 from .anomaly import AnomalyCheck, AnomalyMode
+from .collapse import collapse_loops
+from .dot import DEFAULT, DotOptions, to_dot
 from .gradcheck_table import SIGNATURE, make_gradcheck
 from .graph import MAX_NODES, Graph, collect
 from .passes import LastBackward
 from .provenance import Stamper
+from .render import svg
+from .stepper import STEPPER_LIMIT, stepper_html
 from .text_picture import text_picture
 from .trace import Tracer
 from .values import source_text
@@ -52,6 +56,19 @@ class Seeing:
     def graph(self, y: Tensor, limit: int = MAX_NODES) -> Graph:
         """The recorded graph behind `y`, with what the last backward pass did if it went through it."""
         return collect(y, self.last_backward.last, limit)
+
+    # What a front end shows (the command line writes them to files; a notebook shows them inline):
+    def dot(self, y: Tensor, name: str, options: DotOptions = DEFAULT) -> str:
+        """The picture of `y`'s graph as DOT text."""
+        return to_dot(self.graph(y), name, options)
+
+    def svg(self, y: Tensor, name: str, options: DotOptions = DEFAULT) -> str:
+        """The picture of `y`'s graph as SVG text, laid out by Graphviz (a GraphvizError without it)."""
+        return svg(self.dot(y, name, options))
+
+    def stepper(self, y: Tensor, name: str, options: DotOptions = DEFAULT) -> str:
+        """The page that steps through `y`'s graph, forward and backward, as HTML text (see stepper.py)."""
+        return stepper_html(collapse_loops(self.graph(y, STEPPER_LIMIT)), name, options)
 
 
 INSTALLED: WeakKeyDictionary[Session, Seeing] = WeakKeyDictionary()

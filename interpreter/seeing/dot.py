@@ -15,7 +15,8 @@ from dglang.interpreter.core.errors import CallFrame
 
 from .graph import Edge, Graph, GraphNode, arm_phrase
 from .provenance import call_phrase, iteration_phrase, ran_phrase
-from .text_picture import backward_note
+from .text_picture import backward_note, if_phrase
+from .untaken import NotRun
 from .values import summary
 
 RANKDIRS = ("BT", "TB", "LR", "RL")  # where the output is drawn: BT puts it on top, LR on the right
@@ -28,8 +29,9 @@ class Theme:
     no_gradient: str  # an edge into an input that takes none
     not_run: str  # the box of an arm that did not run
     call: str  # the box around a call
-    font: str
+    font_size: int  # of a node's label; the rest are scaled from it
     colours: dict[str, str]  # for the key: the fill of each kind
+    looks: dict[str, str]  # for the key: what each kind is called there
 
 
 SCREEN = Theme(
@@ -45,8 +47,9 @@ SCREEN = Theme(
     no_gradient='style=dashed, color="#999999", fontcolor="#777777"',
     not_run='shape=note, style="filled,dashed", fillcolor="#f2f2f2", color="#999999", fontcolor="#777777"',
     call='style="rounded,dashed"; color="#888888";',
-    font='fontname="Helvetica"',
-    colours={"output": "#c7e9c0", "op": "#deebf7", "parameter": "#fdd0a2", "data": "#f0f0f0"},
+    font_size=10,
+    colours={"output": "#c7e9c0", "op": "#deebf7", "parameter": "#fdd0a2", "data": "#f0f0f0", "collapsed": "#fff7bc"},
+    looks={k: k for k in ("output", "op", "parameter", "data", "collapsed")},
 )
 
 # For slides and paper: black on white, kinds told apart by outline rather than colour, larger type.
@@ -63,8 +66,15 @@ PRINT = Theme(
     no_gradient='style=dashed, color="#666666", fontcolor="#444444"',
     not_run='shape=note, style=dashed, color="#666666", fontcolor="#555555"',
     call='style="rounded,dashed"; color="#444444";',
-    font='fontname="Helvetica", fontsize=12',
-    colours={"output": "#ffffff", "op": "#ffffff", "parameter": "#ffffff", "data": "#ffffff"},
+    font_size=12,
+    colours={},
+    looks={
+        "output": "double box: output",
+        "op": "rounded box: op",
+        "parameter": "bold oval: parameter",
+        "data": "dashed oval: data",
+        "collapsed": "dashed 3-d box",
+    },
 )
 THEMES = {"screen": SCREEN, "print": PRINT}
 
@@ -129,9 +139,9 @@ def to_dot(graph: Graph, name: str, options: DotOptions = DEFAULT) -> str:
     out = [
         "digraph dg {",
         f"  rankdir={options.rankdir};",
-        f"  {theme.font};",
-        f"  node [{theme.font}, fontsize={12 if theme is PRINT else 10}];",
-        f"  edge [{theme.font}, fontsize={11 if theme is PRINT else 9}];",
+        f'  fontname="Helvetica"; fontsize={theme.font_size + 4};',
+        f'  node [fontname="Helvetica", fontsize={theme.font_size}];',
+        f'  edge [fontname="Helvetica", fontsize={theme.font_size - 1}];',
         f"  label={quote(caption(graph, name, options))};",
         "  labelloc=t;",
     ]
@@ -162,7 +172,7 @@ def to_dot(graph: Graph, name: str, options: DotOptions = DEFAULT) -> str:
             clusters.append(sub)
             out.append(f"{indent}subgraph cluster_call{len(clusters)} {{")
             out.append(f"{indent}  label={quote(cluster_label(sub, calls, graph))};")
-            out.append(f"{indent}  {theme.call}")
+            out.append(f"{indent}  {theme.call} labelloc={'b' if options.rankdir == 'BT' else 't'};")
             block(sub, indent + "  ")
             out.append(f"{indent}}}")
 
@@ -187,9 +197,8 @@ def escape_keep_breaks(text: str) -> str:
     return text.replace("\\l", "\0").replace("\\", "\\\\").replace('"', '\\"').replace("\0", "\\l")
 
 
-def arm_list(run: object) -> str:
-    arms = getattr(run, "arms", [])
-    return ", ".join("then-branch" if a.kind == "then" else f"{a.kind}-branch" for a in arms)
+def arm_list(run: NotRun) -> str:
+    return ", ".join("then-branch" if a.kind == "then" else f"{a.kind}-branch" for a in run.arms)
 
 
 def drawn_caller(call: CallFrame, drawn: dict[int, CallFrame]) -> CallFrame | None:
@@ -223,7 +232,7 @@ def caption(graph: Graph, name: str, options: DotOptions) -> str:
     if not options.untaken:
         lines += [f"the if on line {b.if_line} ran its {arm_phrase(b)}" for b in graph.branches]
     else:
-        lines += [f"the if on line {r.branch.if_line} ran its {r.taken}" for r in graph.not_run]
+        lines += [f"{if_phrase(r)} ran its {r.taken}" for r in graph.not_run]
         lines += [ran_phrase(run) for run in graph.loops]
     if graph.truncated:
         lines.append(f"({graph.truncated} more nodes not shown)")
@@ -231,49 +240,56 @@ def caption(graph: Graph, name: str, options: DotOptions) -> str:
 
 
 def key(graph: Graph, theme: Theme, options: DotOptions) -> list[str]:
-    """A table explaining the kinds of node, the edges and the numbers, beside the graph."""
+    """A table explaining the kinds of node, the edges and the numbers, beside the graph. Its
+    examples are this graph's own: the rule of one of its edges, and the numbers the pass put in."""
     kinds = {n.kind for n in graph.nodes.values()}
-    rows = [
-        ("output", "the value drawn"),
-        ("op", "an op the program ran"),
-        ("parameter", "a leaf that requires grad"),
-        ("data", "a leaf that needs no gradient"),
-    ]
-    cells = [
-        f'<tr><td bgcolor="{theme.colours[k]}">{k}</td><td align="left" balign="left">{html(text)}</td></tr>'
-        for k, text in rows
-        if k in kinds or k == "output"
-    ]
-    cells.append('<tr><td>[n]</td><td align="left" balign="left">the node\'s number, from the output</td></tr>')
-    cells.append(
-        '<tr><td>a: g·b</td><td align="left" balign="left">an edge into input a of the op it points to,'
-        "<br/>and the op's rule for it (a, b: its first and second input)</td></tr>"
-    )
+    rows = [(k, text) for k, text in KINDS if k in kinds or k == "output"]
+    cells = [row(theme.looks[k], text, theme.colours.get(k)) for k, text in rows]
+    cells.append(row("[n]", "the node's number, from the output"))
+    example = next((e for e in graph.edges if e.gradient and ":" in e.rule), None)
+    if example is not None:
+        name = example.rule.split(":")[0]
+        cells.append(row(example.rule, f"an edge into input {name} of the op it points to, and the op's rule for it"))
     if graph.backward is not None:
-        cells.append('<tr><td>g</td><td align="left" balign="left">the gradient arriving at an op</td></tr>')
-        cells.append(
-            '<tr><td>step k</td><td align="left" balign="left">the kth rule the backward pass ran<br/>'
-            "(dg --trace numbers them the same)</td></tr>"
-        )
-        cells.append(
-            '<tr><td>= 1·2 = 2</td><td align="left" balign="left">the rule with this pass\'s numbers</td></tr>'
-        )
-        cells.append('<tr><td>received</td><td align="left" balign="left">what this pass sent a leaf</td></tr>')
+        cells.append(row("g", "the gradient arriving at an op"))
+        cells.append(row("step k", "the kth rule the backward pass ran (dg --trace numbers them the same)"))
+        worked = next((e for e in graph.edges if e.numbers.startswith("= ")), None)
+        if worked is not None:
+            cells.append(row(worked.numbers.split(", summed")[0], "the rule with this pass's numbers put in"))
+        cells.append(row("received", "what this pass sent a leaf"))
         if any(n.grad is not None for n in graph.nodes.values()):
-            cells.append(
-                '<tr><td>.grad</td><td align="left" balign="left">a leaf\'s sum over every grad so far</td></tr>'
-            )
+            cells.append(row(".grad", "a leaf's sum over every grad so far"))
     if any(not e.gradient for e in graph.edges):
-        cells.append('<tr><td>dashed edge</td><td align="left" balign="left">an input that takes no gradient</td></tr>')
+        cells.append(row("dashed edge", "an input that takes no gradient"))
     if options.untaken and graph.not_run:
-        cells.append(
-            '<tr><td>grey note</td><td align="left" balign="left">code of an if that did not run:<br/>'
-            "a static graph would hold it too</td></tr>"
-        )
+        cells.append(row("grey note", "code of an if that did not run: a static graph would hold it too"))
     table = '<table border="0" cellborder="1" cellspacing="0" cellpadding="3">' + "".join(cells) + "</table>"
     return [
         "  subgraph cluster_key {",
         '    label="key"; style="rounded"; color="#bbbbbb";',
-        f"    key [id=key, shape=plaintext, fontsize=9, label=<{table}>];",
+        f"    key [id=key, shape=plaintext, fontsize={theme.font_size - 1}, label=<{table}>];",
         "  }",
     ]
+
+
+KINDS = [
+    ("output", "the value drawn"),
+    ("op", "an op the program ran"),
+    ("parameter", "a leaf that requires grad"),
+    ("data", "a leaf that needs no gradient"),
+    ("collapsed", "loop iterations drawn as one node"),
+]
+
+
+def row(term: str, meaning: str, fill: str | None = None) -> str:
+    """One row of the key; a long meaning is broken into lines of about 45 characters."""
+    lines, line = [], ""
+    for word in meaning.split(" "):
+        if line and len(line) + len(word) > 45:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    text = "<br/>".join(html(x) for x in [*lines, line])
+    colour = f' bgcolor="{fill}"' if fill else ""
+    return f'<tr><td{colour}>{html(term)}</td><td align="left" balign="left">{text}</td></tr>'

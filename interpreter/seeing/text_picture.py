@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .graph import Edge, Graph, GraphNode, arm_phrase, from_edges_drawn
 from .provenance import call_phrase, outer_iterations, ran_phrase
+from .untaken import NotRun
 from .values import summary
 
 
@@ -109,10 +110,7 @@ def footer(graph: Graph, untaken: bool) -> list[str]:
     lines = []
     if untaken and graph.not_run:
         for run in graph.not_run:
-            where = f" in {call_phrase(run.call)}" if run.call is not None else ""
-            lines.append(
-                f"the if on line {run.branch.if_line}{where} ran its {run.taken} (node [{run.beside}]); not run:"
-            )
+            lines.append(f"{if_phrase(run)} ran its {run.taken} (node [{run.beside}]); not run:")
             for arm in run.arms:
                 lines += [f"  {n:>4} | {text}" for n, text in run.lines(arm)]
     else:
@@ -122,6 +120,13 @@ def footer(graph: Graph, untaken: bool) -> list[str]:
     lines += backward_note(graph)
     lines += key(graph)
     return lines
+
+
+def if_phrase(run: NotRun) -> str:
+    """`the if on line 4, in iteration 2 of the for on line 3 in f() called at line 9,`."""
+    text = f"the if on line {run.branch.if_line}"
+    context = run.during + ([f"in {call_phrase(run.call)}"] if run.call is not None else [])
+    return text + (" (" + ", ".join(context) + ")" if context else "")
 
 
 def backward_note(graph: Graph) -> list[str]:

@@ -15,7 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dglang.interpreter.core.errors import CallFrame
-from dglang.interpreter.core.source import Arm, Branch, Site, Source
+from dglang.interpreter.core.source import Arm, Branch, Iteration, Site, Source
+
+from .provenance import iteration_phrase
 
 
 @dataclass(eq=False)
@@ -23,6 +25,7 @@ class NotRun:
     """One run of an `if` in the graph: the arm it took and those it did not.
 
     beside   the number of the node nearest the output that the arm taken made
+    during   the loop iterations it ran in (`iteration 2 of the for on line 3`), outermost first
     """
 
     branch: Branch
@@ -30,6 +33,7 @@ class NotRun:
     beside: int
     source: Source
     call: CallFrame | None
+    during: list[str]
 
     def lines(self, arm: Arm) -> list[tuple[int, str]]:
         """The source lines of an arm, as (line number, text) with the common indentation removed."""
@@ -53,18 +57,15 @@ def arms_not_run(made: Iterable[tuple[int, Site | None, CallFrame | None]]) -> l
             others = [a for a in branch.arms if a.line != branch.line]
             if not others:
                 continue
-            key = (site.span.source.name, branch.if_line, id(call), enclosing(site, call, branch))
+            around = enclosing(site, call, branch)
+            key = (site.span.source.name, branch.if_line, id(call), tuple((id(run), n) for run, n in around))
             if key not in runs:
-                runs[key] = NotRun(branch, others, number, site.span.source, call)
+                during = [iteration_phrase(site, it) for it in around if it[0].frame is call]
+                runs[key] = NotRun(branch, others, number, site.span.source, call, during)
     return list(runs.values())
 
 
-def enclosing(site: Site, call: CallFrame | None, branch: Branch) -> tuple[tuple[int, int], ...]:
+def enclosing(site: Site, call: CallFrame | None, branch: Branch) -> list[Iteration]:
     """The iterations that tell one run of the `if` from another: those of every loop around it
     (a loop inside an arm starts after the `if` line, in the same call, and varies within one run)."""
-    around: list[tuple[int, int]] = []
-    for run, count in site.iterations:
-        inside_arm = run.frame is call and run.loop.line > branch.if_line
-        if not inside_arm:
-            around.append((id(run), count))
-    return tuple(around)
+    return [it for it in site.iterations if not (it[0].frame is call and it[0].loop.line > branch.if_line)]
