@@ -18,20 +18,20 @@ from dglang.interpreter.core.source import LoopRun
 from .graph import Edge, Graph, GraphNode
 from .provenance import iteration_number
 
-MOST = 1500  # nodes drawn at most
-KEEP = 2  # iterations kept at each end of a collapsed loop
+MOST = 2000  # nodes drawn at most: Graphviz lays out that many in seconds, a browser steps them at once
+KEEP = 2  # iterations kept at least at each end of a collapsed loop (more, while they fit)
 
 
 def collapse_loops(graph: Graph, most: int = MOST) -> Graph:
     """`graph` itself when small enough; else a copy with loop iterations collapsed (see above)."""
     if len(graph.nodes) <= most:
         return graph
-    hidden, run = middle_iterations(graph)
+    hidden, run, keep = middle_iterations(graph, most)
     nodes = {n: node for n, node in graph.nodes.items() if n not in hidden} if hidden else dict(graph.nodes)
     notes = list(graph.notes)
     if hidden and run is not None:
         number = max(graph.nodes) + 1
-        first, last = KEEP + 1, run.count - KEEP
+        first, last = keep + 1, run.count - keep
         what = f"iterations {first} to {last} of the {run.loop.kind} on line {run.loop.line}"
         stand_in = GraphNode(number, Tensor(0.0), "collapsed", note=f"{what}: {len(hidden):,} nodes")
         stand_in.stands_for = [graph.nodes[n] for n in sorted(hidden)]
@@ -48,8 +48,9 @@ def collapse_loops(graph: Graph, most: int = MOST) -> Graph:
     return collapsed
 
 
-def middle_iterations(graph: Graph) -> tuple[set[int], LoopRun | None]:
-    """The nodes made in the middle iterations of the loop run that made the most nodes."""
+def middle_iterations(graph: Graph, most: int) -> tuple[set[int], LoopRun | None, int]:
+    """The nodes made in the middle iterations of the loop run that made the most nodes, and how
+    many iterations are kept at each end (as many as fit in `most` nodes, at least KEEP)."""
     made: dict[int, list[tuple[GraphNode, int]]] = {}
     runs: dict[int, LoopRun] = {}
     for node in graph.nodes.values():
@@ -61,11 +62,29 @@ def middle_iterations(graph: Graph) -> tuple[set[int], LoopRun | None]:
             made.setdefault(id(run), []).append((node, iteration_number(node.site, iteration)))
     candidates = [key for key in made if runs[key].count > 2 * KEEP + 1]
     if not candidates:
-        return set(), None
+        return set(), None, 0
     key = max(candidates, key=lambda k: len(made[k]))
     run = runs[key]
-    hidden = {node.number for node, i in made[key] if KEEP < i <= run.count - KEEP and node.number != 1}
-    return hidden, run
+    users: dict[int, set[int]] = {}
+    for node in graph.nodes.values():
+        for edge in node.edges:
+            users.setdefault(edge.source, set()).add(node.number)
+
+    def hidden_keeping(keep: int) -> set[int]:
+        hidden = {node.number for node, i in made[key] if keep < i <= run.count - keep and node.number != 1}
+        # A leaf that only hidden nodes use (the constant in `y * w + 0.001`) goes with them.
+        return hidden | {
+            n for n, node in graph.nodes.items() if node.op is None and n in users and users[n] <= hidden and n != 1
+        }
+
+    keep = max(KEEP, (run.count * most) // (2 * len(graph.nodes)))  # a first guess, then fewer until it fits
+    hidden = hidden_keeping(keep)
+    while keep > KEEP and len(graph.nodes) - len(hidden) + 1 > most:
+        keep = max(KEEP, keep * 3 // 4)
+        hidden = hidden_keeping(keep)
+    if 2 * keep >= run.count:
+        return set(), None, 0
+    return hidden, run, keep
 
 
 def reroute(nodes: dict[int, GraphNode], hidden: set[int], stand_in: GraphNode) -> dict[int, GraphNode]:

@@ -177,10 +177,18 @@ def to_dot(graph: Graph, name: str, options: DotOptions = DEFAULT) -> str:
             out.append(f"{indent}}}")
 
     block(None, "  ")
+    shared = hubs(graph)
     for edge in graph.edges:
         style = theme.edge if edge.gradient else theme.no_gradient
         edge_id = f"e{edge.target}_{edge.position}"
-        out.append(f"  n{edge.drawn_from} -> n{edge.target} [id={edge_id}, label={quote(edge_label(edge))}, {style}];")
+        source = f"n{edge.drawn_from}"
+        if edge.drawn_from in shared:  # a copy of the leaf beside this use of it
+            leaf = graph.nodes[edge.drawn_from]
+            source = copy_id(edge)
+            out.append(
+                f"  {source} [id={source}, label={quote(f'[{leaf.number}] {leaf.title}')}, {theme.node[leaf.kind]}];"
+            )
+        out.append(f"  {source} -> n{edge.target} [id={edge_id}, label={quote(edge_label(edge))}, {style}];")
     for i, run in not_run:
         out.append(
             f'  n{run.beside} -> u{i} [style=dotted, arrowhead=none, color="#999999", '
@@ -190,6 +198,28 @@ def to_dot(graph: Graph, name: str, options: DotOptions = DEFAULT) -> str:
         out += key(graph, theme, options)
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+# Graphviz ranks every node and routes each edge through every rank between its ends, so a leaf
+# used all along a long chain (a weight in every iteration of a loop) costs it minutes. In a big
+# graph such a leaf is drawn once on its own, and again, small, beside each op that uses it.
+HUB_GRAPH = 150  # nodes in a graph before its much-used leaves are drawn beside each use
+HUB_USES = 6
+
+
+def hubs(graph: Graph) -> set[int]:
+    """The leaves drawn again beside each use (see above)."""
+    if len(graph.nodes) <= HUB_GRAPH:
+        return set()
+    uses: dict[int, int] = {}
+    for edge in graph.edges:
+        uses[edge.drawn_from] = uses.get(edge.drawn_from, 0) + 1
+    return {n for n, count in uses.items() if count > HUB_USES and graph.nodes[n].op is None}
+
+
+def copy_id(edge: Edge) -> str:
+    """The id of the copy of a leaf drawn beside the op `edge` feeds: `n5_e12_1`."""
+    return f"n{edge.drawn_from}_e{edge.target}_{edge.position}"
 
 
 def escape_keep_breaks(text: str) -> str:

@@ -33,6 +33,7 @@
 
   const nodes = new Map(data.nodes.map((n) => [n.id, n]));
   const elements = new Map(); // id of a node or edge -> its <g> in the SVG
+  const copies = new Map(); // id of a much-used leaf -> the <g> of each copy drawn beside a use
   const applied = new Map(); // id -> the classes it has now, so a step changes only what differs
   const backward = data.backward;
   const isOp = (node) => node.kind === "op" || node.kind === "output" || node.kind === "collapsed";
@@ -63,6 +64,7 @@
   // ---- setting up ------------------------------------------------------------------------------
   function setUp() {
     for (const node of data.nodes) {
+      copies.set(node.id, node.copies.map((id) => document.getElementById(id)).filter((g) => g));
       const g = document.getElementById(node.id);
       if (!g) continue;
       elements.set(node.id, g);
@@ -158,7 +160,9 @@
     for (const [id, g] of elements) {
       const classes = view.classes.get(id) || "";
       if (applied.get(id) !== classes) {
-        g.setAttribute("class", (id.startsWith("n") ? "node " : "edge ") + classes);
+        const kind = id.startsWith("n") ? "node " : "edge ";
+        g.setAttribute("class", kind + classes);
+        for (const copy of copies.get(id) || []) copy.setAttribute("class", kind + classes);
         applied.set(id, classes);
       }
     }
@@ -342,12 +346,12 @@
     svg.setAttribute("height", `${natural.height * state.zoom}px`);
   }
 
-  // The whole graph in the panel if it can be read that small, else its full width.
+  // The whole graph in the panel if it can still be read that small; else its natural size, and
+  // each step scrolls to what it is about.
   function fit() {
-    const across = (panel.clientWidth - 20) / natural.width;
-    const down = (panel.clientHeight - 20) / natural.height;
-    const whole = Math.min(across, down);
-    zoom(Math.min(1.5, whole >= 0.6 ? whole : Math.max(across, 0.3)));
+    const whole = Math.min((panel.clientWidth - 20) / natural.width, (panel.clientHeight - 20) / natural.height);
+    zoom(whole >= 0.6 ? Math.min(1.5, whole) : 1);
+    reveal();
   }
 
   // ---- building the text of the info panel (text only: no program text is parsed as HTML) --------

@@ -22,7 +22,7 @@ from typing import Any
 from dglang.autograd import Tensor
 from dglang.interpreter.core.source import Source
 
-from .dot import DEFAULT, DotOptions, edge_label, label_lines, to_dot
+from .dot import DEFAULT, DotOptions, copy_id, edge_label, hubs, label_lines, to_dot
 from .graph import Edge, Graph, GraphNode
 from .provenance import call_phrase, outer_iterations
 from .render import svg
@@ -81,9 +81,14 @@ def stepper_data(graph: Graph, name: str) -> dict[str, Any]:
             shown_as[id(hidden.tensor)] = node
     every = list(graph.nodes.values()) + [h for n in graph.nodes.values() for h in n.stands_for]
     where = {id(n): place(n, sources) for n in every}
+    copies: dict[int, list[str]] = {}  # a much-used leaf is drawn again beside each use (see dot.hubs)
+    shared = hubs(graph)
+    for edge in graph.edges:
+        if edge.drawn_from in shared:
+            copies.setdefault(edge.drawn_from, []).append(copy_id(edge))
     data: dict[str, Any] = {
         "name": name,
-        "nodes": [node_data(n, where[id(n)]) for n in graph.nodes.values()],
+        "nodes": [node_data(n, where[id(n)], copies.get(n.number, [])) for n in graph.nodes.values()],
         "edges": [edge_data(e) for n in graph.nodes.values() for e in n.edges],
         "forward": [
             forward_step(n, shown_as[id(n.tensor)], where[id(n)]) for n in recording_order(every) if n.op is not None
@@ -112,10 +117,11 @@ def index_of(source: Source, sources: list[Source]) -> int:
     return len(sources) - 1
 
 
-def node_data(node: GraphNode, at: tuple[int, int]) -> dict[str, Any]:
+def node_data(node: GraphNode, at: tuple[int, int], copies: list[str]) -> dict[str, Any]:
     lines, told = label_lines(node)
     return {
         "id": f"n{node.number}",
+        "copies": copies,
         "number": node.number,
         "title": node.title,
         "kind": node.kind,
