@@ -48,7 +48,7 @@
   const firstStep = new Map(); // node id -> position (1, 2, ...) of its first backward step
   const lastStep = new Map(); // node id -> position of its last one (a collapsed node has many)
   const firstReceived = new Map(); // leaf id -> position at which it first received a gradient
-  const lastReceived = new Map();
+  const accumulating = new Set(backward ? backward.accumulate.map((a) => a.id) : []); // leaves whose .grad grows
   if (backward) {
     backward.steps.forEach((step, i) => {
       const position = i + 1;
@@ -56,7 +56,6 @@
       lastStep.set(step.node, position);
       for (const leaf of step.leaves) {
         if (!firstReceived.has(leaf.id)) firstReceived.set(leaf.id, position);
-        lastReceived.set(leaf.id, position);
       }
     });
   }
@@ -239,7 +238,7 @@
         if (position === 0 && id === backward.root) parts.push("current");
       } else {
         if (firstReceived.has(id) && firstReceived.get(id) <= position) parts.push("received");
-        if (position === end) parts.push("show-gradient", "current");
+        if (position === end && accumulating.has(id)) parts.push("show-gradient", "current");
       }
       classes.set(id, parts.join(" "));
     }
@@ -300,7 +299,7 @@
     const lines = [heading("Backward: into .grad")];
     if (backward.accumulate.length) {
       lines.push(paragraph("After the last step, each leaf adds what it received in this pass to its .grad:"));
-      lines.push(list(backward.accumulate.map((a) => `${a.name}.grad += ${a.received}  now ${a.grad}`)));
+      lines.push(list(backward.accumulate.map((a) => `${a.name}.grad += ${a.received}, now ${a.grad}`)));
     } else {
       lines.push(paragraph("This pass added nothing to any .grad (gradient() hands its results back instead)."));
     }
