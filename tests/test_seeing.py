@@ -259,9 +259,11 @@ def test_dg_graph_without_graphviz_says_so_before_running_the_program(tmp_path: 
     assert not (tmp_path / f"g.{suffix}").exists()
 
 
-@pytest.mark.parametrize(("program", "var"), [("02_branches", "out"), ("07_two_layer", "loss")])
-def test_pictures_in_the_docs_are_current(program: str, var: str) -> None:
+@pytest.mark.parametrize(
+    ("program", "var", "options"), [("02_branches", "out", ["--untaken"]), ("07_two_layer", "loss", [])]
+)
+def test_pictures_in_the_docs_are_current(program: str, var: str, options: list[str]) -> None:
     """docs/*.svg are drawn from docs/*.dot; when this fails, redraw both:
-    dg graph programs/P.dg --var V -o docs/P.dot && dot -Tsvg docs/P.dot -o docs/P.svg"""
-    result = dg("graph", f"programs/{program}.dg", "--var", var)
+    dg graph programs/P.dg --var V [OPTIONS] -o docs/P.dot && dot -Tsvg docs/P.dot -o docs/P.svg"""
+    result = dg("graph", f"programs/{program}.dg", "--var", var, *options)
     assert result.stdout == (ROOT / "docs" / f"{program}.dot").read_text()

@@ -20,7 +20,7 @@ from .hints import explained, why_none
 from .operators import BINARY, COMPARE, MAX_SEQUENCE, UNARY, get_item
 from .resolver import Lookup
 from .runtime import MISSING, BoundMethod, Builtin, CallContext, Env, Function, WithContext, iterate, suggest
-from .source import Loop, LoopRun, Span
+from .source import Span
 
 
 class Expressions(CompilerBase):
@@ -78,7 +78,7 @@ class Expressions(CompilerBase):
         condition = self.expr(node.condition) if node.condition else None
         condition_span = node.condition.span if node.condition else node.span
         bind, site = unpacker(node.targets), self.site(span)
-        loop, loops, frames = Loop("comprehension", node.span.line, span), self.context.loops, self.frames
+        loop = self.loop("comprehension", node, span)
 
         def run(env: Env) -> list[Any]:
             try:
@@ -87,16 +87,12 @@ class Expressions(CompilerBase):
                 raise self.fail(e, span) from None
             inner = Env({}, env)
             out = []
-            this = LoopRun(loop, frames[-1] if frames else None)  # counted, so pictures can name items
-            loops.append(this)
-            try:
+            with loop() as this:
                 for value in values:
                     this.count += 1
                     bind(inner.vars, value, span, self)
                     if condition is None or truth(condition(inner), condition_span, self):
                         out.append(element(inner))
-            finally:
-                loops.pop()
             return out
 
         return run

@@ -75,12 +75,21 @@ class Loop:
 class LoopRun:
     """One run of a loop while it runs: how many iterations have begun, and the DG call it runs in.
 
-    The evaluator keeps a stack of them (RunContext.loops), one more per nested loop running; a
-    pass that watches for pictures copies the counts onto each node (`Site.iterations`)."""
+    The evaluator keeps a stack of them (RunContext.loops): `with LoopRun(...)` pushes one while its
+    loop runs, however the loop ends. A session that may draw copies the counts onto each node it
+    records (`Site.iterations`), so a picture can say which iteration made it."""
 
     loop: Loop
     frame: Any  # the CallFrame of the call the loop runs in, None at the top level
+    stack: list[LoopRun] = field(repr=False)
     count: int = 0
+
+    def __enter__(self) -> LoopRun:
+        self.stack.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.pop()
 
 
 Iteration = tuple[LoopRun, int]  # a loop run, and which of its iterations (from 1) had begun

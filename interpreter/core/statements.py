@@ -20,7 +20,7 @@ from .errors import DGError
 from .hints import rebound_parameter
 from .operators import AUGMENTED, set_item
 from .runtime import BREAK, CONTINUE, MISSING, Env, Function, ReturnValue, WithContext, iterate, text
-from .source import Arm, Branch, Loop, LoopRun
+from .source import Arm, Branch
 
 
 class Statements(CompilerBase):
@@ -210,12 +210,10 @@ class Statements(CompilerBase):
     def while_(self, node: ast.While) -> Exec:
         cond, span = self.expr(node.condition), node.condition.span
         body = self.counted(self.block(node.body), node.span)
-        loop, loops, frames = Loop("while", node.span.line, span), self.context.loops, self.frames
+        loop = self.loop("while", node, span)
 
         def run(env: Env) -> Any:
-            this = LoopRun(loop, frames[-1] if frames else None)  # counted, so pictures can name iterations
-            loops.append(this)
-            try:
+            with loop() as this:  # counts the iterations, so a picture can say which made a node
                 while truth(cond(env), span, self):
                     this.count += 1
                     signal = body(env)
@@ -224,9 +222,7 @@ class Statements(CompilerBase):
                             break
                         if signal is not CONTINUE:
                             return signal
-                return None
-            finally:
-                loops.pop()
+            return None
 
         return run
 
@@ -234,7 +230,7 @@ class Statements(CompilerBase):
         iterable, span = self.expr(node.iterable), node.iterable.span
         bind, site = unpacker(node.targets), self.site(span)
         body = self.counted(self.block(node.body), node.span)
-        loop, loops, frames = Loop("for", node.span.line, span), self.context.loops, self.frames
+        loop = self.loop("for", node, span)
 
         def run(env: Env) -> Any:
             try:
@@ -242,9 +238,7 @@ class Statements(CompilerBase):
             except Exception as e:
                 raise self.fail(e, span) from None
             vars = env.vars
-            this = LoopRun(loop, frames[-1] if frames else None)  # counted, so pictures can name iterations
-            loops.append(this)
-            try:
+            with loop() as this:
                 for value in values:
                     this.count += 1
                     bind(vars, value, span, self)
@@ -254,9 +248,7 @@ class Statements(CompilerBase):
                             break
                         if signal is not CONTINUE:
                             return signal
-                return None
-            finally:
-                loops.pop()
+            return None
 
         return run
 

@@ -276,16 +276,17 @@ def key(graph: Graph, theme: Theme, options: DotOptions) -> list[str]:
     rows = [(k, text) for k, text in KINDS if k in kinds or k == "output"]
     cells = [row(theme.looks[k], text, theme.colours.get(k)) for k, text in rows]
     cells.append(row("[n]", "the node's number, from the output"))
-    example = next((e for e in graph.edges if e.gradient and ":" in e.rule), None)
+    ruled = [e for e in graph.edges if e.gradient and ":" in e.rule]
+    # The example: an edge whose rule has numbers put in (`= 1·3 = 3`), if there is one.
+    example = next((e for e in ruled if e.numbers.count("= ") > 1), ruled[0] if ruled else None)
     if example is not None:
         name = example.rule.split(":")[0]
         cells.append(row(example.rule, f"an edge into input {name} of the op it points to, and the op's rule for it"))
     if graph.backward is not None:
         cells.append(row("g", "the gradient arriving at an op"))
         cells.append(row("step k", "the kth rule the backward pass ran (dg --trace numbers them the same)"))
-        worked = next((e for e in graph.edges if e.numbers.startswith("= ")), None)
-        if worked is not None:
-            cells.append(row(worked.numbers.split(", summed")[0], "the rule with this pass's numbers put in"))
+        if example is not None and example.numbers.startswith("= "):
+            cells.append(row(example.numbers.split(", summed")[0], "the rule with this pass's numbers put in"))
         cells.append(row("received", "what this pass sent a leaf"))
         if any(n.grad is not None for n in graph.nodes.values()):
             cells.append(row(".grad", "a leaf's sum over every grad so far"))

@@ -43,6 +43,9 @@ def filled_in(op: Op, position: int, out: Tensor, g: Tensor) -> str | None:
     used = [name for name in values if re.search(WORD.format(re.escape(name)), text)]
     if text.strip() in values:  # the rule is one value (`g`): the result says it all
         return None
+    words = set(re.findall(r"[A-Za-z]+", text)) - set(values)
+    if used == ["g"] and words:  # `g, broadcast`: a value put in says nothing the result does not
+        return None
     if not used or any(np.size(values[name]) > MOST for name in used):  # type: ignore[arg-type]
         return None
     filled = text
