@@ -17,13 +17,13 @@ from .source import LoopRun, Span
 @dataclass(eq=False)
 class RunContext:
     """frames       the DG call stack, innermost last (error messages, `breakpoint()`, recursion depth)
+    loops        the loops running, innermost last, each counting its iterations (for pictures)
     max_depth    deepest nesting of DG calls before a RecursionError
     max_steps    loop iterations, comprehension items and calls a run may make (None: no limit)
     steps        how many it has made so far (counted only when there is a limit)
-    echo         shows the value of an expression statement in a REPL cell
+    show         shows the value of an expression statement in a REPL cell
     pause        what `breakpoint()` does (open a debugger), or None to carry on
     rebound_parameter  where a program last rebound a parameter inside `no_grad`, for `grad`'s hint
-    loops        the loops running, innermost last, each counting its iterations (for pictures)
     """
 
     frames: list[CallFrame] = field(default_factory=list)
@@ -31,6 +31,6 @@ class RunContext:
     max_depth: int = 10_000
     max_steps: int | None = None
     steps: int = 0
-    echo: Callable[[Any], None] = lambda value: None
+    show: Callable[[Any], None] = lambda value: None
     pause: Callable[[Any], None] | None = None
     rebound_parameter: tuple[str, Span] | None = None

@@ -16,6 +16,9 @@ from dglang import __version__
 from dglang.interpreter.core.errors import DGError, OutputClosed
 from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
 from dglang.interpreter.core.report import format_error
+from dglang.interpreter.core.source import program_text
+
+from .streams import use_utf8
 
 if TYPE_CHECKING:
     from dglang.interpreter.core.session import Session
@@ -161,6 +164,7 @@ def graph_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    use_utf8()
     try:
         return dispatch(argv)
     except UsageError as e:
@@ -260,8 +264,8 @@ def read_program(path: str) -> tuple[str, str]:
     """(text, name for messages); a FileError says why it cannot be read."""
     try:
         if path == "-":
-            return sys.stdin.buffer.read().decode("utf-8"), "<stdin>"
-        return Path(path).read_text(encoding="utf-8"), path
+            return program_text(sys.stdin.buffer.read()), "<stdin>"
+        return program_text(Path(path).read_bytes()), path
     except FileNotFoundError:
         reason = "no such file"
     except IsADirectoryError:
