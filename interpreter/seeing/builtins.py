@@ -7,6 +7,7 @@ may also ask for the trace (`dg --trace`) and an anomaly check of every run (`--
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from dglang.autograd import Tensor
@@ -16,17 +17,16 @@ from dglang.interpreter.core.runtime import Builtin, CallContext
 from dglang.interpreter.core.session import Session
 
 from .anomaly import AnomalyCheck, AnomalyMode
-from .collapse import collapse_loops
-from .dot import DEFAULT, DotOptions, to_dot
 from .gradcheck_table import SIGNATURE, make_gradcheck
 from .graph import MAX_NODES, Graph, collect
 from .passes import LastBackward
 from .provenance import Stamper
-from .render import svg
-from .stepper import STEPPER_LIMIT, stepper_html
 from .text_picture import text_picture
 from .trace import Tracer
 from .values import source_text
+
+if TYPE_CHECKING:
+    from .dot import DotOptions
 
 
 @dataclass
@@ -57,18 +57,27 @@ class Seeing:
         """The recorded graph behind `y`, with what the last backward pass did if it went through it."""
         return collect(y, self.last_backward.last, limit)
 
-    # What a front end shows (the command line writes them to files; a notebook shows them inline):
-    def dot(self, y: Tensor, name: str, options: DotOptions = DEFAULT) -> str:
+    # What a front end shows (the command line writes them to files; a notebook shows them inline).
+    # Their modules load when first asked for, so a program that never draws starts no slower.
+    def dot(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
         """The picture of `y`'s graph as DOT text."""
-        return to_dot(self.graph(y), name, options)
+        from .dot import DEFAULT, to_dot
 
-    def svg(self, y: Tensor, name: str, options: DotOptions = DEFAULT) -> str:
+        return to_dot(self.graph(y), name, options or DEFAULT)
+
+    def svg(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
         """The picture of `y`'s graph as SVG text, laid out by Graphviz (a GraphvizError without it)."""
+        from .render import svg
+
         return svg(self.dot(y, name, options))
 
-    def stepper(self, y: Tensor, name: str, options: DotOptions = DEFAULT) -> str:
+    def stepper(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
         """The page that steps through `y`'s graph, forward and backward, as HTML text (see stepper.py)."""
-        return stepper_html(collapse_loops(self.graph(y, STEPPER_LIMIT)), name, options)
+        from .collapse import collapse_loops
+        from .dot import DEFAULT
+        from .stepper import STEPPER_LIMIT, stepper_html
+
+        return stepper_html(collapse_loops(self.graph(y, STEPPER_LIMIT)), name, options or DEFAULT)
 
 
 INSTALLED: WeakKeyDictionary[Session, Seeing] = WeakKeyDictionary()

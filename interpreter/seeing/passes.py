@@ -17,7 +17,7 @@ from dglang.autograd.tensor import recording
 from dglang.interpreter.core.source import Site
 
 
-@dataclass(eq=False)
+@dataclass(slots=True, eq=False)
 class Step:
     """One step: `tensor`'s rule ran on the gradient `g` arriving at it and `sent` one gradient per
     input (None for an input that needs none), before any summing back over broadcast axes."""
@@ -32,24 +32,36 @@ class Step:
 class BackwardPass:
     """One backward pass (a `grad` statement or a `gradient()` call), as the engine told it.
 
-    received  for each tensor the pass reached, by id: the tensor (kept, so its id stays its own)
-              and the whole gradient it received (for a leaf, the sum over the ops that use it)
-    leaves    each leaf that accumulated, with what it received and its `.grad` after adding it
+    steps     in order: step k is steps[k - 1]
+    leaves    for each leaf the pass reached, by id: the leaf (kept, so its id stays its own) and
+              the whole gradient it received (the sum over the ops that use it)
+    grads     each leaf that accumulated, with what it received and its `.grad` after adding it
     """
 
     root: Tensor
     seed: Tensor
     site: Site | None  # the `grad` statement (or `gradient()` call) that started it
     steps: list[Step] = field(default_factory=list)
-    received: dict[int, tuple[Tensor, Tensor]] = field(default_factory=dict)
-    leaves: list[tuple[Tensor, Tensor, Tensor]] = field(default_factory=list)
-    step_of: dict[int, Step] = field(default_factory=dict)  # by id of the tensor whose rule ran
+    leaves: dict[int, tuple[Tensor, Tensor]] = field(default_factory=dict)
+    grads: list[tuple[Tensor, Tensor, Tensor]] = field(default_factory=list)
+    _step_of: dict[int, Step] | None = None
+
+    @property
+    def step_of(self) -> dict[int, Step]:
+        """The step of each tensor whose rule ran, by id (made when a picture first asks)."""
+        if self._step_of is None or len(self._step_of) != len(self.steps):
+            self._step_of = {id(step.tensor): step for step in self.steps}
+        return self._step_of
 
     def reached(self, t: Tensor) -> bool:
-        return id(t) in self.received
+        return id(t) in self.leaves or id(t) in self.step_of
 
     def gradient_of(self, t: Tensor) -> Tensor | None:
-        got = self.received.get(id(t))
+        """What `t` received in this pass: the g its rule ran on, or a leaf's sum."""
+        step = self.step_of.get(id(t))
+        if step is not None:
+            return step.g
+        got = self.leaves.get(id(t))
         return got[1] if got is not None else None
 
     @property
@@ -71,16 +83,14 @@ class LastBackward:
         self.last = BackwardPass(root, seed, site if isinstance(site, Site) else None)
 
     def on_visit(self, t: Tensor, g: Tensor) -> None:
-        if self.last is not None:
-            self.last.received[id(t)] = (t, g)
+        if self.last is not None and t.grad_fn is None:  # an op's g is kept with its step
+            self.last.leaves[id(t)] = (t, g)
 
     def on_step(self, t: Tensor, g: Tensor, sent: tuple[Any, ...]) -> None:
         last = self.last
         if last is not None:
-            step = Step(len(last.steps) + 1, t, g, tuple(sent))
-            last.steps.append(step)
-            last.step_of[id(t)] = step
+            last.steps.append(Step(len(last.steps) + 1, t, g, tuple(sent)))
 
     def on_leaf(self, leaf: Tensor, g: Tensor, total: Tensor) -> None:
         if self.last is not None:
-            self.last.leaves.append((leaf, g, total))
+            self.last.grads.append((leaf, g, total))

@@ -21,6 +21,7 @@ class Stamper:
     def __init__(self, context: RunContext) -> None:
         self.loops = context.loops
         self.count = 0
+        self.iterations: tuple[Iteration, ...] = ()  # the last stamped, shared while they stay the same
 
     def on_record(self, t: Tensor) -> None:
         node = t.grad_fn
@@ -28,8 +29,11 @@ class Stamper:
         if not isinstance(site, Site):
             return
         self.count += 1
-        loops = self.loops
-        iterations = tuple([(run, run.count) for run in loops]) if loops else ()
+        loops, iterations = self.loops, self.iterations
+        if len(loops) != len(iterations) or any(
+            run is not it[0] or run.count != it[1] for run, it in zip(loops, iterations, strict=False)
+        ):
+            iterations = self.iterations = tuple([(run, run.count) for run in loops])
         node.where = Site(site.span, site.branches, iterations, self.count)  # type: ignore[union-attr]
 
 

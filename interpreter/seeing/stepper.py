@@ -256,7 +256,7 @@ def backward_data(
                 "received": summary(g.data),
                 "grad": summary(total.data),
             }
-            for leaf, g, total in drawn.leaves
+            for leaf, g, total in drawn.grads
             if id(leaf) in shown_as
         ],
     }
