@@ -163,10 +163,10 @@ def to_dot(graph: Graph, name: str, options: DotOptions = DEFAULT) -> str:
             )
         for i, run in not_run:
             if run.call is call:
-                text = f"not run: {arm_list(run)}\\l" + "".join(
-                    f"{n:>4} | {code}\\l" for arm in run.arms for n, code in run.lines(arm)
-                )
-                out.append(f'{indent}u{i} [id=u{i}, label="{escape_keep_breaks(text)}", {theme.not_run}];')
+                lines = [f"not run: {arm_list(run)}"]
+                lines += [f"{n:>4} | {code}" for arm in run.arms for n, code in run.lines(arm)]
+                text = "".join(escaped(line) + "\\l" for line in lines)  # \l: each line left-justified
+                out.append(f'{indent}u{i} [id=u{i}, label="{text}", {theme.not_run}];')
                 out.append(f"{indent}{{rank=same; n{run.beside}; u{i};}}")
         for sub in inner.get(id(call), []):
             clusters.append(sub)
@@ -214,7 +214,8 @@ def hubs(graph: Graph) -> set[int]:
     uses: dict[int, int] = {}
     for edge in graph.edges:
         uses[edge.drawn_from] = uses.get(edge.drawn_from, 0) + 1
-    return {n for n, count in uses.items() if count > HUB_USES and graph.nodes[n].op is None}
+    leaves = ("parameter", "data", "constant")
+    return {n for n, count in uses.items() if count > HUB_USES and graph.nodes[n].kind in leaves}
 
 
 def copy_id(edge: Edge) -> str:
@@ -222,9 +223,9 @@ def copy_id(edge: Edge) -> str:
     return f"n{edge.drawn_from}_e{edge.target}_{edge.position}"
 
 
-def escape_keep_breaks(text: str) -> str:
-    """Quote text for DOT but keep its `\\l` line breaks (left-justified lines)."""
-    return text.replace("\\l", "\0").replace("\\", "\\\\").replace('"', '\\"').replace("\0", "\\l")
+def escaped(text: str) -> str:
+    """Text inside a quoted DOT string."""
+    return quote(text)[1:-1]
 
 
 def arm_list(run: NotRun) -> str:

@@ -8,6 +8,7 @@ sent along each edge and what each node received.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 from dglang.autograd import Tensor
@@ -142,10 +143,10 @@ def collect(root: Tensor, last: BackwardPass | None = None, limit: int = MAX_NOD
     last backward pass, if it went through this graph, what it sent along each edge."""
     numbers_of: dict[int, int] = {id(root): 1}
     nodes: dict[int, GraphNode] = {}
-    pending = [root]
+    pending = deque([root])  # breadth first: numbers grow with the distance from the output
     truncated = 0
     while pending:
-        t = pending.pop(0)
+        t = pending.popleft()
         node = GraphNode(numbers_of[id(t)], t, kind_of(t, t is root))
         nodes[node.number] = node
         recorded = t.grad_fn

@@ -13,9 +13,10 @@ takes no gradient (a constant, data) shares its edge's line.
 from __future__ import annotations
 
 from .graph import Edge, Graph, GraphNode, arm_phrase, from_edges_drawn
+from .passes import BackwardPass
 from .provenance import call_phrase, outer_iterations, ran_phrase
 from .untaken import NotRun
-from .values import summary
+from .values import source_text, summary
 
 
 def text_picture(graph: Graph, name: str | None = None, untaken: bool = False) -> str:
@@ -27,43 +28,34 @@ def text_picture(graph: Graph, name: str | None = None, untaken: bool = False) -
         head += " (it requires no grad, so nothing was recorded)"
     lines = [head]
     drawn: set[int] = set()
-    # (node, the edge above it or None, prefix for the edge's line, prefix for the node's children)
+    # (node, the edge above it or None, the connector that starts the edge's line, the prefix of
+    # the lines under it)
     stack: list[tuple[int, Edge | None, str, str]] = [(1, None, "", "")]
     while stack:
-        number, edge, lead, indent = stack.pop()
+        number, edge, connector, indent = stack.pop()
         node = graph.nodes[number]
-        on_edge_line = edge is not None and not edge.gradient
-        if edge is not None:
-            above = f"{lead}{edge.label}"
-            lead = above + ": " if on_edge_line else ""
-            if not on_edge_line:
-                lines.append(above)
-        node_lead = lead if on_edge_line else indent_of(edge, indent)
+        if edge is None:  # the output
+            lead = ""
+        elif edge.gradient:  # the edge on a line of its own, the node under it
+            lines.append(connector + edge.label)
+            lead = indent
+        else:  # an input that takes no gradient shares its edge's line
+            lead = f"{connector}{edge.label}: "
         if number in drawn:
-            lines.append(f"{node_lead}[{number}] {node.title} (drawn above)")
+            lines.append(f"{lead}[{number}] {node.title} (drawn above)")
             continue
         drawn.add(number)
-        lines.append(f"{node_lead}{describe(graph, node)}")
-        children = node.edges
-        for i in reversed(range(len(children))):
-            last = i == len(children) - 1
+        lines.append(lead + describe(graph, node))
+        for i in reversed(range(len(node.edges))):
+            last = i == len(node.edges) - 1
+            child = node.edges[i]
             stack.append(
-                (
-                    children[i].source,
-                    children[i],
-                    indent + ("└─ " if last else "├─ "),
-                    indent + ("   " if last else "│  "),
-                )
+                (child.source, child, indent + ("└─ " if last else "├─ "), indent + ("   " if last else "│  "))
             )
     if graph.truncated:
         lines.append(f"... and {graph.truncated} more nodes not shown")
     lines += footer(graph, untaken)
     return "\n".join(lines) + "\n"
-
-
-def indent_of(edge: Edge | None, children_indent: str) -> str:
-    """A node under an edge line starts where its children's connectors start."""
-    return children_indent if edge is not None else ""
 
 
 def describe(graph: Graph, node: GraphNode) -> str:
@@ -123,30 +115,37 @@ def footer(graph: Graph, untaken: bool) -> list[str]:
 
 
 def if_phrase(run: NotRun) -> str:
-    """`the if on line 4, in iteration 2 of the for on line 3 in f() called at line 9,`."""
+    """`the if on line 4 (iteration 2 of the for on line 3, in f() called at line 9)`."""
     text = f"the if on line {run.branch.if_line}"
     context = run.during + ([f"in {call_phrase(run.call)}"] if run.call is not None else [])
     return text + (" (" + ", ".join(context) + ")" if context else "")
 
 
 def backward_note(graph: Graph) -> list[str]:
+    """Which backward pass the gradients come from, and which of its steps are drawn."""
     drawn, other = graph.backward, graph.not_backpropagated
     if drawn is not None:
         steps = graph.steps()
-        where = f"the grad on line {drawn.line}" if drawn.line is not None else "the last backward pass"
+        where = pass_phrase(drawn)
         if steps is None:
             return [f"backward: {where} ran no rule of this graph"]
         first, last = steps
         text = f"backward: {where}, steps {first} to {last}" if first != last else f"backward: {where}, step {first}"
         if drawn.root is not graph.root:
             root_step = drawn.step_of.get(id(drawn.root))
-            began = f"at step {root_step.number}" if root_step is not None else "above it"
-            text += f" (it began {began}, above this graph)"
+            text += f" (it began at step {root_step.number}, above this graph)" if root_step else " (it began above)"
         return [text]
     if other is not None:
-        where = f"the grad on line {other.line}" if other.line is not None else "the last backward pass"
-        return [f"no gradients: {where} did not go through this graph"]
+        return [f"no gradients: {pass_phrase(other)} did not go through this graph"]
     return []
+
+
+def pass_phrase(drawn: BackwardPass) -> str:
+    """`the grad on line 15`, or `the gradient() call on line 7`."""
+    if drawn.site is None:
+        return "the last backward pass"
+    what = "grad" if source_text(drawn.site.span).startswith("grad ") else "gradient() call"
+    return f"the {what} on line {drawn.site.span.line}"
 
 
 def key(graph: Graph) -> list[str]:
