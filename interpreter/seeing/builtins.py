@@ -73,10 +73,13 @@ def add_builtins(seeing: Seeing) -> None:
         written = source_text(context.span)  # "graph(out_positive)": name the picture as the program does
         session.write(text_picture(seeing.graph(y), written[written.find("(") + 1 : -1].strip() or None))
 
+    def explain(message: str, help: str | None) -> None:  # what `assert gradcheck(...)` says when it fails
+        session.context.why_not = (message, help)
+
     session.add_builtins(
         {
             "graph": Builtin("graph", graph, "graph(y)", wants_context=True, when_used=seeing.keep_backward),
-            "gradcheck": Builtin("gradcheck", make_gradcheck(session.write), SIGNATURE, wants_context=True),
+            "gradcheck": Builtin("gradcheck", make_gradcheck(session.write, explain), SIGNATURE, wants_context=True),
             "detect_anomaly": AnomalyMode(),
         }
     )
