@@ -1,2 +1,4 @@
 # Planted: Python imports sitecustomize at start-up from anywhere on its path.
-open("PLANTED_CODE_RAN", "w").write("sitecustomize.py")
+from pathlib import Path
+
+Path("PLANTED_CODE_RAN").write_text("sitecustomize.py")
