@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -26,10 +25,11 @@ from dglang.interpreter.core.source import Source
 
 from ..program_files import read_program
 from .collecting import collect
-from .grader import Assignment, Graded, grade
+from .grader import Assignment, Graded, grade, not_run
 from .gradescope import results_json, write_autograder
 from .isolation import SystemLimits
 from .submissions import Submission, find_submissions
+from .worker_process import Processes, kill
 
 EXIT_OK, EXIT_USAGE, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_INTERRUPTED = 0, 2, 65, 66, 130
 STARTUP = 30  # seconds a submission's process may take beyond its runs' timeouts (start-up, copying)
@@ -105,9 +105,7 @@ def memory_mb(args: argparse.Namespace) -> int:
 
 def grade_all(submissions: list[Submission], assignment: Assignment, workers: int) -> list[Graded] | None:
     """Grade every submission, `workers` at a time; None if interrupted (every worker is killed)."""
-    from .grader import kill
-
-    processes: set[subprocess.Popen[bytes]] = set()
+    processes: Processes = set()
     results: list[Graded] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(grade_safely, s, assignment, processes): s for s in submissions}
@@ -128,10 +126,8 @@ def grade_all(submissions: list[Submission], assignment: Assignment, workers: in
     return sorted(results, key=lambda g: g.submission.name)
 
 
-def grade_safely(submission: Submission, assignment: Assignment, processes: set[subprocess.Popen[bytes]]) -> Graded:
+def grade_safely(submission: Submission, assignment: Assignment, processes: Processes) -> Graded:
     """A bug in the grader costs one submission its grade, not the class its results."""
-    from .grader import not_run
-
     try:
         return grade(submission, assignment, processes)
     except Exception as e:

@@ -104,6 +104,7 @@ fi
 
 STUDENT = "dg-student"
 PACKAGE_FOLDERS = ("autograd", "grammar", "interpreter")  # what DG installs, under the package dglang
+SOURCE_FILES = (".py", ".lark")
 
 
 def write_autograder(folder: Path, tests: Path, options: list[str]) -> Path:
@@ -137,15 +138,14 @@ def copy_dg(target: Path) -> None:
     shutil.copyfile(root / "__init__.py", package / "__init__.py")
     names = ["dglang"]
     for top in PACKAGE_FOLDERS:
-        for init in sorted((root / top).rglob("__init__.py")):
-            source = init.parent
+        for source in sorted({p.parent for p in (root / top).rglob("*") if p.suffix in SOURCE_FILES}):
             if "__pycache__" in source.parts:
                 continue
             relative = source.relative_to(root)
             names.append(".".join(["dglang", *relative.parts]))
             (package / relative).mkdir(parents=True, exist_ok=True)
-            for file in source.iterdir():
-                if file.suffix in (".py", ".lark") and file.is_file():
+            for file in sorted(source.iterdir()):
+                if file.suffix in SOURCE_FILES and file.is_file():
                     shutil.copyfile(file, package / relative / file.name)
     (target / "pyproject.toml").write_text(pyproject(names))
 

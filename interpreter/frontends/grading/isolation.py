@@ -85,6 +85,10 @@ def environment(folders: Folders) -> dict[str, str]:
     for name in ("PATH", "SYSTEMROOT", "LANG", "LC_ALL"):  # Windows needs SYSTEMROOT to start Python
         if name in os.environ:
             env[name] = os.environ[name]
+    if os.environ.get("PYTHONPATH"):  # DG run from a folder rather than installed: find it there too
+        places = os.environ["PYTHONPATH"].split(os.pathsep)
+        # made absolute: a relative entry would be read from the submission's folder
+        env["PYTHONPATH"] = os.pathsep.join(str(Path(p).resolve()) for p in places if p)
     return env
 
 
