@@ -183,3 +183,11 @@ def test_a_long_recorded_graph_is_copied_without_recursion_and_grad_reaches_the_
     session.execute(session.compile("grad y"), copy)  # type: ignore[attr-defined]
     assert copy.vars["x"].grad.item() == 1.0  # type: ignore[attr-defined]
     assert session.globals.vars["x"].grad is None  # type: ignore[attr-defined]
+
+
+def test_a_reader_that_leaves_early_gets_no_error(tmp_path: Path) -> None:
+    many = "".join(f"def test_{i}():\n    print({i})\n" for i in range(3000))
+    (tmp_path / "work.dg").write_text(many)
+    shell = f"{sys.executable} -m dglang.interpreter test work.dg | head -1"
+    result = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert result.stdout == "work.dg::test_0 PASSED\n" and result.stderr == ""

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TextIO
 
-from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.errors import DGError, OutputClosed
 from dglang.interpreter.core.parser import parse
 from dglang.interpreter.core.report import format_error
 from dglang.interpreter.core.source import Source
@@ -38,7 +38,13 @@ GRADESCOPE_WALL = 540  # seconds
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    out = out if out is not None else sys.stdout
+    try:
+        return grade_class(args, out if out is not None else sys.stdout)
+    except BrokenPipeError:  # `dg ... | head`: the reader left; stop quietly, as `dg FILE` does
+        raise OutputClosed from None
+
+
+def grade_class(args: argparse.Namespace, out: TextIO) -> int:
     try:
         tests_text, tests_name = read_program(args.tests)
     except DGError as e:

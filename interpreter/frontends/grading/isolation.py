@@ -72,7 +72,6 @@ def environment(folders: Folders) -> dict[str, str]:
         "TEMP": temp,
         "TMP": temp,
         "DG_CACHE": "off",
-        "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUTF8": "1",
         "PYTHONIOENCODING": "utf-8",
         # DG installed with `pip install --user` is found under the grader's own user base, not HOME.

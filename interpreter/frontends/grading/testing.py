@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.errors import DGError, OutputClosed
 from dglang.interpreter.core.limits import Limits
 from dglang.interpreter.core.parser import parse
 from dglang.interpreter.core.report import format_error
@@ -32,7 +32,13 @@ EXIT_SYNTAX, EXIT_NOINPUT, EXIT_RUNTIME, EXIT_INTERRUPTED = 65, 66, 70, 130
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    out = out if out is not None else sys.stdout
+    try:
+        return test_file(args, out if out is not None else sys.stdout)
+    except BrokenPipeError:  # `dg ... | head`: the reader left; stop quietly, as `dg FILE` does
+        raise OutputClosed from None
+
+
+def test_file(args: argparse.Namespace, out: TextIO) -> int:
     try:
         text, name = read_program(args.file)
     except DGError as e:
