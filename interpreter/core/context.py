@@ -20,7 +20,7 @@ class RunContext:
     max_depth    deepest nesting of DG calls before a RecursionError
     max_steps    loop iterations, comprehension items and calls a run may make (None: no limit)
     steps        how many it has made so far (counted only when there is a limit)
-    echo         shows the value of an expression statement in a REPL cell
+    show         shows the value of an expression statement in a REPL cell
     pause        what `breakpoint()` does (open a debugger), or None to carry on
     rebound_parameter  where a program last rebound a parameter inside `no_grad`, for `grad`'s hint
     why_not      set by a builtin that answered no (gradcheck returning False): its message and help,
@@ -31,7 +31,7 @@ class RunContext:
     max_depth: int = 10_000
     max_steps: int | None = None
     steps: int = 0
-    echo: Callable[[Any], None] = lambda value: None
+    show: Callable[[Any], None] = lambda value: None
     pause: Callable[[Any], None] | None = None
     rebound_parameter: tuple[str, Span] | None = None
     why_not: tuple[str, str | None] | None = None

@@ -54,7 +54,7 @@ class Session:
         self.allowed_dirs = [Path(d).resolve() for d in allowed_dirs]  # `--allow-path`: more folders load_csv may read
         self.limits = limits if limits is not None else Limits()
         self.context = RunContext(
-            max_depth=max_depth, max_steps=self.limits.max_steps, echo=self.echo, pause=self.pause
+            max_depth=max_depth, max_steps=self.limits.max_steps, show=self.echo, pause=self.pause
         )
         self.printed = 0  # bytes written so far in this run
         # What `breakpoint()` does: a front end sets a debugger here; None lets the program go on.

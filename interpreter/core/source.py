@@ -5,6 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+def program_text(data: bytes) -> str:
+    """A program file's text: UTF-8, without the byte-order mark some Windows editors write first,
+    and with Windows' "\r\n" (and old Macs' "\r") line ends read as "\n", as Python reads a file."""
+    return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Source:
     """A program's text and the name errors call it by (a path, `<stdin>`, `<repl>`)."""

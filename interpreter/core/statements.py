@@ -32,7 +32,7 @@ class Statements(CompilerBase):
                 value(env)
 
             return run
-        show, span = self.context.echo, node.span
+        show, span = self.context.show, node.span
 
         def echoed(env: Env) -> None:  # a REPL cell shows the value
             result = value(env)

@@ -18,6 +18,7 @@ from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
 from dglang.interpreter.core.report import format_error
 
 from .program_files import read_program
+from .streams import use_utf8
 
 if TYPE_CHECKING:
     from dglang.interpreter.core.session import Session
@@ -215,6 +216,7 @@ def limit_options(p: argparse.ArgumentParser, default_output: int, timeout: floa
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    use_utf8()
     try:
         return dispatch(argv)
     except UsageError as e:

@@ -6,14 +6,15 @@ import sys
 from pathlib import Path
 
 from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.source import program_text
 
 
 def read_program(path: str) -> tuple[str, str]:
     """(text, name for messages); a FileError says why it cannot be read."""
     try:
         if path == "-":
-            return sys.stdin.buffer.read().decode("utf-8"), "<stdin>"
-        return Path(path).read_text(encoding="utf-8"), path
+            return program_text(sys.stdin.buffer.read()), "<stdin>"
+        return program_text(Path(path).read_bytes()), path
     except FileNotFoundError:
         reason = "no such file"
     except IsADirectoryError:

@@ -24,7 +24,7 @@ from dglang.interpreter.core.parser import SyntaxProblem, interactive, keywords,
 from dglang.interpreter.core.report import call_stack, format_error
 from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function, GradMode, show_short
 from dglang.interpreter.core.session import Session
-from dglang.interpreter.core.source import Span
+from dglang.interpreter.core.source import Span, program_text
 from dglang.interpreter.seeing.builtins import install
 from dglang.interpreter.seeing.graph import text_picture
 
@@ -229,7 +229,7 @@ def _load(repl: Repl, argument: str) -> Outcome:
         return Outcome.ERROR
     path = Path(argument).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = program_text(path.read_bytes())
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) else "it is not UTF-8 text"
         repl.report(DGError("CommandError", f"cannot load '{argument}': {reason}"))

@@ -91,7 +91,7 @@ def write(dot_text: str, path: Path) -> None:
     """Write DOT as it is, or turn it into SVG/PNG with Graphviz's `dot`."""
     kind = path.suffix.lower().lstrip(".")
     if kind in ("dot", "gv"):
-        path.write_text(dot_text)
+        path.write_text(dot_text, encoding="utf-8")
         return
     if kind not in ("svg", "png"):
         raise DGError("UsageError", f"cannot write '{path}': the name must end in .dot, .svg or .png")
