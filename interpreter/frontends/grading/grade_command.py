@@ -27,9 +27,9 @@ from ..program_files import read_program
 from .collecting import collect
 from .grader import Assignment, Graded, grade, not_run
 from .gradescope import results_json, write_autograder
-from .isolation import SystemLimits
+from .isolation import SystemLimits, kill
 from .submissions import Submission, find_submissions
-from .worker_process import Processes, kill
+from .worker_process import Processes
 
 EXIT_OK, EXIT_USAGE, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_INTERRUPTED = 0, 2, 65, 66, 130
 STARTUP = 30  # seconds a submission's process may take beyond its runs' timeouts (start-up, copying)

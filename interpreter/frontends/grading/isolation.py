@@ -7,7 +7,8 @@ outlives its wall clock, everywhere; on Linux and macOS the process also sets re
 itself before it reads any student's code: CPU seconds (RLIMIT_CPU), address space (RLIMIT_AS;
 macOS does not enforce it), the size of any file it writes (RLIMIT_FSIZE: it writes none) and no
 core files. Windows has no such limits without extra packages: there the wall clock and DG's
-counters are all (docs/grading.md says so).
+counters are all (docs/grading.md says so). This module holds every call that differs between
+the systems, each with what it does on the others.
 
 The process runs in a fresh temporary folder holding only its submission's copy, with HOME, the
 XDG folders and the temporary folder pointed inside it, so nothing of the teacher's (a cache, a
@@ -18,10 +19,13 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import site
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DEFAULT_MEMORY = 2 * 1024**3  # bytes of address space: Python and NumPy take about 150 MB of it
 MAX_FILE = 16 * 1024**2  # bytes in any file the process writes (DG programs write none)
@@ -112,3 +116,23 @@ def apply(limits: SystemLimits) -> None:
             resource.setrlimit(kind, (soft, hard))
         except (ValueError, OSError):  # macOS refuses RLIMIT_AS: DG's own counters still hold
             print(f"dg grade: could not set resource limit {kind}", file=sys.stderr)
+
+
+# ---- the worker's process -------------------------------------------------------------------------
+def own_process_group(user: str | None) -> dict[str, Any]:
+    """subprocess.Popen's options for a worker: a process group of its own, so that killing it kills
+    anything it started (POSIX), and on POSIX as root, another user."""
+    if os.name != "posix":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined]
+    return {"start_new_session": True, **({"user": user} if user is not None else {})}
+
+
+def kill(process: subprocess.Popen[bytes]) -> None:
+    """Kill a worker and its process group (on Windows, the worker: it starts nothing)."""
+    try:
+        if os.name == "posix":
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    except OSError:  # already gone
+        pass

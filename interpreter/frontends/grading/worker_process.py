@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from .isolation import Folders, SystemLimits, environment
+from .isolation import Folders, SystemLimits, environment, kill, own_process_group
 from .worker import Request
 
 WORKER = [sys.executable, "-P", "-m", "dglang.interpreter.frontends.grading.worker"]
@@ -57,13 +56,7 @@ def run_worker(
 ) -> WorkerRun:
     """Run a worker on `request` in the submission's folder until it ends, its wall clock runs out,
     or it goes `limits.stall_seconds` without finishing a step (a run its own --timeout did not stop)."""
-    options: dict[str, Any] = {}
-    if os.name == "posix":
-        options["start_new_session"] = True  # a process group of its own, killed as one
-        if user is not None:
-            options["user"] = user
-    else:
-        options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+    options = own_process_group(user)
     process = subprocess.Popen(
         WORKER,
         cwd=folders.submission,
@@ -157,17 +150,6 @@ def parse_events(data: bytes) -> list[dict[str, Any]]:
         if isinstance(event, dict) and isinstance(event.get("event"), str):
             events.append(event)
     return events
-
-
-def kill(process: subprocess.Popen[bytes]) -> None:
-    """Kill the worker and anything it started."""
-    try:
-        if os.name == "posix":
-            os.killpg(process.pid, signal.SIGKILL)
-        else:
-            process.kill()
-    except OSError:  # already gone
-        pass
 
 
 def why_it_ended(run: WorkerRun, limits: WorkerLimits, total_seconds: float, system: SystemLimits) -> str:
