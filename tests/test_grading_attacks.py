@@ -12,6 +12,7 @@ import json
 import os
 import pickle
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -47,7 +48,7 @@ def assignment(**changes: object) -> grader.Assignment:
 
 
 def grade(path: Path, **changes: object) -> grader.Graded:
-    return grader.grade(Submission(path.name, path), assignment(**changes), set())
+    return grader.grade(Submission(path.name, path), assignment(**changes), worker_process.Workers())
 
 
 # ---- planted files ------------------------------------------------------------------------------
@@ -319,3 +320,37 @@ def test_results_of_the_stand_in_are_read_line_by_line() -> None:
     events = worker_process.parse_events(b'{"event": "done"}\nnot json\n{"x": 1}\n[1]\n{"event": "test", "name": "a"}')
     assert events == [{"event": "done"}, {"event": "test", "name": "a"}]
     assert json.loads(grader.Assignment.request(assignment(), "p.dg", []).to_json())["program"] == "p.dg"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="finds the workers in /proc")
+def test_ctrl_c_stops_the_grader_and_every_worker(tmp_path: Path) -> None:
+    class_ = tmp_path / "class"
+    class_.mkdir()
+    for i in range(4):
+        shutil.copyfile(SAMPLE / "submissions" / "infinite_loop.dg", class_ / f"loop{i}.dg")
+    temporary = tmp_path / "tmp"  # the workers' folders are made here, so they can be found by it
+    temporary.mkdir()
+    command = [sys.executable, "-m", "dglang.interpreter", "grade", str(class_), "--tests", str(SAMPLE / "tests.dg")]
+    command += ["--timeout", "60", "--out", str(tmp_path / "out")]
+    grading = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=str(temporary)))
+    deadline = time.monotonic() + 60
+    while not workers_in(temporary) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert workers_in(temporary), "no worker started"
+    grading.send_signal(signal.SIGINT)
+    assert grading.wait(timeout=30) == 130
+    assert "dg: KeyboardInterrupt: interrupted" in (grading.stderr.read() if grading.stderr else "")
+    time.sleep(0.5)
+    assert workers_in(temporary) == []
+
+
+def workers_in(folder: Path) -> list[int]:
+    """The processes working in a folder under `folder` (Linux: read from /proc)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if (entry / "cwd").resolve().is_relative_to(folder):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found

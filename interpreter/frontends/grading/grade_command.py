@@ -27,9 +27,9 @@ from ..program_files import read_program
 from .collecting import collect
 from .grader import Assignment, Graded, grade, not_run
 from .gradescope import results_json, write_autograder
-from .isolation import SystemLimits, kill
+from .isolation import SystemLimits
 from .submissions import Submission, find_submissions
-from .worker_process import Processes
+from .worker_process import Workers
 
 EXIT_OK, EXIT_USAGE, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_INTERRUPTED = 0, 2, 65, 66, 130
 STARTUP = 30  # seconds a submission's process may take beyond its runs' timeouts (start-up, copying)
@@ -109,12 +109,12 @@ def memory_mb(args: argparse.Namespace) -> int:
     return GRADESCOPE_MEMORY if args.gradescope is not None else LOCAL_MEMORY
 
 
-def grade_all(submissions: list[Submission], assignment: Assignment, workers: int) -> list[Graded] | None:
-    """Grade every submission, `workers` at a time; None if interrupted (every worker is killed)."""
-    processes: Processes = set()
+def grade_all(submissions: list[Submission], assignment: Assignment, at_once: int) -> list[Graded] | None:
+    """Grade every submission, `at_once` at a time; None if interrupted (every worker is killed)."""
+    workers = Workers()
     results: list[Graded] = []
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(grade_safely, s, assignment, processes): s for s in submissions}
+    with ThreadPoolExecutor(max_workers=at_once) as pool:
+        futures = {pool.submit(grade_safely, s, assignment, workers): s for s in submissions}
         try:
             for i, future in enumerate(as_completed(futures), 1):
                 graded = future.result()
@@ -126,16 +126,15 @@ def grade_all(submissions: list[Submission], assignment: Assignment, workers: in
                 )
         except KeyboardInterrupt:
             pool.shutdown(wait=False, cancel_futures=True)
-            for process in list(processes):
-                kill(process)
+            workers.stop()
             return None
     return sorted(results, key=lambda g: g.submission.name)
 
 
-def grade_safely(submission: Submission, assignment: Assignment, processes: Processes) -> Graded:
+def grade_safely(submission: Submission, assignment: Assignment, workers: Workers) -> Graded:
     """A bug in the grader costs one submission its grade, not the class its results."""
     try:
-        return grade(submission, assignment, processes)
+        return grade(submission, assignment, workers)
     except Exception as e:
         why = f"the grader failed on this submission ({type(e).__name__}: {e}); this is a bug in DG"
         return not_run(submission, assignment, "grader error", why, 0.0)

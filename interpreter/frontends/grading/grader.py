@@ -22,7 +22,7 @@ from .collecting import Case
 from .isolation import Folders, SystemLimits
 from .submissions import Submission, SubmissionProblem, copy_submission, find_program
 from .worker import Request
-from .worker_process import Processes, WorkerLimits, WorkerRun, run_worker, status_of, why_it_ended
+from .worker_process import WorkerLimits, WorkerRun, Workers, run_worker, status_of, why_it_ended
 
 MAX_SHOWN_OUTPUT = 20_000  # characters of a program's own printing shown in its results
 # Seconds past its --timeout the grader waits for a step's result (Python's start-up, a loaded machine).
@@ -91,7 +91,7 @@ class Graded:
         return sum(t.score for t in self.tests)
 
 
-def grade(submission: Submission, assignment: Assignment, processes: Processes) -> Graded:
+def grade(submission: Submission, assignment: Assignment, workers: Workers) -> Graded:
     """Grade one submission (never raises for anything the submission does)."""
     start = time.monotonic()
     root = Path(tempfile.mkdtemp(prefix="dg-grade-"))
@@ -106,7 +106,7 @@ def grade(submission: Submission, assignment: Assignment, processes: Processes) 
         if assignment.user is not None:
             give_to(root, assignment.user)
         graded = Grading(submission, assignment, program, start)
-        graded.run(folders, processes)
+        graded.run(folders, workers)
         return graded.result()
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -127,13 +127,15 @@ class Grading:
         self.stopped: str | None = None  # why the last worker did not finish, if it did not
         self.status = "ok"
 
-    def run(self, folders: Folders, processes: Processes) -> None:
+    def run(self, folders: Folders, workers: Workers) -> None:
         """Run workers until every test has a result, the wall clock is spent, or nothing is left to try."""
         pending = list(self.assignment.cases)
         while pending:
             limits = self.assignment.worker_limits(time.monotonic() - self.start)
             request = self.assignment.request(self.program, pending)
-            run = run_worker(request, folders, limits, self.assignment.user, processes)
+            run = run_worker(request, folders, limits, self.assignment.user, workers)
+            if run.cancelled:
+                return
             self.first = self.first or run
             for event in run.tests():
                 case = next((c for c in pending if c.name == event.get("name")), None)

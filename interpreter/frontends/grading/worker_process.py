@@ -26,7 +26,33 @@ WORKER = [sys.executable, "-P", "-m", "dglang.interpreter.frontends.grading.work
 POLL = 0.1  # seconds between looks at a running worker
 MAX_ERRORS = 20_000  # bytes of a worker's standard error kept (Python's last words, if it crashes)
 
-Processes = set[subprocess.Popen[bytes]]  # the workers running now, for the grader to kill on Ctrl-C
+
+class Workers:
+    """The worker processes running now, so that Ctrl-C in the grader stops them all, and no new one
+    starts after it."""
+
+    def __init__(self) -> None:
+        self.running: set[subprocess.Popen[bytes]] = set()
+        self.lock = threading.Lock()
+        self.stopped = False
+
+    def start(self, command: list[str], **options: Any) -> subprocess.Popen[bytes] | None:
+        with self.lock:
+            if self.stopped:
+                return None
+            process = subprocess.Popen(command, **options)
+            self.running.add(process)
+            return process
+
+    def done(self, process: subprocess.Popen[bytes]) -> None:
+        with self.lock:
+            self.running.discard(process)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            for process in self.running:
+                kill(process)
 
 
 @dataclass
@@ -38,6 +64,7 @@ class WorkerRun:
     timed_out: bool = False  # the submission's wall clock ran out
     stalled: bool = False  # a step took far longer than its --timeout allows
     flooded: bool = False
+    cancelled: bool = False  # never started: the grader was stopping
     errors: str = ""
 
     @property
@@ -52,22 +79,17 @@ class WorkerRun:
 
 
 def run_worker(
-    request: Request, folders: Folders, limits: WorkerLimits, user: str | None, processes: Processes
+    request: Request, folders: Folders, limits: WorkerLimits, user: str | None, workers: Workers
 ) -> WorkerRun:
     """Run a worker on `request` in the submission's folder until it ends, its wall clock runs out,
     or it goes `limits.stall_seconds` without finishing a step (a run its own --timeout did not stop)."""
-    options = own_process_group(user)
-    process = subprocess.Popen(
-        WORKER,
-        cwd=folders.submission,
-        env=environment(folders),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        **options,
-    )
-    processes.add(process)
     run = WorkerRun()
+    pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    options = own_process_group(user)
+    process = workers.start(WORKER, cwd=folders.submission, env=environment(folders), **pipes, **options)
+    if process is None:  # the grader is stopping
+        run.cancelled = True
+        return run
     out, err = Received(), Received()
 
     def flood() -> None:
@@ -93,7 +115,7 @@ def run_worker(
             with contextlib.suppress(subprocess.TimeoutExpired):  # returns as soon as the worker ends
                 run.returncode = process.wait(timeout=POLL)
     finally:
-        processes.discard(process)
+        workers.done(process)
     for thread in threads:
         thread.join(timeout=5)
     run.events = parse_events(bytes(out.data))
