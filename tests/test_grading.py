@@ -213,3 +213,5 @@ def test_usage_errors(tmp_path: Path) -> None:
     missing = dg("grade", "nowhere", "--tests", str(SAMPLE / "tests.dg"), cwd=tmp_path)
     assert missing.returncode == 66 and "no such file or folder: 'nowhere'" in missing.stderr
     assert "--tests" in dg("grade", "x").stderr
+    user = dg("grade", "x", "--tests", str(SAMPLE / "tests.dg"), "--user", "no-such-user-here", cwd=tmp_path)
+    assert user.returncode == 2 and "--user no-such-user-here: there is no user" in user.stderr

@@ -27,7 +27,7 @@ from ..program_files import read_program
 from .collecting import collect
 from .grader import Assignment, Graded, grade, not_run
 from .gradescope import results_json, write_autograder
-from .isolation import SystemLimits
+from .isolation import SystemLimits, user_problem
 from .submissions import Submission, find_submissions
 from .worker_process import Workers
 
@@ -59,6 +59,8 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
         archive = write_autograder(Path(args.gradescope), Path(args.tests), autograder_options(args, len(cases)))
         out.write(f"wrote {args.gradescope}: upload {archive} as the autograder (docs/grading.md)\n")
         return EXIT_OK
+    if args.user is not None and (problem := user_problem(args.user)) is not None:
+        return fail(DGError("UsageError", f"--user {args.user}: {problem}"), EXIT_USAGE)
     if args.submissions is None:
         return fail(DGError("UsageError", "dg grade needs SUBMISSIONS (or --gradescope DIR)"), EXIT_USAGE)
     path = Path(args.submissions)

@@ -136,3 +136,18 @@ def kill(process: subprocess.Popen[bytes]) -> None:
             process.kill()
     except OSError:  # already gone
         pass
+
+
+def user_problem(user: str) -> str | None:
+    """Why the workers cannot run as `user` (`dg grade --user`), or None."""
+    if os.name != "posix":
+        return "--user works on Linux and macOS only"
+    import pwd
+
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        return f"there is no user '{user}'"
+    if os.geteuid() != 0:
+        return "only root can run the workers as another user"
+    return None
