@@ -243,6 +243,7 @@ def test_a_worker_that_dies_or_floods_costs_its_submission_only(
     bad = graded["bad.dg"]
     assert bad.score == 0 and bad.status == status
     assert [t.output for t in bad.tests] == [reason] * 4
+    assert bad.output == f"The grader stopped bad.dg before its top level finished: {reason.removeprefix('not run: ')}"
 
 
 def test_the_wall_clock_stops_a_submission_that_never_reports(stand_in: Path) -> None:

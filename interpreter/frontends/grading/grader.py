@@ -169,12 +169,14 @@ class Grading:
             self.results.get(c.name) or TestResult(c, False, f"not run: {self.stopped or 'no result came back'}")
             for c in self.assignment.cases
         ]
+        program = first.stage("program") if first is not None else None
+        if program is None:  # the process died (or the clock ran out) before the program finished
+            output = f"The grader stopped {self.program} before its top level finished: {self.stopped}"
+            return Graded(self.submission, self.status, output, tests, seconds)
         output = f"{self.program} ran; {sum(t.passed for t in tests)} of {len(tests)} tests passed"
         if self.stopped is not None:
             output += f"\nThe grader stopped it: {self.stopped}"
-        program = first.stage("program") if first is not None else None
-        if program is not None:
-            output += printed(self.program, program.get("output", ""))
+        output += printed(self.program, program.get("output", ""))
         return Graded(self.submission, self.status, output, tests, seconds)
 
 
