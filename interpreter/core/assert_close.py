@@ -9,7 +9,7 @@ it fails says how many entries differ, the largest difference, where it is and b
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
 
 from .errors import DGError
+from .runtime import text
 
 # PyTorch's defaults for float64, DG's only float type.
 RTOL = 1e-7
@@ -60,9 +61,8 @@ def assert_close(
     )
 
 
-def fail(message: str, help: str, msg: Any) -> None:
-    said = message if msg is None else f"{msg if isinstance(msg, str) else repr(msg)}: {message}"
-    raise DGError("AssertionError", said, help=help)
+def fail(message: str, help: str, msg: Any) -> NoReturn:
+    raise DGError("AssertionError", message if msg is None else f"{text(msg)}: {message}", help=help)
 
 
 def values(x: Any, name: str) -> np.ndarray:

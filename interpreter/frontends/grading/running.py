@@ -91,7 +91,12 @@ class Runner:
         builtins = self.session.builtins
         for i, test in enumerate(tests):
             last = i == len(tests) - 1  # the last test may have the state itself: no one runs after it
-            scope = self.scope if last else copy_state(self.scope, (builtins, builtins.vars))
+            try:
+                scope = self.scope if last else copy_state(self.scope, (builtins, builtins.vars))
+            except MemoryError:
+                error = DGError("MemoryError", "out of memory copying the program's variables for this test")
+                yield Outcome(test, False, "", format_error(error), 0.0)
+                continue
             yield self.run_test(test, scope)
 
     def run_test(self, test: Case, scope: Env) -> Outcome:
