@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -215,3 +216,11 @@ def test_usage_errors(tmp_path: Path) -> None:
     assert "--tests" in dg("grade", "x").stderr
     user = dg("grade", "x", "--tests", str(SAMPLE / "tests.dg"), "--user", "no-such-user-here", cwd=tmp_path)
     assert user.returncode == 2 and "--user no-such-user-here: there is no user" in user.stderr
+
+
+def test_results_written_into_the_class_folder_are_not_graded_next_time(tmp_path: Path) -> None:
+    shutil.copyfile(SAMPLE / "submissions" / "correct.dg", tmp_path / "alice.dg")
+    for _ in range(2):
+        result = dg("grade", ".", "--tests", str(SAMPLE / "tests.dg"), cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert [line.split()[0] for line in result.stdout.splitlines()[1:-1]] == ["alice.dg"]

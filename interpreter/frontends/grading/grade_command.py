@@ -67,7 +67,10 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
     if not path.exists():
         return fail(DGError("FileError", f"no such file or folder: '{path}'"), EXIT_NOINPUT)
     single = args.single or path.is_file()
+    folder = Path(args.out)
     submissions = [Submission(path.name, path)] if single else find_submissions(path)
+    # Results written into the class's own folder are not a submission on the next run.
+    submissions = [s for s in submissions if s.path.resolve() != folder.resolve()]
     assignment = Assignment(
         tests_name=Path(tests_name).name,
         tests_text=tests_text,
@@ -87,7 +90,6 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
     graded = grade_all(submissions, assignment, args.workers)
     if graded is None:
         return fail(DGError("KeyboardInterrupt", "interrupted"), EXIT_INTERRUPTED)
-    folder = Path(args.out)
     write_results(graded, folder, assignment, args.visibility, single=args.single)
     out.write(table(graded, assignment))
     out.write(f"results in {folder}{'' if args.single else ' (summary.csv, and results.json per submission)'}\n")
