@@ -67,6 +67,8 @@ def test_the_wheel_installs_beside_hips_autograd_and_uninstalls_without_breaking
     with zipfile.ZipFile(wheel) as z:
         top = {name.split("/")[0] for name in z.namelist()}
     assert top == {"dglang", wheel.name.split("-py3")[0] + ".dist-info"}, f"the wheel installs {top}"
+    with zipfile.ZipFile(wheel) as z:  # `dg graph -o out.html` inlines these into the page it writes
+        assert {f"dglang/interpreter/seeing/stepper.{kind}" for kind in ("html", "css", "js")} <= set(z.namelist())
 
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv, cwd=tmp_path)  # with pip in it, for the uninstall a user would run

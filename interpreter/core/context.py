@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import CallFrame
-from .source import Span
+from .source import LoopRun, Span
 
 
 @dataclass(eq=False)
 class RunContext:
     """frames       the DG call stack, innermost last (error messages, `breakpoint()`, recursion depth)
+    loops        the loops running, innermost last, each counting its iterations (for pictures)
     max_depth    deepest nesting of DG calls before a RecursionError
     max_steps    loop iterations, comprehension items and calls a run may make (None: no limit)
     steps        how many it has made so far (counted only when there is a limit)
@@ -28,6 +29,7 @@ class RunContext:
     """
 
     frames: list[CallFrame] = field(default_factory=list)
+    loops: list[LoopRun] = field(default_factory=list)
     max_depth: int = 10_000
     max_steps: int | None = None
     steps: int = 0

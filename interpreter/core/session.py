@@ -112,7 +112,7 @@ class Session:
     def execute(self, code: Any, env: Env) -> None:
         """Run compiled code in `env`. May nest: a breakpoint's REPL runs cells inside a paused call."""
         context = self.context
-        depth = len(context.frames)
+        depth, loops = len(context.frames), len(context.loops)
         outermost = depth == 0 and not self.running
         timer = saved = None
         if outermost:  # each program, and each REPL cell, gets the whole budget again
@@ -147,7 +147,7 @@ class Session:
             if saved is not None:
                 recording.restore(saved)
                 self.running = False
-            del context.frames[depth:]
+            del context.frames[depth:], context.loops[loops:]
             sys.setrecursionlimit(limit)
             gc.set_threshold(*collector)
 

@@ -26,7 +26,7 @@ from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function, Gra
 from dglang.interpreter.core.session import Session
 from dglang.interpreter.core.source import Span, program_text
 from dglang.interpreter.seeing.builtins import install
-from dglang.interpreter.seeing.graph import text_picture
+from dglang.interpreter.seeing.text_picture import text_picture
 
 KEYWORDS = keywords()
 COMPOUND = {"IF", "WHILE", "FOR", "DEF", "WITH"}
