@@ -28,7 +28,6 @@ Token = str
 
 class ASTBuilder:
     def __init__(self, source: Source, parse_expression: ParseExpression, line_offset: int = 0) -> None:
-        super().__init__()
         self.source = source
         self.parse_expression = parse_expression  # the parser's, passed in: the parser imports this module
         self.line_offset = line_offset  # for expressions parsed out of an f-string

@@ -84,6 +84,7 @@ def parse_with_lark(source: Source) -> ast.Module:
 
 
 def parse_expression_with_lark(padded: str, source: Source, line: int) -> ast.Expr:
+    """The same for an f-string's expression, `padded` so that its columns are its line's."""
     from lark import UnexpectedInput
 
     from .grammar import LARK, TreeToAST
