@@ -4,6 +4,7 @@ path parse (and word every syntax error).
 Both paths parse every lesson, every .dg file and every string in tests/, the docs' examples, the
 fuzz tests' generated programs and mutated lessons, and a list of corner cases; for each text,
 either both give the same AST, or lark's path raises a syntax error and the fast path declines.
+`DG_FUZZ=long uv run pytest tests/test_fast_parser.py` runs a hundred times more fuzz cases.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 
 import pytest
-from fuzz_programs import ProgramWriter, lesson_files, mutations
+from fuzz_programs import LONG, ProgramWriter, examples, lesson_files, mutations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -206,15 +207,15 @@ def test_corner_cases_parse_the_same_both_ways(text: str) -> None:
 
 
 def test_generated_programs_parse_the_same_both_ways() -> None:
-    for seed in range(1500):
+    for seed in range(examples(1500, 100_000)):  # DG_FUZZ=long: many more
         check_both_paths(ProgramWriter(random.Random(seed)).program())
 
 
 @settings(
-    max_examples=1000,
+    max_examples=examples(1000, 100_000),
     deadline=None,
     database=None,
-    derandomize=True,
+    derandomize=not LONG,  # the same thousand cases each run; DG_FUZZ=long draws new ones
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())
