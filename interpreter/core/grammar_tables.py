@@ -11,7 +11,10 @@ until the tables are regenerated with
 
     uv run python -m dglang.interpreter.core.grammar_tables
 
-tests/test_fast_parser.py fails, with that command, while the file is out of date.
+tests/test_fast_parser.py fails, with that command, while the file is out of date. Writing reads
+some of lark's internals (its lexer's order of terminals, its tree builder's child filters, its
+parse table): a lark that changes them makes `write()` fail, and the same test compares what the
+two paths parse.
 
 JSON, not pickle: loading it cannot run code, whoever wrote the file. What it holds:
 
