@@ -67,7 +67,7 @@ def parse_stages() -> list[tuple[str, Timing]]:
     text = generate(10_000)
     source = Source("generated.dg", text)
     fast = fast_parser.PARSER
-    assert fast is not None, "grammar/dg_tables.json is missing or out of date"
+    assert fast is not None, "grammar/dg_tables.py is missing or out of date"
     bare = Lark.open(
         str(parser.GRAMMAR), parser="lalr", postlex=parser.Indenter(), maybe_placeholders=True, start=["start", "test"]
     )

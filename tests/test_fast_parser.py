@@ -10,7 +10,6 @@ either both give the same AST, or lark's path raises a syntax error and the fast
 from __future__ import annotations
 
 import ast as python_ast
-import json
 import random
 import re
 import subprocess
@@ -273,23 +272,27 @@ def test_the_tables_are_current_with_the_grammar() -> None:
 
 
 def test_tables_made_from_another_grammar_are_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    grammar, tables = tmp_path / "dg.lark", tmp_path / "dg_tables.json"
+    grammar = tmp_path / "dg.lark"
     grammar.write_text(grammar_tables.GRAMMAR.read_text(encoding="utf-8"), encoding="utf-8")
-    tables.write_text(grammar_tables.TABLES.read_text(encoding="utf-8"), encoding="utf-8")
     monkeypatch.setattr(grammar_tables, "GRAMMAR", grammar)
-    monkeypatch.setattr(grammar_tables, "TABLES", tables)
     assert grammar_tables.load() is not None
     grammar.write_text(grammar.read_text(encoding="utf-8").replace('"**"', '"^"'), encoding="utf-8")
     assert grammar_tables.load() is None  # an edited grammar: lark's path parses until regenerated
-    tables.write_text("not json", encoding="utf-8")
-    assert grammar_tables.load() is None
-    tables.unlink()
+    monkeypatch.setitem(sys.modules, "dglang.grammar.dg_tables", None)  # the module missing
     assert grammar_tables.load() is None
 
 
-def test_the_tables_are_plain_json() -> None:
-    data = json.loads(grammar_tables.TABLES.read_text(encoding="utf-8"))
-    assert set(data) >= {"grammar", "terminals", "keywords", "rules", "states", "start_states", "end_states"}
+def test_the_tables_are_literals_only() -> None:
+    """grammar/dg_tables.py runs no code when imported: every statement assigns a literal."""
+    module = python_ast.parse(grammar_tables.TABLES.read_text(encoding="utf-8"))
+    names = set()
+    for statement in module.body:
+        assert isinstance(statement, python_ast.Assign) and len(statement.targets) == 1, python_ast.unparse(statement)
+        target = statement.targets[0]
+        assert isinstance(target, python_ast.Name)
+        python_ast.literal_eval(statement.value)  # raises on anything but a literal
+        names.add(target.id)
+    assert names >= {"GRAMMAR", "TERMINALS", "KEYWORDS", "SYMBOLS", "RULES", "STATES", "START_STATES", "END_STATES"}
 
 
 def test_lark_keeps_no_cache_of_its_own() -> None:

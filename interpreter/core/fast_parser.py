@@ -31,11 +31,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from .build_ast import ASTBuilder, ParseExpression
 from .errors import DGError
-from .grammar_tables import Tables, load
+from .grammar_tables import load
 from .source import Source, Span
 
 
@@ -93,51 +94,43 @@ class Tokens:
 class FastParser:
     """grammar_tables' data made ready for parsing: symbols numbered, the table as lists."""
 
-    def __init__(self, tables: Tables) -> None:
-        rules = tables["rules"]
-        terminals = [name for name, _ in tables["terminals"]]
-        terminals += [*tables["keywords"].values(), tables["indent"], tables["dedent"], "$END"]
-        symbols = terminals + sorted({origin for origin, *_ in rules})
-        number = {name: i for i, name in enumerate(symbols)}
+    def __init__(self, tables: ModuleType) -> None:
+        number = {name: i for i, name in enumerate(tables.SYMBOLS)}
         self.number = number
         self.end, self.name = number["$END"], number["NAME"]
-        self.indent, self.dedent = number[tables["indent"]], number[tables["dedent"]]
-        self.keywords = {word: number[kind] for word, kind in tables["keywords"].items()}
+        self.indent, self.dedent = number[tables.INDENT], number[tables.DEDENT]
+        self.keywords = {word: number[kind] for word, kind in tables.KEYWORDS.items()}
         self.keyword_kinds = frozenset(self.keywords.values())
         # the tokens the lexer itself looks at, and why
-        self.special = [ORDINARY] * len(symbols)
-        self.special[self.name], self.special[number[tables["newline"]]] = NAME, NEWLINE
-        for what, names in ((OPENING, tables["open_brackets"]), (CLOSING, tables["close_brackets"])):
+        self.special = [ORDINARY] * len(number)
+        self.special[self.name], self.special[number[tables.NEWLINE]] = NAME, NEWLINE
+        for what, names in ((OPENING, tables.OPEN_BRACKETS), (CLOSING, tables.CLOSE_BRACKETS)):
             for bracket in names:
                 if bracket in number:
                     self.special[number[bracket]] = what
-        self.tab_len = tables["tab_len"]
+        self.tab_len = tables.TAB_LEN
         # One regular expression for all tokens, tried in lark's order. The spaces before a token
         # are part of its match, in group 1 (no token starts with a space), which halves the
         # matches made. After each terminal's own expression an empty group named for it marks
         # it, so the match's last group (m.lastindex) says which terminal it was; a mark at the
         # end rather than a group around the terminal lets the regular expression engine skip an
         # alternative that starts with a character or class the text does not have.
-        alternatives = "|".join(f"(?:{regex})(?P<{name}>)" for name, regex in tables["terminals"])
+        alternatives = "|".join(f"(?:{regex})(?P<{name}>)" for name, regex in tables.TERMINALS)
         self.master = re.compile(f"([\t \f]*)(?:{alternatives})")
-        ignored = set(tables["ignore"])
         self.group_kinds = [-1] * (self.master.groups + 1)  # a mark's group -> the terminal's number
         for name, group in self.master.groupindex.items():
-            self.group_kinds[group] = -1 if name in ignored else number[name]
+            self.group_kinds[group] = -1 if name in tables.IGNORE else number[name]
         # The table: for each state, for each symbol, a state to go to, -1 - r to reduce rule r,
-        # or ERROR.
-        self.states = [[ERROR] * len(symbols) for _ in tables["states"]]
-        for row, actions in zip(self.states, tables["states"], strict=True):
-            for symbol, action in actions.items():
-                row[number[symbol]] = action
-        self.rules = rules
-        self.origins = [number[origin] for origin, *_ in rules]
+        # or 0 for none.
+        self.states = tables.STATES
+        self.rules = tables.RULES
+        self.origins = [number[origin] for origin, *_ in tables.RULES]
         # the reductions that only rename their one child (see goto())
         self.unit = [
-            size == 1 and (children == [[0, "value"]] if expand1 else build is None and children == [[0, "splice"]])
-            for _, size, build, expand1, children in rules
+            size == 1 and (children == ((0, "value"),) if expand1 else build is None and children == ((0, "splice"),))
+            for _, size, build, expand1, children in tables.RULES
         ]
-        self.start_states, self.end_states = tables["start_states"], tables["end_states"]
+        self.start_states, self.end_states = tables.START_STATES, tables.END_STATES
         self.plans: dict[type, list[Plan]] = {}
         self.gotos: dict[tuple[int, int, int], int] = {}  # see goto()
 
@@ -215,7 +208,7 @@ class FastParser:
         firsts: list[int] = []
         for i, kind in enumerate(kinds):
             action = states[state][kind]
-            if action == ERROR and kind in keyword_kinds:
+            if not action and kind in keyword_kinds:
                 # lark's lexer reads a keyword as a name where the parser expects no keyword but a
                 # name, as after the dot of `x.grad`
                 kind = name
@@ -273,7 +266,7 @@ class FastParser:
                     values.append(value)
                     firsts.append(first)
                 action = states[state][kind]
-            if action == ERROR:
+            if not action:
                 if state == end_state and kind == end:  # all the input reduced to `start`
                     return values[-1]
                 raise Declined
@@ -307,8 +300,6 @@ class FastParser:
         self.plans[builder] = plans
         return plans
 
-
-ERROR = 1 << 30  # in the table: no action, the parse has failed
 
 # What the lexer does with a token besides passing it on: look for a keyword, work out
 # indentation, count brackets.

@@ -24,8 +24,8 @@ LARK = Lark.open(
     maybe_placeholders=True,
     start=["start", "test"],  # a program, or an expression (inside an f-string's braces)
     # No `cache=True`: lark would pickle its tables into the temporary folder and unpickle them at the
-    # next start, so whoever can write there could make DG run any code. fast_parser.py reads the
-    # tables from grammar_tables.py's JSON file instead.
+    # next start, so whoever can write there could make DG run any code. fast_parser.py has the
+    # tables from grammar/dg_tables.py instead, written by grammar_tables.py and shipped with DG.
 )
 
 

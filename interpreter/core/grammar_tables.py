@@ -1,61 +1,64 @@
-"""grammar/dg.lark's parsing tables as plain data, for the fast parser (fast_parser.py).
+"""grammar/dg.lark's parsing tables as data, for the fast parser (fast_parser.py).
 
 lark works out everything a parser needs from the grammar: the tokens and how to match them, the
 rules with the way each shapes the tree, and the LALR(1) table that says, in each parser state and
 for each next token, whether to shift it or which rule to reduce. `write()` asks lark for all of it
-and stores it in grammar/dg_tables.json; `load()` reads it back with the json module alone, so a
-run that parses on the fast path never imports lark. The grammar stays the one source: the file
-holds the grammar's text, and `load()` returns None when that is not grammar/dg.lark as it is now
-(the grammar was edited and the tables not written again), so an edited grammar is parsed by lark
-until the tables are regenerated with
+and writes grammar/dg_tables.py, a module of literals and nothing else (a test checks), shipped
+with DG like its code; `load()` imports it, so a run that parses on the fast path never imports
+lark. (A module rather than JSON: Python keeps it compiled, and it loads in a fraction of the time
+the same data took as JSON, at every start.) The grammar stays the one source: the
+module holds the grammar's text, and `load()` returns None when that is not grammar/dg.lark as it
+is now (the grammar was edited and the tables not written again), so an edited grammar is parsed
+by lark until the tables are regenerated with
 
     uv run python -m dglang.interpreter.core.grammar_tables
 
-tests/test_fast_parser.py fails, with that command, while the file is out of date. Writing reads
+tests/test_fast_parser.py fails, with that command, while the module is out of date. Writing reads
 some of lark's internals (its lexer's order of terminals, its tree builder's child filters, its
 parse table): a lark that changes them makes `write()` fail, and the same test compares what the
-two paths parse.
+two paths parse. Nothing is read from a cache or a temporary folder. What the module holds:
 
-JSON, not pickle: loading it cannot run code, whoever wrote the file. What it holds:
-
-- "terminals": [name, regular expression] for each token, in the order lark's lexer tries them;
-  "keywords": {"if": "IF", ...}, the words lark's lexer retypes when NAME matches them exactly;
-  "ignore": the terminals matched and dropped (spaces, comments, a backslash ending a line).
-- The indenter's settings (indenter.py): "newline", the terminal it works on; "indent" and "dedent",
-  the ones it makes; "open_brackets" and "close_brackets", between which a line break is not the
-  end of a line; "tab_len", how many spaces a tab counts for.
-- "rules": [origin, size, build, expand1, children] for each rule, after lark has spelled out the
+- GRAMMAR, the text of grammar/dg.lark the tables were made from.
+- TERMINALS: (name, regular expression) for each token, in the order lark's lexer tries them;
+  KEYWORDS: {"if": "IF", ...}, the words lark's lexer retypes when NAME matches them exactly;
+  IGNORE: the terminals matched and dropped (spaces, comments, a backslash ending a line).
+- The indenter's settings (indenter.py): NEWLINE, the terminal it works on; INDENT and DEDENT,
+  the ones it makes; OPEN_BRACKETS and CLOSE_BRACKETS, between which a line break is not the end
+  of a line; TAB_LEN, how many spaces a tab counts for.
+- SYMBOLS: every terminal and rule name, numbered by their place here (terminals first).
+- RULES: (origin, size, build, expand1, children) for each rule, after lark has spelled out the
   grammar's *, +, [] and alternatives, with how its reduction shapes what it hands on (lark's
   parse_tree_builder, as data): the symbol it reduces to; how many it pops; the ASTBuilder method
-  it calls (its alias or name), or null for a `_rule`, whose children go into its parent's;
+  it calls (its alias or name), or None for a `_rule`, whose children go into its parent's;
   whether it is a `?rule` alternative without an alias, which passes one child on as it is; and
-  the children the method gets, in order: [position, "value" | "splice" | "token"] (a `_rule`'s
-  children are spliced in, a kept token comes as its text), or null where a [part] was absent.
-- "states": for each state of the LALR(1) table, {symbol: action}: a state to go to (shift a token,
-  or go to after reducing to a rule's symbol), or -1 - r to reduce by rule r. "start_states" and
-  "end_states": for each start symbol ("start", a program; "test", an expression in an f-string),
-  the state parsing begins in and the one that accepts.
+  the children the method gets, in order: (position, "value" | "splice" | "token") (a `_rule`'s
+  children are spliced in, a kept token comes as its text), or None where a [part] was absent.
+- STATES: the LALR(1) table, a row for each state (numbered from 1; row 0 is all zeros) and in it
+  an action for each symbol: a state to go to (shift a token, or go to after reducing to a rule's
+  symbol), -1 - r to reduce by rule r, or 0 for none. START_STATES and END_STATES: for each start
+  symbol ("start", a program; "test", an expression in an f-string), the state parsing begins in
+  and the one that accepts.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 GRAMMAR = Path(__file__).resolve().parents[2] / "grammar" / "dg.lark"
-TABLES = GRAMMAR.with_name("dg_tables.json")
+TABLES = GRAMMAR.with_name("dg_tables.py")
 COMMAND = "uv run python -m dglang.interpreter.core.grammar_tables"
-Tables = dict[str, Any]
 
 
-def load() -> Tables | None:
+def load() -> ModuleType | None:
     """The tables, or None when they are missing or were made from another grammar."""
     try:
-        tables = json.loads(TABLES.read_text(encoding="utf-8"))
-        return tables if "".join(tables["grammar"]) == GRAMMAR.read_text(encoding="utf-8") else None
-    except (OSError, ValueError, KeyError, TypeError):
+        from dglang.grammar import dg_tables
+    except Exception:  # missing, or broken by a hand edit: lark's path parses everything meanwhile
         return None
+    current = getattr(dg_tables, "GRAMMAR", None) == GRAMMAR.read_text(encoding="utf-8")
+    return dg_tables if current else None
 
 
 # ---- writing the tables (needs lark) ---------------------------------------------------------
@@ -79,7 +82,7 @@ def analyse() -> dict[str, Any]:
     for name, callback in callbacks.items():
         for word in callback.scanner.terminals:
             assert isinstance(word.pattern, PatternStr)
-            keywords[word.pattern.value] = word.name
+            keywords[str(word.pattern.value)] = str(word.name)
         assert name == "NAME", f"only NAME retypes keywords in DG's grammar, not {name}"
     assert not lexer_conf.g_regex_flags and not any(t.pattern.flags for t in remaining), "no regex flags expected"
 
@@ -88,14 +91,14 @@ def analyse() -> dict[str, Any]:
     for number, rule in enumerate(LARK.rules):
         index[rule] = number
         options = rule.options
-        name = rule.alias or options.template_source or rule.origin.name
+        name = str(rule.alias or options.template_source or rule.origin.name)  # lark's names can be Tokens
         expand1 = bool(options.expand1 and not rule.alias)
         spliced = rule.origin.name.startswith("_")
         assert not (spliced and (expand1 or rule.alias)), f"rule {rule}: an inlined `_rule` with ? or an alias"
         children = shaped_children(
             rule, maybe_create_child_filter(rule.expansion, options.keep_all_tokens, False, options.empty_indices)
         )
-        rules.append([rule.origin.name, len(rule.expansion), None if spliced else name, expand1, children])
+        rules.append((str(rule.origin.name), len(rule.expansion), None if spliced else name, expand1, children))
 
     table = LARK.parser.parser.parser.parse_table
     # lark numbers its states in an order that changes with Python's string hashing, from one run
@@ -105,38 +108,42 @@ def analyse() -> dict[str, Any]:
     queue = [table.start_states[name] for name in sorted(table.start_states)]
     for state in queue:
         if state not in number:
-            number[state] = len(number)
+            number[state] = len(number) + 1  # from 1: 0 in the table is "no action"
             shifts = table.states[state].items()
             queue += [argument for _, (action, argument) in sorted(shifts) if action is Shift]
     assert len(number) == len(table.states), "every state is reached from a start state"
-    states: list[dict[str, int]] = [{} for _ in number]
+    # Symbols are numbered for the table's columns: the tokens first, in the lexer's order.
+    terminals = [str(t.name) for t in remaining] + sorted(keywords.values())
+    terminals += [Indentation.INDENT_type, Indentation.DEDENT_type, "$END"]
+    symbols = terminals + sorted({str(rule.origin.name) for rule in LARK.rules})
+    column = {name: i for i, name in enumerate(symbols)}
+    rows = [[0] * len(symbols) for _ in range(len(number) + 1)]
     for state, actions in table.states.items():
         for symbol, (action, argument) in actions.items():
-            states[number[state]][symbol] = number[argument] if action is Shift else -1 - index[argument]
+            rows[number[state]][column[symbol]] = number[argument] if action is Shift else -1 - index[argument]
 
     return {
-        "about": f"Generated from grammar/dg.lark by `{COMMAND}` (lark {lark_version()}); do not edit. "
-        "See interpreter/core/grammar_tables.py for what each part means.",
-        "grammar": GRAMMAR.read_text(encoding="utf-8").splitlines(keepends=True),
-        "terminals": [[t.name, t.pattern.to_regexp()] for t in remaining],
-        "keywords": dict(sorted(keywords.items())),
-        "ignore": sorted(lexer_conf.ignore),
-        "newline": Indentation.NL_type,
-        "indent": Indentation.INDENT_type,
-        "dedent": Indentation.DEDENT_type,
-        "open_brackets": list(Indentation.OPEN_PAREN_types),
-        "close_brackets": list(Indentation.CLOSE_PAREN_types),
-        "tab_len": Indentation.tab_len,
-        "rules": rules,
-        "states": states,
-        "start_states": {name: number[state] for name, state in sorted(table.start_states.items())},
-        "end_states": {name: number[state] for name, state in sorted(table.end_states.items())},
+        "GRAMMAR": GRAMMAR.read_text(encoding="utf-8"),
+        "TERMINALS": tuple((str(t.name), str(t.pattern.to_regexp())) for t in remaining),
+        "KEYWORDS": dict(sorted(keywords.items())),
+        "IGNORE": tuple(sorted(lexer_conf.ignore)),
+        "NEWLINE": Indentation.NL_type,
+        "INDENT": Indentation.INDENT_type,
+        "DEDENT": Indentation.DEDENT_type,
+        "OPEN_BRACKETS": tuple(Indentation.OPEN_PAREN_types),
+        "CLOSE_BRACKETS": tuple(Indentation.CLOSE_PAREN_types),
+        "TAB_LEN": Indentation.tab_len,
+        "SYMBOLS": tuple(symbols),
+        "RULES": tuple(rules),
+        "STATES": tuple(tuple(row) for row in rows),
+        "START_STATES": {name: number[state] for name, state in sorted(table.start_states.items())},
+        "END_STATES": {name: number[state] for name, state in sorted(table.end_states.items())},
     }
 
 
-def shaped_children(rule: Any, child_filter: Any) -> list[list[Any] | None]:
+def shaped_children(rule: Any, child_filter: Any) -> tuple[tuple[int, str] | None, ...]:
     """lark's ChildFilter for the rule (which children it keeps, splices, and where it puts
-    None for an absent [part]) spelled out as a list."""
+    None for an absent [part]) spelled out."""
     from lark.parse_tree_builder import ChildFilterLALR, ChildFilterLALR_NoPlaceholders
 
     if child_filter is None:
@@ -147,12 +154,12 @@ def shaped_children(rule: Any, child_filter: Any) -> list[list[Any] | None]:
     else:
         assert child_filter.func is ChildFilterLALR_NoPlaceholders
         include, append_none = [(i, splice, 0) for i, splice in child_filter.args[0]], 0
-    out: list[list[Any] | None] = []
+    out: list[tuple[int, str] | None] = []
     for i, splice, nones in include:
         out += [None] * nones
         symbol = rule.expansion[i]
-        out.append([i, "splice" if splice else "token" if symbol.is_term else "value"])
-    return out + [None] * append_none
+        out.append((i, "splice" if splice else "token" if symbol.is_term else "value"))
+    return tuple(out + [None] * append_none)
 
 
 def lark_version() -> str:
@@ -161,17 +168,20 @@ def lark_version() -> str:
     return lark.__version__
 
 
-def render(data: dict[str, Any]) -> str:
-    """The file's text: one state or rule per line, so a change to the grammar reads as a diff."""
-    lines = ["{"]
-    for n, (key, value) in enumerate(data.items()):
-        comma = "," if n < len(data) - 1 else ""
-        if key in ("grammar", "terminals", "rules", "states"):
-            items = [f"    {json.dumps(item, ensure_ascii=False, sort_keys=True)}" for item in value]
-            lines.append(f"  {json.dumps(key)}: [\n" + ",\n".join(items) + f"\n  ]{comma}")
+def render(tables: dict[str, Any]) -> str:
+    """The module's text: a table row or a rule per line, so a change to the grammar reads as a diff."""
+    lines = [
+        f"# Generated from grammar/dg.lark by `{COMMAND}` (lark {lark_version()}); do not edit.",
+        "# interpreter/core/grammar_tables.py says what each name means. Literals only.",
+    ]
+    for name, value in tables.items():
+        if name == "STATES":  # rows of small numbers: without spaces, a third of the size
+            lines += [f"{name} = (", *(f"    ({','.join(map(str, row))},)," for row in value), ")"]
+        elif name in ("TERMINALS", "SYMBOLS", "RULES"):
+            lines += [f"{name} = (", *(f"    {item!r}," for item in value), ")"]
         else:
-            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
-    return "\n".join(lines) + "\n}\n"
+            lines.append(f"{name} = {value!r}")
+    return "\n".join(lines) + "\n"
 
 
 def write() -> None:

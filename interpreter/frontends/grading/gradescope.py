@@ -104,7 +104,7 @@ fi
 
 STUDENT = "dg-student"
 PACKAGE_FOLDERS = ("autograd", "grammar", "interpreter")  # what DG installs, under the package dglang
-SOURCE_FILES = (".py", ".lark", ".json")  # .json: the fast parser's tables, grammar/dg_tables.json
+SOURCE_FILES = (".py", ".lark")
 
 
 def write_autograder(folder: Path, tests: Path, options: list[str]) -> Path:
@@ -170,5 +170,5 @@ build-backend = "setuptools.build_meta"
 packages = {packages!r}
 
 [tool.setuptools.package-data]
-"dglang.grammar" = ["dg.lark", "dg_tables.json"]
+"dglang.grammar" = ["dg.lark"]
 """
