@@ -17,6 +17,7 @@ from dglang.autograd import Tensor, limits
 from dglang.autograd.ops import FUNCTIONS
 from dglang.autograd.tensor import type_name
 
+from .assert_close import assert_close
 from .errors import DGError
 from .operators import MAX_SEQUENCE, SEQUENCES, equal, sequences_less
 from .runtime import Builtin, CallContext, GradMode, iterate, show, show_short, text
@@ -69,6 +70,7 @@ def make_builtins(
         elif f.builtin:
             builtin(f.fn, f.dg_name)
     builtin(zero_grad)
+    builtin(assert_close)
     table["no_grad"] = GradMode("no_grad", False)
     table["enable_grad"] = GradMode("enable_grad", True)
     table["pi"] = math.pi
@@ -315,7 +317,7 @@ def read_csv(path: Path, shown: str) -> Tensor:
     import csv  # loaded by the programs that read data
 
     try:
-        with path.open(newline="") as f:
+        with path.open(newline="", encoding="utf-8-sig") as f:  # -sig: Excel's UTF-8 starts with a BOM
             rows = [row for row in csv.reader(f) if row and any(cell.strip() for cell in row)]
     except OSError as e:
         raise DGError("FileError", f"cannot read '{shown}': {e.strerror}") from None

@@ -1,51 +1,19 @@
-"""Files DG reads: programs, and the data files a program may read.
-
-`dg FILE`, `dg -`, `dg parse`, `dg graph` and the REPL's `:load` read programs here. A file is
-read up to MAX_PROGRAM_BYTES and one byte more, so a device that never ends (`dg /dev/zero`) or a
-huge file is refused without being read whole; bytes that are not UTF-8 are refused too.
+"""The data files a program may read, and how messages quote a path.
 
 `load_csv` reads a regular file under the program's folder (or a folder `--allow-path` adds), no
-larger than MAX_DATA_FILE: `data_file` says which file that is, or why there is none.
+larger than MAX_DATA_FILE: `data_file` says which file that is, or why there is none. (Programs
+themselves are read by the front ends: frontends/program_files.py.)
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import DGError
-from .limits import MAX_PROGRAM_BYTES
 
 MAX_DATA_FILE = 200_000_000  # bytes: a CSV larger than this is not a lesson's data set
-
-
-def read_program(path: str) -> tuple[str, str]:
-    """(text, name for messages) of the program at `path` (`-`: standard input); a FileError says
-    why it cannot be read."""
-    shown = "standard input" if path == "-" else f"'{short(path)}'"
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read(MAX_PROGRAM_BYTES + 1)
-        else:
-            with Path(path).open("rb") as f:
-                data = f.read(MAX_PROGRAM_BYTES + 1)
-        if len(data) > MAX_PROGRAM_BYTES:
-            reason = f"it is larger than {MAX_PROGRAM_BYTES:,} bytes, the limit for a program"
-        else:
-            return data.decode("utf-8"), "<stdin>" if path == "-" else path
-    except FileNotFoundError:
-        reason = "no such file"
-    except IsADirectoryError:
-        reason = "it is a folder"
-    except UnicodeDecodeError:
-        reason = "it is not UTF-8 text"
-    except OSError as e:
-        reason = e.strerror or str(e)
-    except ValueError:  # a NUL byte in the path
-        reason = "a path cannot hold a NUL character"
-    raise DGError("FileError", f"cannot read {shown}: {reason}")
 
 
 def short(path: str, limit: int = 80) -> str:

@@ -9,10 +9,11 @@ after it, as is NumPy's error state.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -96,7 +97,7 @@ class Session:
         self.allowed_dirs = [Path(d).resolve() for d in allowed_dirs]  # `--allow-path`: more folders load_csv may read
         self.limits = limits if limits is not None else Limits()
         self.context = RunContext(
-            max_depth=max_depth, max_steps=self.limits.max_steps, echo=self.echo, pause=self.pause
+            max_depth=max_depth, max_steps=self.limits.max_steps, show=self.echo, pause=self.pause
         )
         self.printed = 0  # bytes written so far in this run
         # What `breakpoint()` does: a front end sets a debugger here; None lets the program go on.
@@ -167,9 +168,9 @@ class Session:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(python_depth() + COMPILE_FRAMES)
         try:
-            from .parser import parse  # lark loads on the first parse, not when DG starts
+            from .parser import parse
 
-            module = parse(source)
+            module = parse(source, self.not_the_programs_time)
             try:
                 code, resolution = compile_program(module, self.context, echo=echo)
             except RecursionError:  # the builder managed, the compiler (a few frames deeper per level) did not
@@ -241,7 +242,7 @@ class Session:
 
     def _run_code(self, code: Any, env: Env) -> None:
         context = self.context
-        depth = len(context.frames)
+        depth, loops = len(context.frames), len(context.loops)
         grad_mode = ag.is_grad_enabled()
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, context.max_depth * PYTHON_FRAMES_PER_CALL + 1000))
@@ -258,7 +259,7 @@ class Session:
             ) from None
         finally:
             ag.set_grad_enabled(grad_mode)
-            del context.frames[depth:]
+            del context.frames[depth:], context.loops[loops:]
             sys.setrecursionlimit(limit)
             gc.set_threshold(*collector)
 
@@ -277,13 +278,18 @@ class Session:
 
     def pause(self, context: CallContext) -> None:
         """`breakpoint()`: hand over to the debugger, if there is one."""
-        if self.on_breakpoint is None:
-            return
+        if self.on_breakpoint is not None:
+            with self.not_the_programs_time():  # a person at the prompt takes their time
+                self.on_breakpoint(context)
+
+    @contextlib.contextmanager
+    def not_the_programs_time(self) -> Iterator[None]:
+        """Stop the run's clock and memory checks for a while (they nest)."""
         watchdog = self.watchdog
         if watchdog is not None:
-            watchdog.pause()  # time at the prompt is not the program's
+            watchdog.pause()
         try:
-            self.on_breakpoint(context)
+            yield
         finally:
             if watchdog is not None:
                 watchdog.resume()

@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, NoReturn
 
 from dglang import __version__
 from dglang.interpreter.core.errors import DGError, OutputClosed
-from dglang.interpreter.core.files import read_program
-from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT
+from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
 from dglang.interpreter.core.report import format_error
+
+from .options import limit_options, limits_from, positive_int, seconds
+from .program_files import read_program
+from .streams import use_utf8
 
 if TYPE_CHECKING:
     from dglang.interpreter.core.session import Session
@@ -41,10 +44,16 @@ commands:
   dg -                  run a program read from standard input
   dg repl               open the REPL
   dg parse FILE.dg      print the syntax tree (--tokens: the token stream)
-  dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png]
+  dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png|.html] [--untaken]
                         run a program and draw the graph behind a variable
+                        (.html: a page that steps through it, forward and backward)
+  dg test FILE.dg       run a program, then each of its test_... functions, and report as pytest does
+  dg grade SUBMISSIONS --tests TESTS.dg [--workers N] [--out DIR]
+                        grade each submission (a .dg file or a folder) in a process of its own
+  dg grade --gradescope DIR --tests TESTS.dg
+                        write the autograder folder Gradescope runs (see docs/grading.md)
 """
-SUBCOMMANDS = ("run", "repl", "parse", "graph")
+SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade")
 
 
 class UsageError(DGError):
@@ -66,36 +75,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="the program to run, or - for standard input")
     p.add_argument("-i", dest="interactive", action="store_true", help="open the REPL after running FILE")
     p.add_argument("--no-breakpoints", action="store_true", help="let breakpoint() do nothing")
-    p.add_argument(
-        "--max-depth",
-        type=depth,
-        default=10_000,
-        metavar="N",
-        help=f"deepest nesting of function calls (default 10000, at most {MAX_DEPTH})",
-    )
-    p.add_argument(
-        "--max-steps",
-        type=positive_int,
-        metavar="N",
-        help="stop after N loop iterations and function calls (for running untrusted files)",
-    )
-    p.add_argument(
-        "--timeout", type=seconds, metavar="SECONDS", help="stop a program that runs longer (parsing included)"
-    )
-    p.add_argument(
-        "--max-memory",
-        type=memory_size,
-        metavar="SIZE",
-        help="stop a program whose process holds more memory, as 2G or 500M (default: 4G, or half the "
-        "machine's memory if less; 0: no limit)",
-    )
-    p.add_argument(
-        "--max-output",
-        type=int,
-        default=DEFAULT_MAX_OUTPUT,
-        metavar="BYTES",
-        help=f"stop a program that prints more (default {DEFAULT_MAX_OUTPUT}; 0: no limit)",
-    )
+    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
     p.add_argument(
         "--allow-path",
         action="append",
@@ -111,47 +91,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-# Each DG call holds about a dozen Python frames: 100,000 calls deep is about a gigabyte of them.
-MAX_DEPTH = 100_000
-
-
-def depth(text: str) -> int:
-    value = positive_int(text)
-    if value > MAX_DEPTH:
-        raise argparse.ArgumentTypeError(f"at most {MAX_DEPTH}, not {text}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
-    return value
-
-
-def seconds(text: str) -> float:
-    value = float(text)
-    if not 0 < value <= MAX_TIMEOUT:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be above 0 and at most {MAX_TIMEOUT:,.0f} seconds, not {text}")
-    return value
-
-
-MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-
-
-def memory_size(text: str) -> int:
-    """`2G`, `500M`, `1.5GiB`, `4096K`, or a number of bytes; 0 means no limit."""
-    number = text.strip().upper().removesuffix("B").removesuffix("I")
-    unit = number[-1:] if number[-1:] in MEMORY_UNITS else ""
-    try:
-        value = float(number[: len(number) - len(unit)]) * MEMORY_UNITS[unit]
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= MEMORY_UNITS["T"] * 1024:
-        raise argparse.ArgumentTypeError(f"must be a size such as 2G, 500M or 0 (no limit), not {text}")
-    return int(value)
-
-
 def parse_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="dg parse", description="Print the syntax tree DG builds for a program.")
     p.add_argument("file", help="the program, or - for standard input")
@@ -160,18 +99,82 @@ def parse_parser() -> argparse.ArgumentParser:
 
 
 def graph_parser() -> argparse.ArgumentParser:
+    from dglang.interpreter.seeing.dot import RANKDIRS, THEMES  # here, so `dg --help` starts fast
+    from dglang.interpreter.seeing.render import DEFAULT_DPI
+
     p = ArgumentParser(
         prog="dg graph", description="Run a program and draw the recorded graph behind one of its variables."
     )
     p.add_argument("file", help="the program to run")
     p.add_argument("--var", required=True, metavar="NAME", help="the variable whose final value to draw")
-    p.add_argument("-o", dest="output", metavar="OUT", help="write .dot, .svg or .png (default: DOT to stdout)")
+    p.add_argument(
+        "-o",
+        dest="output",
+        metavar="OUT",
+        help="write .dot, .svg, .png, or .html (a page that steps through the graph); default: DOT to stdout",
+    )
+    p.add_argument("--untaken", action="store_true", help="also draw, greyed, each arm of an `if` that did not run")
+    p.add_argument(
+        "--rankdir", choices=RANKDIRS, default="BT", help="where the output goes: BT (top, the default), TB, LR, RL"
+    )
+    p.add_argument("--dpi", type=positive_int, metavar="N", help=f"resolution of a .png (default {DEFAULT_DPI})")
+    p.add_argument(
+        "--theme", choices=tuple(THEMES), default="screen", help="print: black on white, for slides and paper"
+    )
     p.add_argument("--max-depth", type=int, default=10_000, metavar="N", help=argparse.SUPPRESS)
+    return p
+
+
+def test_parser() -> argparse.ArgumentParser:
+    p = ArgumentParser(
+        prog="dg test",
+        description="Run a program's top level, then each top-level function named test_..., each from the "
+        "state the top level left; report each failure as DG reports errors. Exit 0 only if all pass.",
+    )
+    p.add_argument("file", help="the program with its tests")
+    p.add_argument("-k", metavar="TEXT", help="run only the tests whose name contains TEXT")
+    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    p.add_argument(
+        "--allow-path", action="append", default=[], metavar="DIR", help="let load_csv read files under DIR too"
+    )
+    return p
+
+
+def grade_parser() -> argparse.ArgumentParser:
+    from .grading.gradescope import VISIBILITIES
+
+    p = ArgumentParser(
+        prog="dg grade",
+        description="Grade each submission (a .dg file or a folder) in SUBMISSIONS against the test_... functions "
+        "of TESTS.dg, each in a process of its own under DG's limits and the operating system's; write "
+        "results.json per submission (Gradescope's format) and summary.csv. See docs/grading.md.",
+    )
+    p.add_argument("submissions", nargs="?", metavar="SUBMISSIONS", help="a folder of submissions, or one submission")
+    p.add_argument("--tests", required=True, metavar="TESTS.dg", help="the teacher's tests")
+    p.add_argument(
+        "--workers", type=positive_int, default=2, metavar="N", help="submissions graded at once (default 2)"
+    )
+    p.add_argument("--out", default="grading-results", metavar="DIR", help="where results go (default grading-results)")
+    p.add_argument("--single", action="store_true", help="SUBMISSIONS is one submission: write DIR/results.json")
+    p.add_argument("--entry", metavar="NAME", help="the program's file name in each submission folder")
+    p.add_argument("--gradescope", metavar="DIR", help="write Gradescope's autograder folder instead of grading")
+    limit_options(p, default_output=100_000, timeout=10)
+    p.add_argument("--wall-time", type=seconds, metavar="SECONDS", help="a whole submission's wall clock")
+    p.add_argument("--cpu-time", type=seconds, metavar="SECONDS", help="a submission's CPU time (Linux, macOS)")
+    p.add_argument(
+        "--memory",
+        type=int,
+        metavar="MB",
+        help="a submission's address space (Linux; default 2048, 512 for Gradescope)",
+    )
+    p.add_argument("--visibility", choices=VISIBILITIES, help="Gradescope's visibility of the results")
+    p.add_argument("--user", metavar="NAME", help="run each submission as this user (POSIX, when grading as root)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    use_utf8()
     try:
         return dispatch(argv)
     except UsageError as e:
@@ -201,6 +204,14 @@ def dispatch(argv: list[str]) -> int:
         return parse_command(parse_parser().parse_args(argv[1:]))
     if command == "graph":
         return graph_command(graph_parser().parse_args(argv[1:]))
+    if command == "test":
+        from .grading import testing
+
+        return testing.run(test_parser().parse_args(argv[1:]))
+    if command == "grade":
+        from .grading import grade_command
+
+        return grade_command.run(grade_parser().parse_args(argv[1:]))
     args = parser().parse_args(argv[1:] if command else argv)
     if command == "run" and args.file is None:
         parser().error("run needs a FILE")
@@ -228,21 +239,11 @@ def dispatch(argv: list[str]) -> int:
 
 
 def new_session(args: argparse.Namespace) -> Session:
-    from dglang.interpreter.core.limits import Limits
-
     from .debugger import Debugger  # imported here so `dg --help` starts fast
     from .sessions import new_session as make_session
 
     folder = program_folder(args.file) if args.file not in (None, "-") else Path.cwd()
-    max_output = getattr(args, "max_output", DEFAULT_MAX_OUTPUT)
-    limits = Limits(
-        max_steps=getattr(args, "max_steps", None),
-        timeout=getattr(args, "timeout", None),
-        max_output=max_output if max_output and max_output > 0 else None,
-    )
-    max_memory = getattr(args, "max_memory", None)
-    if max_memory is not None:
-        limits.max_memory = max_memory or None
+    limits = limits_from(args)
     missing = [d for d in getattr(args, "allow_path", []) if not is_folder(d)]
     if missing:
         parser().error(f"--allow-path {missing[0]}: no such folder")
@@ -363,43 +364,9 @@ def parse_command(args: argparse.Namespace) -> int:
 
 
 def graph_command(args: argparse.Namespace) -> int:
-    from dglang.autograd.tensor import type_name
-    from dglang.interpreter.core.runtime import MISSING
-    from dglang.interpreter.seeing.builtins import install
-    from dglang.interpreter.seeing.dot import to_dot, write
+    from .graph_command import draw
 
-    args.no_breakpoints = True
-    session = new_session(args)
-    seeing = install(session)
-    seeing.keep_backward()
-    session.out = sys.stderr  # the program's own prints, so stdout carries only the DOT
-    code = run_file(session, args.file)
-    if code != EXIT_OK:
-        return code
-    value = session.globals.vars.get(args.var, MISSING)
-    if not isinstance(value, _tensor_type()):
-        what = "is not a variable of the program" if value is MISSING else f"is a {type_name(value)}, not a tensor"
-        report(UsageError(f"'{args.var}' {what}", "dg graph"))
-        return EXIT_USAGE
-    dot_text = to_dot(seeing.graph(value), args.var)
-    if args.output is None:
-        sys.stdout.write(dot_text)
-        return EXIT_OK
-    try:
-        write(dot_text, Path(args.output))
-    except DGError as e:
-        report(e)
-        return EXIT_UNAVAILABLE
-    except OSError as e:
-        report(DGError("FileError", f"cannot write '{args.output}': {e.strerror}"))
-        return EXIT_UNAVAILABLE
-    return EXIT_OK
-
-
-def _tensor_type() -> type:
-    from dglang.autograd import Tensor
-
-    return Tensor
+    return draw(args, new_session, run_file, report)
 
 
 def repl(session: Session) -> int:

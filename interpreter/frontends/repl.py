@@ -20,14 +20,15 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.core.attributes import METHODS, PROPERTIES, TENSOR_METHODS, TENSOR_PROPERTIES
 from dglang.interpreter.core.errors import CallFrame, DGError
-from dglang.interpreter.core.files import read_program
 from dglang.interpreter.core.parser import SyntaxProblem, interactive, keywords, lex
 from dglang.interpreter.core.report import call_stack, format_error
 from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function, GradMode, show_short
 from dglang.interpreter.core.session import Session
 from dglang.interpreter.core.source import Span
 from dglang.interpreter.seeing.builtins import install
-from dglang.interpreter.seeing.graph import text_picture
+from dglang.interpreter.seeing.text_picture import text_picture
+
+from .program_files import read_program
 
 KEYWORDS = keywords()
 COMPOUND = {"IF", "WHILE", "FOR", "DEF", "WITH"}

@@ -1,0 +1,107 @@
+"""The limits' options of the `dg` commands (`dg FILE`, `dg test`, `dg grade`), and what their
+values may be: each value the clock, the memory reader or the interpreter cannot honour is a
+usage error before anything runs (`--timeout 1e300` used to be an internal error, `--timeout nan`
+a run without a limit)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from dglang.interpreter.core.limits import MAX_TIMEOUT
+
+if TYPE_CHECKING:
+    from dglang.interpreter.core.limits import Limits
+
+# Each DG call holds about a dozen Python frames: 100,000 calls deep is about a gigabyte of them.
+MAX_DEPTH = 100_000
+MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def limit_options(p: argparse.ArgumentParser, default_output: int, timeout: float | None = None) -> None:
+    """DG's own limits, for each run (a program, a REPL cell, each test gets the whole budget)."""
+    p.add_argument(
+        "--max-depth",
+        type=depth,
+        default=10_000,
+        metavar="N",
+        help=f"deepest nesting of function calls (default 10000, at most {MAX_DEPTH})",
+    )
+    p.add_argument(
+        "--max-steps",
+        type=positive_int,
+        metavar="N",
+        help="stop after N loop iterations and function calls (for running untrusted files)",
+    )
+    shown = f"default {timeout:g}; " if timeout is not None else ""
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        default=timeout,
+        metavar="SECONDS",
+        help=f"stop a program that runs longer, parsing included ({shown}at most {MAX_TIMEOUT:,.0f})",
+    )
+    p.add_argument(
+        "--max-memory",
+        type=memory_size,
+        metavar="SIZE",
+        help="stop a program whose process holds more memory, as 2G or 500M (default: 4G, or half the "
+        "machine's memory if less; 0: no limit)",
+    )
+    p.add_argument(
+        "--max-output",
+        type=int,
+        default=default_output,
+        metavar="BYTES",
+        help=f"stop a program that prints more (default {default_output}; 0: no limit)",
+    )
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    """The Limits the options ask for (options a command does not have keep their defaults)."""
+    from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT, Limits
+
+    max_output = getattr(args, "max_output", DEFAULT_MAX_OUTPUT)
+    limits = Limits(
+        max_steps=getattr(args, "max_steps", None),
+        timeout=getattr(args, "timeout", None),
+        max_output=max_output if max_output and max_output > 0 else None,
+    )
+    max_memory = getattr(args, "max_memory", None)
+    if max_memory is not None:
+        limits.max_memory = max_memory or None
+    return limits
+
+
+def depth(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_DEPTH:
+        raise argparse.ArgumentTypeError(f"at most {MAX_DEPTH}, not {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
+    return value
+
+
+def seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= MAX_TIMEOUT:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most {MAX_TIMEOUT:,.0f} seconds, not {text}")
+    return value
+
+
+def memory_size(text: str) -> int:
+    """`2G`, `500M`, `1.5GiB`, `4096K`, or a number of bytes; 0 means no limit."""
+    number = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = number[-1:] if number[-1:] in MEMORY_UNITS else ""
+    try:
+        value = float(number[: len(number) - len(unit)]) * MEMORY_UNITS[unit]
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= MEMORY_UNITS["T"] * 1024:
+        raise argparse.ArgumentTypeError(f"must be a size such as 2G, 500M or 0 (no limit), not {text}")
+    return int(value)
