@@ -207,3 +207,19 @@ def test_a_tiny_timeout_is_a_located_error(tmp_path: Path, capsys: pytest.Captur
         code = cli.main(["--timeout", "1e-7", str(path)])
         err = capsys.readouterr().err
         assert code == cli.EXIT_RUNTIME and err.startswith(f"{path}:") and "TimeoutError" in err, err
+
+
+def test_lark_starting_up_is_not_the_programs_time(tmp_path: Path) -> None:
+    """A syntax error is worded by lark, which builds its parser the first time it is needed (a
+    few hundred milliseconds): DG's start-up, which a short timeout must not count."""
+    program = tmp_path / "bad.dg"
+    program.write_text("x = (1 +\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter", "--timeout", "0.05", str(program)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == cli.EXIT_SYNTAX, done.stderr
+    assert "SyntaxError" in done.stderr
