@@ -131,7 +131,7 @@ class Session:
     def run(self, text: str, name: str = "<input>", echo: bool = False, env: Env | None = None) -> None:
         """Parse, compile and run `text` in `env` (the session's globals unless given); errors
         raise DGError. Parsing counts toward the run's time and memory: a huge file cannot hide there."""
-        from . import parser  # noqa: F401  (lark builds DG's parser on import: DG's start-up, not the program's time)
+        from . import parser  # noqa: F401  (loads the parser's tables: DG's start-up, not the program's time)
 
         source = Source(name, text)
         first_line = Span(source, 1, 1, 1, len(source.line(1)) + 1)
