@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lark import Lark, Token
-from lark.lexer import PatternStr
+from lark.lexer import ContextualLexer, PatternStr
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from .indenter import Indenter
@@ -58,3 +58,10 @@ def literal(token_type: str) -> str | None:
     except KeyError:
         return None
     return pattern.value if isinstance(pattern, PatternStr) else None
+
+
+def contextual_lexer() -> ContextualLexer:
+    """The lexer the parser itself uses (lark wraps it with the post-lexer), for lexing that follows
+    a parser fed token by token (incremental.py)."""
+    lexer = LARK.parser.lexer
+    return getattr(lexer, "lexer", lexer)
