@@ -64,6 +64,7 @@ def make_builtins(
         python_builtins.mean,
     ):
         builtin(fn)
+    table["range"].signature = "range([start,] stop[, step])"  # Python's own way of writing it
 
     # ---- tensors: the engine's functions declared builtins (@public in autograd/) --------
     for f in FUNCTIONS:
