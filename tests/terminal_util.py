@@ -72,10 +72,21 @@ class Terminal:
         return before + text
 
     def type(self, keys: str) -> None:
-        """Send keys, a line at a time, as a person types them (the REPL sees each as it comes)."""
-        for line in re.split(r"(?<=\r)", keys):
+        """Send keys a line at a time, as a person types them: after each Enter, wait for the prompt
+        (keys typed while a cell runs would meet the terminal in its cooked mode, where Backspace
+        and Ctrl-D mean something else, as they would for a person typing ahead)."""
+        for line in re.split(r"(?<=[\r\x04])", keys):
+            self.wait_for_prompt()
             os.write(self.fd, line.encode())
             self.settle()
+
+    def wait_for_prompt(self, timeout: float = 300.0) -> None:
+        """Wait until `dg` reads keys again (the terminal in raw mode, as prompt_toolkit sets it at a
+        prompt) or has exited."""
+        deadline = time.monotonic() + timeout
+        while termios.tcgetattr(self.fd)[3] & termios.ICANON and time.monotonic() < deadline:
+            if not self._receive(0.05) and os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
+                return
 
     def settle(self, quiet: float = 0.05, timeout: float = 60.0) -> None:
         """Read until `dg` has printed nothing for `quiet` seconds."""
@@ -95,7 +106,7 @@ class Terminal:
                 return os.waitstatus_to_exitcode(status)
             self._receive(0.1)
         os.kill(self.pid, 9)
-        raise AssertionError(f"dg did not exit; the screen:\n" + "\n".join(self.screen()))
+        raise AssertionError("dg did not exit; the screen:\n" + "\n".join(self.screen()))
 
     def screen(self) -> list[str]:
         """The lines a person sees, from the first to the last written, scrolled-off ones included."""
@@ -126,7 +137,7 @@ def typed(program: str, indent: str = "    ") -> str:
     keys: list[str] = []
     lines: list[str] = []  # the lines of the cell being typed, as the REPL has them
     cells = Completeness()
-    for line in program.rstrip("\n").split("\n") + [""]:
+    for line in [*program.rstrip("\n").split("\n"), ""]:
         offered = cells.next_indent("\n".join(lines)) if lines else ""
         if not line.strip():  # Enter on the indented empty line
             keys.append(ENTER)
