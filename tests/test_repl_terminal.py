@@ -50,7 +50,7 @@ def test_nested_blocks_typed_line_by_line(tmp_path: Path) -> None:
     term = Terminal(tmp_path)
     term.read_until(">>>")
     # The prompt indents each line; nothing runs until the blank line ends the outer block.
-    term.type("def g(n):\r" "if n > 0:\r" "return 1\r" "return 2\r")
+    term.type("def g(n):\rif n > 0:\rreturn 1\rreturn 2\r")
     assert "Error" not in term.seen
     term.type("\r")
     term.type("print(g(1), g(-1))\r")
@@ -58,7 +58,7 @@ def test_nested_blocks_typed_line_by_line(tmp_path: Path) -> None:
     # A comprehension and a conditional expression run at their first Enter.
     term.type("[i * i for i in range(4)]\r")
     term.read_until("[0, 1, 4, 9]")
-    term.type("z = 3 if 1 > 2 else 4\r" "z\r")
+    term.type("z = 3 if 1 > 2 else 4\rz\r")
     term.read_until("4")
     term.type(CTRL_D)
     assert term.close() == 0
@@ -69,9 +69,9 @@ def test_nested_blocks_typed_line_by_line(tmp_path: Path) -> None:
 def test_backspace_dedents_and_else_lines_up(tmp_path: Path) -> None:
     term = Terminal(tmp_path)
     term.read_until(">>>")
-    term.type("for i in range(3):\r" "if i % 2 == 0:\r" "print('even', i)\r")
-    term.type(BACKSPACE + "else:\r" "print('odd', i)\r")
-    term.type(BACKSPACE + BACKSPACE + "print('done')\r" "\r")
+    term.type("for i in range(3):\rif i % 2 == 0:\rprint('even', i)\r")
+    term.type(BACKSPACE + "else:\rprint('odd', i)\r")
+    term.type(BACKSPACE + BACKSPACE + "print('done')\r\r")
     term.read_until("done")
     term.type(CTRL_D)
     assert term.close() == 0
@@ -83,13 +83,13 @@ def test_a_mistake_is_reported_at_once_and_the_session_goes_on(tmp_path: Path) -
     term = Terminal(tmp_path)
     term.read_until(">>>")
     term.type("x = 2\r")
-    term.type("def f(n):\r" "if n > 0\r")  # the ':' is missing: reported at this Enter
+    term.type("def f(n):\rif n > 0\r")  # the ':' is missing: reported at this Enter
     term.read_until("SyntaxError: expected ':' at the end of this line")
     term.type("loss.backward()\r")
     term.read_until("NameError")
     term.type("x.backward()\r")
     term.read_until("AttributeError: int has no attribute 'backward'")
-    term.type("y = tensor(2.0, requires_grad=True)\r" "y.backward()\r")
+    term.type("y = tensor(2.0, requires_grad=True)\ry.backward()\r")
     term.read_until("help: DG backpropagates with the grad statement: `grad y`")
     term.type("x * 21\r")
     term.read_until("42")
@@ -101,8 +101,7 @@ def test_a_paste_runs_as_pasted(tmp_path: Path) -> None:
     term = Terminal(tmp_path)
     term.read_until(">>>")
     program = (
-        "def f(x):\n    y = x * 2\n\n    return y + 1\nprint(f(1))\n"
-        "for i in range(2):\n    print(i)\nprint('end')\n"
+        "def f(x):\n    y = x * 2\n\n    return y + 1\nprint(f(1))\nfor i in range(2):\n    print(i)\nprint('end')\n"
     )
     term.type(pasted(program))  # a blank line inside the function, statements after the loop
     term.read_until("end")
@@ -117,7 +116,7 @@ def test_a_paste_without_its_last_newline_waits_for_enter(tmp_path: Path) -> Non
     term.type(pasted("def twice(x):\n    return 2 * x"))
     term.settle()
     assert "Error" not in term.seen
-    term.type("\r\r" "twice(21)\r")
+    term.type("\r\rtwice(21)\r")
     term.read_until("42")
     term.type(CTRL_D)
     assert term.close() == 0
@@ -166,7 +165,7 @@ def test_a_debugging_session_steps_through_a_loop(tmp_path: Path) -> None:
     term.read_until("\n0")
     term.type(":up\r")
     term.read_until(f"(dg {program}:8 <program>)")
-    term.type("total\r" ":down\r")
+    term.type("total\r:down\r")
     term.read_until(f"(dg {program}:2 square)")
     term.type(":list\r")
     term.read_until("->     s = v * v")
