@@ -7,7 +7,6 @@ from a pipe (grouped by cells.py exactly as typed ones are). Both, and the debug
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -83,7 +82,8 @@ class Repl:
         self.seeing = install(session)
         self.seeing.keep_backward()  # :graph may show gradients at any time
         self.env = env if env is not None else session.globals
-        self.err = err if err is not None else sys.stderr
+        self.err = err if err is not None else session.err
+        session.err = self.err  # warnings a cell gives go where its errors go
         self.cells = 0
         self.last_error: DGError | None = None
 
