@@ -75,18 +75,24 @@ class Terminal:
         """Send keys a line at a time, as a person types them: after each Enter, wait for the prompt
         (keys typed while a cell runs would meet the terminal in its cooked mode, where Backspace
         and Ctrl-D mean something else, as they would for a person typing ahead)."""
-        for line in re.split(r"(?<=[\r\x04])", keys):
+        for line in filter(None, re.split(r"(?<=[\r\x04])", keys)):
             self.wait_for_prompt()
             os.write(self.fd, line.encode())
             self.settle()
 
-    def wait_for_prompt(self, timeout: float = 300.0) -> None:
+    def interrupt(self) -> None:
+        """Ctrl-C, now: for a cell that is running (so no prompt is waited for)."""
+        os.write(self.fd, CTRL_C.encode())
+
+    def wait_for_prompt(self, timeout: float = 120.0) -> None:
         """Wait until `dg` reads keys again (the terminal in raw mode, as prompt_toolkit sets it at a
         prompt) or has exited."""
         deadline = time.monotonic() + timeout
-        while termios.tcgetattr(self.fd)[3] & termios.ICANON and time.monotonic() < deadline:
+        while termios.tcgetattr(self.fd)[3] & termios.ICANON:
             if not self._receive(0.05) and os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
                 return
+            if time.monotonic() > deadline:
+                raise AssertionError("dg never came back to a prompt; the screen:\n" + "\n".join(self.screen()))
 
     def settle(self, quiet: float = 0.05, timeout: float = 60.0) -> None:
         """Read until `dg` has printed nothing for `quiet` seconds."""

@@ -31,7 +31,7 @@ def test_a_session_in_a_real_terminal(tmp_path: Path) -> None:
     term.read_until("...")
     term.type("pass\r\r")
     time.sleep(0.5)
-    term.type("\x03")
+    term.interrupt()
     term.read_until("KeyboardInterrupt: interrupted")
     term.read_until(">>>")
     # Everything defined before is still there.
@@ -40,7 +40,7 @@ def test_a_session_in_a_real_terminal(tmp_path: Path) -> None:
     term.type("x.grad\r")
     term.read_until("tensor([2., 4.])")
     term.read_until(">>>")
-    term.type("\x04")  # Ctrl-D on an empty line leaves
+    term.type(CTRL_D)  # Ctrl-D on an empty line leaves
     assert term.close() == 0
     history = (tmp_path / "dg" / "history").read_text()
     assert "def double(n):" in history and "double(21)" in history
