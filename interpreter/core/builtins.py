@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -174,7 +175,8 @@ def overview(table: dict[str, Any]) -> str:
     for entry in everything(table):
         groups.setdefault(entry.kind, []).append(entry.name)
     lines = ['help(NAME) describes one of these: help(relu), help(x.sum), help("if"), help(":step").']
-    lines.extend(f"  {kind}s: {' '.join(names)}" for kind, names in groups.items())
+    for kind, names in groups.items():
+        lines.extend(textwrap.wrap(f"{kind}s: {' '.join(names)}", 100, initial_indent="  ", subsequent_indent="    "))
     return "\n".join(lines)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from dglang.autograd import Tensor
@@ -265,10 +265,6 @@ def transcript(example: tuple[Example, ...]) -> list[str]:
         lines.extend("... " + line for line in code[1:])
         lines.extend(cell.output.split("\n") if cell.output else [])
     return lines
-
-
-def with_name(entry: Help, name: str) -> Help:
-    return replace(entry, name=name)
 
 
 for _keyword, (_signature, _doc) in KEYWORDS.items():

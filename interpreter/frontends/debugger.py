@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar, TextIO
+from weakref import WeakKeyDictionary
 
 from dglang.interpreter.core.errors import DGError
 from dglang.interpreter.core.report import call_stack, snippet
@@ -109,15 +110,15 @@ class Debugger:
     def __init__(self, lines: Iterator[str] | None = None, err: TextIO | None = None) -> None:
         self.lines = lines  # None: ask a person at the terminal
         self.err = err if err is not None else sys.stderr
-        self.steppers: dict[int, Stepper] = {}
+        self.steppers: WeakKeyDictionary[Session, Stepper] = WeakKeyDictionary()
 
     def attach(self, session: Session) -> None:
         session.on_breakpoint = lambda context: self.pause(session, context)
 
     def stepper(self, session: Session) -> Stepper:
-        if id(session) not in self.steppers:
-            self.steppers[id(session)] = Stepper(self, session)
-        return self.steppers[id(session)]
+        if session not in self.steppers:
+            self.steppers[session] = Stepper(self, session)
+        return self.steppers[session]
 
     def pause(self, session: Session, context: CallContext) -> None:
         """`breakpoint()`: the program has already paused (the session stopped its timer)."""

@@ -152,6 +152,9 @@ DG: a Python-like language whose tensors record the graph that `grad` differenti
   if/elif/else, while, for x in ..., def f(a, b=1):, return, break, continue, pass
   print(...), f"{value:.3f}", [f(x) for x in xs if ...], a, b = f()
 
+  :help NAME, or help(NAME), explains any builtin, x.method, operator, keyword or command;
+  help() lists them all. Tab completes a name and shows what each one is.
+
 Commands:
 """
 
