@@ -187,3 +187,17 @@ def test_language_md_gives_each_op_the_rule_it_declares() -> None:
         each = "each " if op.variadic else ""
         expected = "; ".join(f"{each}{i}: `{r}`" for i, r in zip(op.inputs, op.rules, strict=True))
         assert documented[name] == expected, f"the row of {name} should read: {expected}"
+
+
+def test_a_keyword_written_as_a_value_says_to_quote_it() -> None:
+    out, err = run("help(while)", "help(not)", "help(None)")
+    assert "NameError: name 'while' is not defined" in err and 'help: \'while\' is a keyword: help("while")' in err
+    assert "SyntaxError: 'not' is a keyword, not a value" in err and 'write help("not") or :help not' in err
+    assert out.startswith("None    (keyword)")
+
+
+def test_help_completes_every_name_it_knows() -> None:
+    repl = Repl(new_session(out=io.StringIO()))
+    assert [c.text for c in completions(":help rel", repl.env, repl.commands)] == ["relu"]
+    assert [c.text for c in completions(":help x.su", repl.env, repl.commands)] == ["x.sum"]
+    assert ":step" in [c.text for c in completions(":help :", repl.env, repl.commands)]

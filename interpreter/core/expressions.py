@@ -17,10 +17,10 @@ from .calls import bind_arguments, call_python
 from .compiling import CompilerBase, Eval, truth, unpacker
 from .errors import CallFrame, DGError
 from .formatting import format_value
-from .hints import explained, habit, library_prefix, non_leaf_grad, why_none, with_prefix_help
+from .hints import explained, habit, library_prefix, non_leaf_grad, unknown_name, why_none, with_prefix_help
 from .operators import BINARY, COMPARE, MAX_SEQUENCE, UNARY, get_item
 from .resolver import Lookup
-from .runtime import MISSING, BoundMethod, Builtin, CallContext, Env, Function, WithContext, iterate, suggest
+from .runtime import MISSING, BoundMethod, Builtin, CallContext, Env, Function, WithContext, iterate
 from .source import Span
 
 
@@ -58,7 +58,7 @@ class Expressions(CompilerBase):
                     pass
             value = (env.parent if enclosing else env).lookup(name)  # type: ignore[union-attr]
             if value is MISSING:
-                help = suggest(name, env.visible_names())
+                help = unknown_name(name, env.visible_names())
                 raise DGError("NameError", f"name '{name}' is not defined", span, help=help, frames=tuple(frames))
             return value
 

@@ -194,6 +194,8 @@ def operator_help(symbol: str) -> Help:
 
 def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
     """Help for a value, as `help(value)` gives it: a builtin, a method, a function, a tensor..."""
+    if value is None or value is True or value is False:
+        return ENTRIES[str(value)]
     if isinstance(value, str):
         found = describe(value, builtins)
         if found is not None:

@@ -6,13 +6,15 @@ and what the value turned out to be at run time; it only adds a help line to an 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from dglang.autograd import Tensor
 
 from . import ast
 from .errors import CallFrame, DGError
+from .grammar import keywords
+from .runtime import suggest
 from .source import Span
 
 
@@ -134,3 +136,10 @@ def written(node: ast.Expr) -> str:
     if span.end_line != span.line:
         return "x"
     return span.source.line(span.line)[span.column - 1 : span.end_column - 1].strip() or "x"
+
+
+def unknown_name(name: str, visible: Iterable[str]) -> str | None:
+    """The help line of a NameError: a keyword read as a name (`help(if)`), or a near name."""
+    if name in keywords():
+        return f"'{name}' is a keyword: help(\"{name}\") or :help {name} explains it"
+    return suggest(name, visible)

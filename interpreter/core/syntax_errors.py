@@ -136,6 +136,7 @@ def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fst
         _unclosed_bracket(failure)
         or _unexpected_indent(failure)
         or _python_only(failure)
+        or _keyword_in_help(failure)
         or _known_by_example(failure)
         or _keyword_as_name(failure)
         or _else_without_if(failure)
@@ -224,6 +225,20 @@ def _python_only(failure: Failure) -> DGError | None:
     return DGError(
         message.kind, message.text, _point(failure.source, before.line, before.column, len(before)), help=message.help
     )
+
+
+def _keyword_in_help(failure: Failure) -> DGError | None:
+    """`help(not)`: a keyword is not a value, but its name in quotes is. (Most keywords there read
+    as names, and fail as unknown names: hints.unknown_name says the same.)"""
+    before = failure.tokens_before[-3:]
+    if [str(t) for t in before[:2]] != ["help", "("] or len(before) < 3 or before[2].type == "NAME":
+        return None
+    word = str(before[2])
+    if not word.isidentifier():
+        return None
+    span = _point(failure.source, before[2].line, before[2].column, len(word))
+    help = f'write help("{word}") or :help {word}'
+    return DGError("SyntaxError", f"'{word}' is a keyword, not a value", span, help=help)
 
 
 def _known_by_example(failure: Failure) -> DGError | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from dglang.autograd import Tensor
 from dglang.interpreter.core.attributes import METHODS, PROPERTIES, TENSOR_METHODS, TENSOR_PROPERTIES
-from dglang.interpreter.core.help import describe
+from dglang.interpreter.core.help import describe, everything
 from dglang.interpreter.core.parser import keywords
 from dglang.interpreter.core.runtime import Builtin, Env, Function, GradMode
 
@@ -29,6 +29,13 @@ def completions(text_before_cursor: str, env: Env, commands: Commands) -> list[C
     """What may complete the word before the cursor: a :command at the start of a line, an
     attribute after `name.`, else a name (a variable, a builtin, a keyword)."""
     line = text_before_cursor.split("\n")[-1]
+    if line.lstrip().startswith(":help "):  # :help NAME: every name there is help for
+        word = line.lstrip()[len(":help ") :].lstrip()
+        scope = env
+        while scope.parent is not None:
+            scope = scope.parent
+        entries = {e.name: e.summary for e in everything(scope.vars) if e.name.startswith(word)}
+        return [Candidate(name, -len(word), summary) for name, summary in sorted(entries.items())]
     if line.lstrip().startswith(":") and " " not in line.strip():
         prefix = line.strip()[1:]
         return [
