@@ -170,7 +170,7 @@ def test_a_debugging_session_steps_through_a_loop(tmp_path: Path) -> None:
     term.type(":list\r")
     term.read_until("->     s = v * v")
     term.type(":help\r")
-    term.read_until("on an empty line: the same as :continue; the program runs on, it does not stop")
+    term.read_until("On an empty line: the same as :continue; the program runs on, it does not stop.")
     term.type(":break 8 if i == 2\r")
     term.read_until("breakpoint at")
     term.type(":continue\r")
