@@ -191,7 +191,7 @@ def test_language_md_gives_each_op_the_rule_it_declares() -> None:
 
 def test_a_keyword_written_as_a_value_says_to_quote_it() -> None:
     out, err = run("help(while)", "help(not)", "help(None)")
-    assert "NameError: name 'while' is not defined" in err and 'help: \'while\' is a keyword: help("while")' in err
+    assert "NameError: name 'while' is not defined" in err and "help: 'while' is a keyword: help(\"while\")" in err
     assert "SyntaxError: 'not' is a keyword, not a value" in err and 'write help("not") or :help not' in err
     assert out.startswith("None    (keyword)")
 

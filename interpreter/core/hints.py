@@ -13,7 +13,6 @@ from dglang.autograd import Tensor
 
 from . import ast
 from .errors import CallFrame, DGError
-from .grammar import keywords
 from .runtime import suggest
 from .source import Span
 
@@ -140,6 +139,8 @@ def written(node: ast.Expr) -> str:
 
 def unknown_name(name: str, visible: Iterable[str]) -> str | None:
     """The help line of a NameError: a keyword read as a name (`help(if)`), or a near name."""
+    from .grammar import keywords  # lark loads only when a program is parsed (see ast_cache.py)
+
     if name in keywords():
         return f"'{name}' is a keyword: help(\"{name}\") or :help {name} explains it"
     return suggest(name, visible)

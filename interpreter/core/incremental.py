@@ -45,7 +45,6 @@ class LineParser:
         # A ':' outside brackets ends the header of a compound statement (if, while, def, ...): no
         # other ':' of the grammar stands outside brackets (a slice's is inside its [ ]).
         self.compound = False
-        self.lines = 0
 
     def _lines(self) -> Iterator[Token]:
         """The raw tokens of each line fed, each line's followed by an END_OF_LINE marker. It never
@@ -66,7 +65,6 @@ class LineParser:
 
     def feed(self, line: str) -> None:
         """Take one more line (without its newline)."""
-        self.lines += 1
         if self.failed:
             return
         self.text = self.held + line + "\n"

@@ -27,7 +27,6 @@ from .context import RunContext
 from .errors import CallFrame, DGError, OutputClosed
 from .evaluator import compile_expression, compile_program
 from .limits import Limits, Timer, output_size
-from .parser import parse_expression
 from .report import format_error
 from .runtime import Builtin, CallContext, Env, show
 from .source import Source
@@ -213,6 +212,8 @@ class Session:
 
     def evaluate(self, text: str, env: Env, name: str = "<expression>") -> Any:
         """The value of one expression in `env` (a debugger's breakpoint condition)."""
+        from .parser import parse_expression  # lark loads only when a program is parsed (see ast_cache.py)
+
         source = Source(name, text)
         expr = parse_expression(text, source, 1, 1)
         code = compile_expression(expr, self.context)

@@ -15,8 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from dglang.interpreter.core.incremental import LineParser
-
 INDENT = "    "
 ENDS_BLOCK = re.compile(r"\s*(return|pass|break|continue)\b")  # nothing more runs in the block after it
 
@@ -25,21 +23,22 @@ class Cell:
     """The lines of one cell so far, and the parse of them."""
 
     def __init__(self) -> None:
+        # lark loads with the first cell, not when `dg FILE` starts (its debugger imports the REPL)
+        from dglang.interpreter.core.incremental import LineParser
+
         self.lines: list[str] = []
         self.parse = LineParser()
+        self.blank = True  # only blank lines so far
 
     def add(self, line: str) -> None:
         self.lines.append(line)
+        self.blank = self.blank and not line.strip()
         if len(self.lines) > 1 or not is_command(line):
             self.parse.feed(line)
 
     @property
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
-
-    @property
-    def blank(self) -> bool:
-        return not any(line.strip() for line in self.lines)
 
     @property
     def complete(self) -> bool:

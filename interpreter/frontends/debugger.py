@@ -202,6 +202,14 @@ class PausedRepl(Repl):
     def prompt(self) -> str:  # type: ignore[override]
         return f"(dg {self.frame.place} {self.frame.function}) "
 
+    def run_cell(self, text: str) -> Outcome:
+        """A cell typed at the pause runs without stopping at its statements, even if a pause
+        inside it (a breakpoint() it reaches) was left with :step."""
+        try:
+            return super().run_cell(text)
+        finally:
+            self.session.context.on_statement = None
+
     def end_of_input(self) -> Outcome:
         """Ctrl-D on an empty line at a pause (or the end of piped input): :continue."""
         self.resume = Resume("continue")
@@ -211,7 +219,8 @@ class PausedRepl(Repl):
         lines = [f"Paused in {self.frame.function} at {self.frame.place}. DG statements read and change its variables."]
         lines.extend(f"  {cmd.usage:<24} {cmd.summary}" for cmd in DEBUGGER.values())
         lines.append(f"  {':quit':<24} Stop the program (a cell typed at the >>> prompt stops; `dg FILE` exits).")
-        lines.append(f"  {'Ctrl-D':<24} On an empty line: the same as :continue; the program runs on, it does not stop.")
+        ctrl_d = "On an empty line: the same as :continue; the program runs on, it does not stop."
+        lines.append(f"  {'Ctrl-D':<24} {ctrl_d}")
         lines.append("  also: " + ", ".join(cmd.usage for name, cmd in COMMANDS.items() if name != "quit"))
         return "\n".join(lines)
 

@@ -32,7 +32,7 @@ class Outcome(Enum):
     OK = "ok"
     ERROR = "error"
     QUIT = "quit"
-    CONTINUE = "continue"  # leave a breakpoint and let the program go on
+    CONTINUE = "continue"  # leave a pause: the program goes on (how: the pause's `resume`)
 
 
 class QuitProgram(BaseException):  # a signal, not an error: the user chose to stop
