@@ -133,7 +133,7 @@ def test_help_at_a_pause_says_what_ctrl_d_does(loop: Path) -> None:
     out = debug(loop, ":help\n").stdout
     assert "Paused in <program> at loop.dg:7." in out
     assert "Ctrl-D" in out and "the same as :continue; the program runs on, it does not stop" in out
-    assert ":quit" in out and "stop the program" in out
+    assert ":quit" in out and "Stop the program" in out
     for command in (":step", ":next", ":until LINE", ":up", ":down", ":list", ":break LINE [if COND]", ":where"):
         assert command in out
 

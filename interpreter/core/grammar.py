@@ -47,7 +47,7 @@ def keywords() -> list[str]:
 
 
 def interactive(text: str) -> InteractiveParser:
-    """An interactive parser fed with `text`, for deciding whether REPL input is complete."""
+    """lark's interactive parser over `text`, to be fed token by token (incremental.py feeds one by lines)."""
     return LARK.parse_interactive(text, start="start")
 
 
