@@ -1,6 +1,6 @@
 """A small define-by-run autograd engine on NumPy: usable from Python, and the engine under DG.
 
->>> from autograd import tensor
+>>> from dglang.autograd import tensor
 >>> x = tensor([1.0, 2.0], requires_grad=True)
 >>> (x * x).sum().backward()
 >>> x.grad

@@ -41,6 +41,11 @@ class Op:
     rules     what each input receives, for the gradient g arriving at the output: ("g·b", "g·a")
     nan       why its rule might send back nan or inf, for anomaly mode (None: nothing likely)
     variadic  one input name and rule stand for any number of inputs (concat, stack)
+    terms     any other name a rule uses, with how to find its value from the node's inputs and
+              output, so a picture can put numbers in the rule: (("n", count),) for `g/n`
+
+    A rule's text is also the form pictures fill in: each of `g`, the input names and the terms,
+    written as a word of its own, is replaced by its value (`g·b` becomes `1·2`).
     """
 
     name: str
@@ -48,6 +53,7 @@ class Op:
     rules: tuple[str, ...]
     nan: str | None = None
     variadic: bool = False
+    terms: tuple[tuple[str, Callable[[tuple[Any, ...], Any], Any]], ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.inputs) != len(self.rules) or (self.variadic and len(self.rules) != 1):

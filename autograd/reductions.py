@@ -54,7 +54,9 @@ def sum_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     return record(np.add.reduce(a.data, axis=axes, keepdims=keepdims), SUM, (a,), backward)
 
 
-MEAN = Op("Mean", inputs=("a",), rules=("g/n, broadcast",))
+MEAN = Op(
+    "Mean", inputs=("a",), rules=("g/n, broadcast",), terms=(("n", lambda inputs, out: inputs[0].size // out.size),)
+)
 
 
 @public(method=True)

@@ -16,7 +16,6 @@ import importlib
 import io
 import json
 import re
-import resource
 import subprocess
 import sys
 import time
@@ -77,14 +76,20 @@ def item(value: Any) -> float:
 
 # ---- memory -----------------------------------------------------------------------------------
 def peak_rss_mib() -> float:
-    """The peak resident memory of this process so far (ru_maxrss is in KiB on Linux)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """The peak resident memory of this process so far, where Python has `resource` (Linux, macOS):
+    on Windows the memory rows say so and fail, while the timing rows run."""
+    try:
+        import resource
+    except ModuleNotFoundError:
+        raise RuntimeError("peak memory is measured with Python's resource module, which Windows lacks") from None
+    # ru_maxrss counts KiB on Linux and bytes on macOS
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
 
 
 def current_rss_mib() -> float:
     """The resident memory of this process now (Linux); elsewhere the peak so far stands in for it."""
     try:
-        for line in Path("/proc/self/status").read_text().splitlines():
+        for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     except OSError:

@@ -166,3 +166,22 @@ def test_no_module_is_long() -> None:
     """A newcomer reads a module without scrolling for long (the aim is about 400 lines)."""
     long = {str(p.relative_to(ROOT)): n for p in MODULES.values() if (n := len(p.read_text().splitlines())) > 450}
     assert not long, f"modules over 450 lines: {long}"
+
+
+def test_every_kind_of_node_has_its_cases() -> None:
+    """A new node kind needs a resolver case and a compile case: nothing lets one be forgotten silently."""
+    from dglang.interpreter.core import ast as dg_ast
+    from dglang.interpreter.core.evaluator import EXPRESSIONS, STATEMENTS
+    from dglang.interpreter.core.resolver import Resolver, Scope
+
+    kinds = [k for k in vars(dg_ast).values() if isinstance(k, type) and k.__module__ == dg_ast.__name__]
+    expressions = {k for k in kinds if issubclass(k, dg_ast.Expr) and k is not dg_ast.Expr}
+    statements = {k for k in kinds if issubclass(k, dg_ast.Stmt) and k is not dg_ast.Stmt}
+    assert expressions - {dg_ast.Slice} <= set(EXPRESSIONS), "expressions without a compile case"
+    assert statements <= set(STATEMENTS), "statements without a compile case"
+
+    class Unknown(dg_ast.Expr):
+        pass
+
+    with pytest.raises(TypeError, match="no case for Unknown"):
+        Resolver().expr(Unknown(None), Scope("module"))  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ from dglang import autograd
 from dglang.autograd import Tensor
 from dglang.autograd.ops import FUNCTIONS, Op
 from dglang.interpreter.core.session import Session
-from dglang.interpreter.seeing.dot import rule
+from dglang.interpreter.seeing.rules import rule_label
 
 AUTOGRAD = Path(autograd.__file__).parent
 MODULES = sorted(p.stem for p in AUTOGRAD.glob("*.py"))
@@ -140,7 +140,7 @@ def test_every_recorded_node_has_the_inputs_its_op_declares() -> None:
         if not node.op.variadic:
             assert len(node.inputs) == len(node.op.inputs), f"{node.op.name}: {len(node.inputs)} inputs"
         for position in range(len(node.inputs)):
-            assert rule(node.op, position).count(": ") >= 1
+            assert rule_label(node.op, position).count(": ") >= 1
     assert len(seen) >= 30, f"the graph above should use (nearly) every op, it uses {sorted(seen)}"
 
 

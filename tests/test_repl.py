@@ -19,7 +19,7 @@ from dglang.interpreter.frontends.cells import is_complete, next_indent, read_ce
 from dglang.interpreter.frontends.completion import complete
 from dglang.interpreter.frontends.repl import Outcome, Repl, describe_vars, run_piped
 from dglang.interpreter.frontends.sessions import new_session as Session
-from dglang.interpreter.frontends.terminal import DGCompleter, highlight, interact
+from dglang.interpreter.frontends.terminal import LEXER, STYLE, DGCompleter, interact
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -182,18 +182,33 @@ def test_completion_of_names_keywords_builtins_and_attributes() -> None:
     assert complete(":lo", env) == [":load"]
 
 
-def test_highlight_marks_keywords_numbers_strings_comments_and_builtins() -> None:
-    pieces = highlight('if x > 0: print("hi", 2.5)  # note', ["print"])
-    styles = {text: style for style, text in pieces}
-    assert styles["if"] == "class:keyword" and styles["print"] == "class:builtin"
-    assert styles['"hi"'] == "class:string" and styles["2.5"] == "class:number"
-    assert styles["# note"] == "class:comment"
-    assert "".join(text for _, text in pieces) == 'if x > 0: print("hi", 2.5)  # note'
+def colours(line: str) -> dict[str, str]:
+    """Each piece of `line` as the REPL shows it: its colour (and bold) in the terminal's palette."""
+    pieces = LEXER.lex_document(Document(line))(0)
+    assert "".join(text for _, text in pieces) == line
+    shown = {}
+    for style, text in pieces:
+        attrs = STYLE.get_attrs_for_style_str(style)
+        shown[text] = f"{attrs.color or ''}{' bold' if attrs.bold else ''}".strip()
+    return shown
 
 
-def test_highlight_survives_unfinished_input() -> None:
-    pieces = highlight('y = "unfinished', [])
-    assert pieces[-1] == ("class:string", '"unfinished')
+def test_the_repl_colours_keywords_numbers_strings_comments_and_builtins() -> None:
+    shown = colours('if x > 0 and ok: print("hi", 2.5)  # note')
+    assert shown["if"] == shown["and"] == "ansimagenta bold" and shown["print"] == "ansicyan"
+    assert shown['"'] == shown["hi"] == "ansigreen" and shown["2.5"] == "ansiyellow"
+    assert shown["# note"] == "ansibrightblack" and shown["x"] == shown["ok"] == ""
+
+
+def test_the_repl_colours_the_fields_of_an_f_string_as_code() -> None:
+    shown = colours('f"loss {loss.item():.4f} at {len(xs)}"')
+    assert shown["{"] == shown["}"] == "ansigreen bold" and shown["len"] == "ansicyan"
+    assert shown["loss "] == shown[".4f"] == "ansigreen" and shown["item"] == ""
+
+
+def test_the_repl_colours_unfinished_input() -> None:
+    assert colours('y = "unfinished')["unfinished"] == "ansigreen"
+    assert colours("def f(x")["def"] == "ansimagenta bold"
 
 
 # ---- prompt_toolkit, through a pipe --------------------------------------------------------------

@@ -2,8 +2,11 @@
 
 - N is evaluated once, before the first round, and must be an int (a TypeError otherwise,
   located at N); a negative N is a ValueError; `repeat 0:` runs nothing.
-- `break` and `continue` work inside it as in any loop; `return` leaves the function.
+- It is a loop like `while` and `for`: `break` and `continue` work inside it (and nowhere
+  else), `return` leaves the function, each round counts as a step for `dg --max-steps`,
+  and a name assigned in its block inside a function is local to that function.
 - The AST node is called `Repeat`, so `dg parse` shows it.
+- The REPL waits for the block, as after `while ...:`.
 See docs/for-compiler-courses.md, exercise 2.
 """
 
@@ -40,6 +43,11 @@ print(first_round())
     assert dg(program) == "1\n3\nleft at once\n"
 
 
+def test_a_name_assigned_in_the_block_is_local_to_the_function(dg) -> None:
+    program = "total = 100\ndef f():\n    repeat 3:\n        total = 1\n    return total\nprint(f(), total)\n"
+    assert dg(program) == "1 100\n"
+
+
 def test_nested_repeats(dg) -> None:
     assert dg("n = 0\nrepeat 3:\n    repeat 4:\n        n += 1\nprint(n)\n") == "12\n"
 
@@ -59,6 +67,22 @@ def test_a_float_count_is_a_type_error_at_the_count(dg_error) -> None:
 def test_a_negative_count_is_a_value_error(dg_error) -> None:
     error, _ = dg_error("repeat -1:\n    pass\n")
     assert error.kind == "ValueError"
+
+
+def test_each_round_is_a_step() -> None:
+    import io
+
+    from dglang.interpreter.core.errors import DGError
+    from dglang.interpreter.core.limits import Limits
+    from dglang.interpreter.core.session import Session
+
+    session = Session(out=io.StringIO(), limits=Limits(max_steps=1000))
+    try:
+        session.run("repeat 100_000:\n    pass\n", "exercise.dg")
+    except DGError as error:
+        assert error.kind == "LimitError" and error.span is not None and error.span.line == 1
+    else:
+        raise AssertionError("100,000 rounds ran within a limit of 1,000 steps")
 
 
 def test_dg_parse_shows_a_repeat_node() -> None:

@@ -5,7 +5,8 @@ every arithmetic expression (ast.Binary, ast.Unary) whose operands are number co
 ast.Constant holding its value, spanning the whole expression. It folds everywhere: nested
 expressions, function bodies, conditions, arguments. An expression that would fail (`1 / 0`,
 `2 ** 1000000`) is left as it is, so the error still happens at run time, at its place.
-`Session.compile` folds every program before compiling it.
+`Session.compile` folds every program between parsing it and handing it to the resolver and the
+evaluator (`compile_program`).
 See docs/for-compiler-courses.md, exercise 4.
 """
 

@@ -8,10 +8,19 @@ parameter or local name of that function or of a function around it. Comprehensi
 count inside their comprehension. A name defined later in the file is fine (functions may call
 each other in any order); a name assigned only in a branch that does not run is statically
 fine and fails at run time as before.
+
+The check is the resolver's (interpreter/core/resolver.py), which already walks every scope before
+anything runs: `resolve(module, known)` takes the names defined outside the program (builtins and
+the session's variables, which `Session.run` passes down); `resolve(module)` alone checks no names,
+as for a REPL cell.
 See docs/for-compiler-courses.md, exercise 5.
 """
 
 from __future__ import annotations
+
+import pytest
+
+from dglang.interpreter.core.errors import DGError
 
 
 def test_nothing_runs_when_a_name_is_unknown(dg_error) -> None:
@@ -53,6 +62,18 @@ if False:
 print(f(4), make_scaler(3)(a), b, squares, len(squares), pi > 3)
 """
     assert dg(program) == "106 6 2 [0, 1, 4] 3 True\n"
+
+
+def test_the_resolver_does_the_check() -> None:
+    from dglang.interpreter.core.parser import parse
+    from dglang.interpreter.core.resolver import resolve
+    from dglang.interpreter.core.source import Source
+
+    module = parse(Source("t.dg", "def f():\n    return [x * y for x in range(3)]\n"))
+    resolve(module)  # no names given: no check
+    resolve(module, known={"range", "y"})
+    with pytest.raises(DGError, match="name 'y' is not defined"):
+        resolve(module, known={"range"})
 
 
 def test_the_session_s_variables_count() -> None:

@@ -214,7 +214,7 @@ def read_csv(path: Path, shown: str) -> Tensor:
     import csv  # loaded by the programs that read data
 
     try:
-        with path.open(newline="") as f:
+        with path.open(newline="", encoding="utf-8-sig") as f:  # -sig: Excel's UTF-8 starts with a BOM
             rows = [row for row in csv.reader(f) if row and any(cell.strip() for cell in row)]
     except OSError as e:
         raise DGError("FileError", f"cannot read '{shown}': {e.strerror}") from None

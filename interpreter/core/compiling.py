@@ -17,7 +17,7 @@ from .limits import steps_message
 from .locating import located
 from .resolver import Resolution
 from .runtime import Env, iterate
-from .source import Branch, Site, Span
+from .source import Branch, Loop, LoopRun, Site, Span
 
 Eval = Callable[[Env], Any]  # a compiled expression
 Exec = Callable[[Env], Any]  # a compiled statement: returns None or a signal
@@ -46,6 +46,12 @@ class CompilerBase:
     def site(self, span: Span) -> Site:
         """What an op written at `span` stamps on the nodes it records."""
         return Site(span, self.branches)
+
+    def loop(self, kind: str, node: ast.Stmt | ast.Expr, head: Span) -> Callable[[], LoopRun]:
+        """What a loop at `node` enters each time it runs: a LoopRun on the run's stack of loops,
+        whose `count` the loop raises by one per iteration, for pictures of the graph to read."""
+        loop, loops, frames = Loop(kind, node.span.line, head), self.context.loops, self.frames
+        return lambda: LoopRun(loop, frames[-1] if frames else None, loops)
 
     def fail(self, e: BaseException, span: Span) -> DGError:
         """The error `e` (raised while running the node at `span`), located there."""

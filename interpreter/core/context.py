@@ -11,16 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import CallFrame
-from .source import Span
+from .source import LoopRun, Span
 
 
 @dataclass(eq=False)
 class RunContext:
     """frames       the DG call stack, innermost last (error messages, `breakpoint()`, recursion depth)
+    loops        the loops running, innermost last, each counting its iterations (for pictures)
     max_depth    deepest nesting of DG calls before a RecursionError
     max_steps    loop iterations, comprehension items and calls a run may make (None: no limit)
     steps        how many it has made so far (counted only when there is a limit)
-    echo         shows the value of an expression statement in a REPL cell
+    show         shows the value of an expression statement in a REPL cell
     pause        what `breakpoint()` does (open a debugger), or None to carry on
     rebound_parameter  where a program last rebound a parameter inside `no_grad`, for `grad`'s hint
     warn         reports a warning (through the one formatter, to standard error)
@@ -34,10 +35,11 @@ class RunContext:
     """
 
     frames: list[CallFrame] = field(default_factory=list)
+    loops: list[LoopRun] = field(default_factory=list)
     max_depth: int = 10_000
     max_steps: int | None = None
     steps: int = 0
-    echo: Callable[[Any], None] = lambda value: None
+    show: Callable[[Any], None] = lambda value: None
     pause: Callable[[Any], None] | None = None
     rebound_parameter: tuple[str, Span] | None = None
     warn: Callable[[Any], None] = lambda warning: None

@@ -6,17 +6,29 @@ the node where it happened, and only `report.py` turns one into text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .source import Span
 
 
 @dataclass(frozen=True, slots=True)
 class CallFrame:
-    """One active DG function call: its name and the span of the call expression."""
+    """One DG function call: its name, the span of the call expression, and the call it was made in
+    (None at the top level), so a picture can tell a recursive call from the one that made it."""
 
     function: str
     call_site: Span
+    caller: CallFrame | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def recursion_level(self) -> int:
+        """1 for a call of a function not already running, 2 for a call of it from inside it, ..."""
+        level, frame = 1, self.caller
+        while frame is not None:
+            if frame.function == self.function:
+                level += 1
+            frame = frame.caller
+        return level
 
 
 class DGError(Exception):

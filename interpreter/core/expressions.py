@@ -79,6 +79,7 @@ class Expressions(CompilerBase):
         condition = self.expr(node.condition) if node.condition else None
         condition_span = node.condition.span if node.condition else node.span
         bind, site = unpacker(node.targets), self.site(span)
+        loop = self.loop("comprehension", node, span)
 
         def run(env: Env) -> list[Any]:
             try:
@@ -87,10 +88,12 @@ class Expressions(CompilerBase):
                 raise self.fail(e, span) from None
             inner = Env({}, env)
             out = []
-            for value in values:
-                bind(inner.vars, value, span, self)
-                if condition is None or truth(condition(inner), condition_span, self):
-                    out.append(element(inner))
+            with loop() as this:
+                for value in values:
+                    this.count += 1
+                    bind(inner.vars, value, span, self)
+                    if condition is None or truth(condition(inner), condition_span, self):
+                        out.append(element(inner))
             return out
 
         return run
@@ -303,7 +306,7 @@ class Expressions(CompilerBase):
         """A DG function's call: a new scope for its arguments, a frame on the call stack, its body."""
         frames, max_depth = self.frames, self.context.max_depth
         env = Env(bind_arguments(f, args, kwargs), f.env)
-        frame = CallFrame(f.name, span)
+        frame = CallFrame(f.name, span, frames[-1] if frames else None)
         frames.append(frame)
         caller, recording.call = recording.call, frame  # nodes made in this call remember it
         try:

@@ -110,6 +110,8 @@ class Resolver:
                 self.block(body, Scope(scope.kind, scope.local_names, scope.in_loop, no_grad))
             case ast.Pass():
                 pass
+            case _:  # a new kind of statement needs its case here, or its names go unresolved
+                raise TypeError(f"the resolver has no case for {type(node).__name__}")
 
     def function(self, node: ast.FunctionDef, scope: Scope) -> None:
         """Defaults are read where the `def` runs; the body in a scope of the function's own."""
@@ -182,6 +184,8 @@ class Resolver:
                 self.exprs([p.expr for p in parts if isinstance(p, ast.FormattedValue)], scope)
             case ast.Constant():
                 pass
+            case _:
+                raise TypeError(f"the resolver has no case for {type(node).__name__}")
 
 
 def names_no_grad(node: ast.Expr) -> bool:

@@ -56,7 +56,7 @@ class Session:
         self.allowed_dirs = [Path(d).resolve() for d in allowed_dirs]  # `--allow-path`: more folders load_csv may read
         self.limits = limits if limits is not None else Limits()
         self.context = RunContext(
-            max_depth=max_depth, max_steps=self.limits.max_steps, echo=self.echo, pause=self.pause
+            max_depth=max_depth, max_steps=self.limits.max_steps, show=self.echo, pause=self.pause
         )
         self.printed = 0  # bytes written so far in this run
         self.err = sys.stderr  # where warnings go
@@ -126,7 +126,7 @@ class Session:
     def execute(self, code: Any, env: Env) -> None:
         """Run compiled code in `env`. May nest: a breakpoint's REPL runs cells inside a paused call."""
         context = self.context
-        depth = len(context.frames)
+        depth, loops = len(context.frames), len(context.loops)
         outermost = depth == 0 and not self.running
         timer = saved = None
         if outermost:  # each program, and each REPL cell, gets the whole budget again
@@ -161,7 +161,7 @@ class Session:
             if saved is not None:
                 recording.restore(saved)
                 self.running = False
-            del context.frames[depth:]
+            del context.frames[depth:], context.loops[loops:]
             sys.setrecursionlimit(limit)
             gc.set_threshold(*collector)
 

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def program_text(data: bytes) -> str:
+    """A program file's text: UTF-8, without the byte-order mark some Windows editors write first,
+    and with Windows' "\r\n" (and old Macs' "\r") line ends read as "\n", as Python reads a file."""
+    return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -33,12 +40,65 @@ class Span:
 
 
 @dataclass(frozen=True, slots=True)
+class Arm:
+    """One arm of an `if` as written: which kind, and the lines from its `if`/`elif`/`else` to its end."""
+
+    kind: str  # "then", "elif", "else"
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
 class Branch:
-    """One arm of an `if` that a piece of code sits in: the `if`'s line, which arm, where it starts."""
+    """One arm of an `if` that a piece of code sits in: the `if`'s line, which arm, where it starts.
+
+    `arms` are all the arms of that `if`, so a picture can show the ones that did not run."""
 
     if_line: int
     arm: str  # "then", "elif", "else"
     line: int
+    arms: tuple[Arm, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """A loop as written: its kind and its head (the `while` condition, the `for` iterable)."""
+
+    kind: str  # "while", "for", "comprehension"
+    line: int
+    head: Span
+
+    def holds(self, span: Span) -> bool:
+        """Is the code at `span` part of the head (run before an iteration rather than in it)?"""
+        head = self.head
+        return (head.line, head.column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (
+            head.end_line,
+            head.end_column,
+        )
+
+
+@dataclass(slots=True, eq=False)
+class LoopRun:
+    """One run of a loop while it runs: how many iterations have begun, and the DG call it runs in.
+
+    The evaluator keeps a stack of them (RunContext.loops): `with LoopRun(...)` pushes one while its
+    loop runs, however the loop ends. A session that may draw copies the counts onto each node it
+    records (`Site.iterations`), so a picture can say which iteration made it."""
+
+    loop: Loop
+    frame: Any  # the CallFrame of the call the loop runs in, None at the top level
+    stack: list[LoopRun] = field(repr=False)
+    count: int = 0
+
+    def __enter__(self) -> LoopRun:
+        self.stack.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.pop()
+
+
+Iteration = tuple[LoopRun, int]  # a loop run, and which of its iterations (from 1) had begun
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +106,11 @@ class Site:
     """Where an op is written: its span and the `if` arms around it (outermost first).
 
     Made once when the code is compiled; the engine stamps it on each node the op records, so a
-    graph picture can say which line made a node and which branch of each `if` ran."""
+    graph picture can say which line made a node and which branch of each `if` ran. A session
+    that may draw replaces it on each node by a copy that also says when: the loop iterations
+    running (outermost first) and the node's place in the recording (`order`, from 1; 0 unknown)."""
 
     span: Span
     branches: tuple[Branch, ...] = ()
+    iterations: tuple[Iteration, ...] = ()
+    order: int = 0

@@ -20,7 +20,7 @@ from .errors import DGError
 from .hints import rebound_parameter
 from .operators import AUGMENTED, set_item
 from .runtime import BREAK, CONTINUE, MISSING, Env, Function, ReturnValue, WithContext, iterate, text
-from .source import Branch
+from .source import Arm, Branch
 
 
 class Statements(CompilerBase):
@@ -32,7 +32,7 @@ class Statements(CompilerBase):
                 value(env)
 
             return run
-        show, span = self.context.echo, node.span
+        show, span = self.context.show, node.span
 
         def echoed(env: Env) -> None:  # a REPL cell shows the value
             result = value(env)
@@ -185,17 +185,19 @@ class Statements(CompilerBase):
     # ---- compound statements ------------------------------------------------------------------
     def if_(self, node: ast.If) -> Exec:
         line = node.span.line
-        branches = [
-            (
-                self.expr(cond),
-                cond.span,
-                self.in_branch(Branch(line, "then" if i == 0 else "elif", cond.span.line), body),
-            )
+        arms = tuple(
+            Arm("then" if i == 0 else "elif", cond.span.line, body[-1].span.end_line)
             for i, (cond, body) in enumerate(node.branches)
+        )
+        if node.orelse is not None:
+            arms += (Arm("else", node.else_line or line, node.orelse[-1].span.end_line),)
+        branches = [
+            (self.expr(cond), cond.span, self.in_branch(Branch(line, arm.kind, arm.line, arms), body))
+            for arm, (cond, body) in zip(arms, node.branches, strict=False)
         ]
         orelse = None
         if node.orelse is not None:
-            orelse = self.in_branch(Branch(line, "else", node.else_line or line), node.orelse)
+            orelse = self.in_branch(Branch(line, "else", arms[-1].line, arms), node.orelse)
 
         def run(env: Env) -> Any:
             for cond, span, body in branches:
@@ -208,15 +210,18 @@ class Statements(CompilerBase):
     def while_(self, node: ast.While) -> Exec:
         cond, span = self.expr(node.condition), node.condition.span
         body = self.counted(self.block(node.body), node.span)
+        loop = self.loop("while", node, span)
 
         def run(env: Env) -> Any:
-            while truth(cond(env), span, self):
-                signal = body(env)
-                if signal is not None:
-                    if signal is BREAK:
-                        break
-                    if signal is not CONTINUE:
-                        return signal
+            with loop() as this:  # counts the iterations, so a picture can say which made a node
+                while truth(cond(env), span, self):
+                    this.count += 1
+                    signal = body(env)
+                    if signal is not None:
+                        if signal is BREAK:
+                            break
+                        if signal is not CONTINUE:
+                            return signal
             return None
 
         return run
@@ -225,6 +230,7 @@ class Statements(CompilerBase):
         iterable, span = self.expr(node.iterable), node.iterable.span
         bind, site = unpacker(node.targets), self.site(span)
         body = self.counted(self.block(node.body), node.span)
+        loop = self.loop("for", node, span)
 
         def run(env: Env) -> Any:
             try:
@@ -232,14 +238,16 @@ class Statements(CompilerBase):
             except Exception as e:
                 raise self.fail(e, span) from None
             vars = env.vars
-            for value in values:
-                bind(vars, value, span, self)
-                signal = body(env)
-                if signal is not None:
-                    if signal is BREAK:
-                        break
-                    if signal is not CONTINUE:
-                        return signal
+            with loop() as this:
+                for value in values:
+                    this.count += 1
+                    bind(vars, value, span, self)
+                    signal = body(env)
+                    if signal is not None:
+                        if signal is BREAK:
+                            break
+                        if signal is not CONTINUE:
+                            return signal
             return None
 
         return run

@@ -16,6 +16,9 @@ from dglang import __version__
 from dglang.interpreter.core.errors import DGError, OutputClosed
 from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
 from dglang.interpreter.core.report import format_error
+from dglang.interpreter.core.source import program_text
+
+from .streams import use_utf8
 
 if TYPE_CHECKING:
     from dglang.interpreter.core.session import Session
@@ -38,8 +41,9 @@ commands:
   dg -                  run a program read from standard input
   dg repl               open the REPL
   dg parse FILE.dg      print the syntax tree (--tokens: the token stream)
-  dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png]
+  dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png|.html] [--untaken]
                         run a program and draw the graph behind a variable
+                        (.html: a page that steps through it, forward and backward)
 """
 SUBCOMMANDS = ("run", "repl", "parse", "graph")
 
@@ -132,18 +136,35 @@ def parse_parser() -> argparse.ArgumentParser:
 
 
 def graph_parser() -> argparse.ArgumentParser:
+    from dglang.interpreter.seeing.dot import RANKDIRS, THEMES  # here, so `dg --help` starts fast
+    from dglang.interpreter.seeing.render import DEFAULT_DPI
+
     p = ArgumentParser(
         prog="dg graph", description="Run a program and draw the recorded graph behind one of its variables."
     )
     p.add_argument("file", help="the program to run")
     p.add_argument("--var", required=True, metavar="NAME", help="the variable whose final value to draw")
-    p.add_argument("-o", dest="output", metavar="OUT", help="write .dot, .svg or .png (default: DOT to stdout)")
+    p.add_argument(
+        "-o",
+        dest="output",
+        metavar="OUT",
+        help="write .dot, .svg, .png, or .html (a page that steps through the graph); default: DOT to stdout",
+    )
+    p.add_argument("--untaken", action="store_true", help="also draw, greyed, each arm of an `if` that did not run")
+    p.add_argument(
+        "--rankdir", choices=RANKDIRS, default="BT", help="where the output goes: BT (top, the default), TB, LR, RL"
+    )
+    p.add_argument("--dpi", type=positive_int, metavar="N", help=f"resolution of a .png (default {DEFAULT_DPI})")
+    p.add_argument(
+        "--theme", choices=tuple(THEMES), default="screen", help="print: black on white, for slides and paper"
+    )
     p.add_argument("--max-depth", type=int, default=10_000, metavar="N", help=argparse.SUPPRESS)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    use_utf8()
     try:
         return dispatch(argv)
     except UsageError as e:
@@ -242,8 +263,8 @@ def read_program(path: str) -> tuple[str, str]:
     """(text, name for messages); a FileError says why it cannot be read."""
     try:
         if path == "-":
-            return sys.stdin.buffer.read().decode("utf-8"), "<stdin>"
-        return Path(path).read_text(encoding="utf-8"), path
+            return program_text(sys.stdin.buffer.read()), "<stdin>"
+        return program_text(Path(path).read_bytes()), path
     except FileNotFoundError:
         reason = "no such file"
     except IsADirectoryError:
@@ -312,43 +333,9 @@ def parse_command(args: argparse.Namespace) -> int:
 
 
 def graph_command(args: argparse.Namespace) -> int:
-    from dglang.autograd.tensor import type_name
-    from dglang.interpreter.core.runtime import MISSING
-    from dglang.interpreter.seeing.builtins import install
-    from dglang.interpreter.seeing.dot import to_dot, write
+    from .graph_command import draw
 
-    args.no_breakpoints = True
-    session = new_session(args)
-    seeing = install(session)
-    seeing.keep_backward()
-    session.out = sys.stderr  # the program's own prints, so stdout carries only the DOT
-    code = run_file(session, args.file)
-    if code != EXIT_OK:
-        return code
-    value = session.globals.vars.get(args.var, MISSING)
-    if not isinstance(value, _tensor_type()):
-        what = "is not a variable of the program" if value is MISSING else f"is a {type_name(value)}, not a tensor"
-        report(UsageError(f"'{args.var}' {what}", "dg graph"))
-        return EXIT_USAGE
-    dot_text = to_dot(seeing.graph(value), args.var)
-    if args.output is None:
-        sys.stdout.write(dot_text)
-        return EXIT_OK
-    try:
-        write(dot_text, Path(args.output))
-    except DGError as e:
-        report(e)
-        return EXIT_UNAVAILABLE
-    except OSError as e:
-        report(DGError("FileError", f"cannot write '{args.output}': {e.strerror}"))
-        return EXIT_UNAVAILABLE
-    return EXIT_OK
-
-
-def _tensor_type() -> type:
-    from dglang.autograd import Tensor
-
-    return Tensor
+    return draw(args, new_session, run_file, report)
 
 
 def repl(session: Session) -> int:

@@ -20,8 +20,9 @@ from dglang.interpreter.core.help import describe, everything, register, render
 from dglang.interpreter.core.report import format_error
 from dglang.interpreter.core.runtime import MISSING, Env, Function, show_short, suggest
 from dglang.interpreter.core.session import Session
+from dglang.interpreter.core.source import program_text
 from dglang.interpreter.seeing.builtins import install
-from dglang.interpreter.seeing.graph import text_picture
+from dglang.interpreter.seeing.text_picture import text_picture
 
 from .cells import is_complete as is_complete  # where front ends look for it (a notebook kernel too)
 from .cells import read_cells
@@ -244,7 +245,7 @@ def _load(repl: Repl, argument: str) -> Outcome:
         return Outcome.ERROR
     path = Path(argument).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = program_text(path.read_bytes())
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) else "it is not UTF-8 text"
         repl.report(DGError("CommandError", f"cannot load '{argument}': {reason}"))

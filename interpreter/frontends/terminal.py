@@ -1,47 +1,51 @@
 """The REPL at a keyboard: prompt_toolkit wired to the decisions in repl.py.
 
 prompt_toolkit does the editing, history, completion menu and colouring; everything it asks
-("is this input complete?", "what completes this word?", "what kind of token is this?") is
-answered by plain functions that the tests call directly.
+("is this input complete?", "what completes this word?") is answered by plain functions that the
+tests call directly, and the colours come from DG's Pygments lexer (highlighting.py).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
-from lark import UnexpectedInput
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.lexers import Lexer
+from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
 from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.parser import SyntaxProblem, tokens
 
 from .cells import INDENT, Completeness, next_indent
-from .completion import KEYWORDS, completions
+from .completion import completions
+from .highlighting import DGLexer
 from .repl import Outcome, Repl
 
+# Colours for the token kinds of DG's Pygments lexer (highlighting.py), in the terminal's own
+# palette, so they follow its light or dark theme. A kind without an entry keeps the default colour.
+LEXER = PygmentsLexer(DGLexer)
 STYLE = Style.from_dict(
     {
-        "keyword": "ansimagenta bold",
-        "builtin": "ansicyan",
-        "number": "ansiyellow",
-        "string": "ansigreen",
-        "comment": "ansibrightblack italic",
+        "pygments.keyword": "ansimagenta bold",
+        "pygments.operator.word": "ansimagenta bold",
+        "pygments.name.builtin": "ansicyan",
+        "pygments.literal.number": "ansiyellow",
+        "pygments.literal.string": "ansigreen",
+        "pygments.literal.string.interpol": "ansigreen bold",
+        "pygments.literal.string.escape": "ansigreen bold",
+        "pygments.comment": "ansibrightblack italic",
+        "pygments.error": "ansired",
     }
 )
-KEYWORD_TYPES = {k.upper() for k in KEYWORDS}
 
 
 def history_file() -> Path:
@@ -58,64 +62,6 @@ def open_history() -> History:
         return FileHistory(str(path))
     except OSError:
         return InMemoryHistory()  # a read-only home still gets a working REPL
-
-
-# ---- colouring -----------------------------------------------------------------------------
-def highlight(line: str, builtins: Iterable[str] = ()) -> StyleAndTextTuples:
-    """Split one line into (style, text) pieces with DG's own lexer; the rest of a line the lexer
-    cannot read yet (an unfinished string) keeps going in the string style."""
-    names = set(builtins)
-    pieces: StyleAndTextTuples = []
-    position = 0
-
-    def gap(until: int) -> None:
-        text = line[position:until]
-        if "#" in text:
-            code, _, comment = text.partition("#")
-            pieces.append(("", code))
-            pieces.append(("class:comment", "#" + comment))
-        elif text:
-            pieces.append(("", text))
-
-    try:
-        for token in tokens(line):
-            if token.type in ("_NEWLINE", "_INDENT", "_DEDENT") or token.line != 1:
-                continue
-            start = token.column - 1
-            gap(start)
-            pieces.append((token_style(token.type, str(token), names), str(token)))
-            position = start + len(token)
-    except (UnexpectedInput, SyntaxProblem) as e:
-        start = getattr(e, "column", position + 1) - 1
-        if start >= position:
-            gap(start)
-            rest = line[start:]
-            pieces.append(("class:string" if rest[:1] in "\"'" else "", rest))
-            return pieces
-    gap(len(line))
-    return pieces
-
-
-def token_style(kind: str, text: str, builtins: set[str]) -> str:
-    if kind in KEYWORD_TYPES:
-        return "class:keyword"
-    if kind in ("INT", "FLOAT"):
-        return "class:number"
-    if kind == "STRING":
-        return "class:string"
-    if kind == "NAME" and text in builtins:
-        return "class:builtin"
-    return ""
-
-
-class DGLexer(Lexer):
-    def __init__(self, builtins: Callable[[], Iterable[str]]) -> None:
-        self.builtins = builtins
-
-    def lex_document(self, document: Document) -> Callable[[int], StyleAndTextTuples]:
-        lines = document.lines
-        names = set(self.builtins())
-        return lambda number: highlight(lines[number], names) if number < len(lines) else []
 
 
 # ---- completion ----------------------------------------------------------------------------
@@ -186,11 +132,12 @@ def interact(repl: Repl, input: Input | None = None, output: Output | None = Non
     session: PromptSession[str] = PromptSession(
         multiline=True,
         key_bindings=key_bindings(Completeness()),
-        lexer=DGLexer(lambda: repl.session.builtins.vars),
+        lexer=LEXER,
         completer=DGCompleter(repl),
         complete_while_typing=False,
         history=open_history() if input is None else InMemoryHistory(),
         style=STYLE,
+        include_default_pygments_style=False,
         prompt_continuation=lambda width, line_number, wrap_count: "." * (width - 1) + " ",
         input=input,
         output=output,

@@ -7,6 +7,7 @@ may also ask for the trace (`dg --trace`) and an anomaly check of every run (`--
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from dglang.autograd import Tensor
@@ -18,8 +19,15 @@ from dglang.interpreter.core.session import Session
 
 from .anomaly import AnomalyCheck, AnomalyMode
 from .gradcheck_table import SIGNATURE, make_gradcheck
-from .graph import Graph, LastBackward, collect, source_text, text_picture
+from .graph import MAX_NODES, Graph, collect
+from .passes import LastBackward
+from .provenance import Stamper
+from .text_picture import text_picture
 from .trace import Tracer
+from .values import source_text
+
+if TYPE_CHECKING:
+    from .dot import DotOptions
 
 
 @dataclass
@@ -28,23 +36,49 @@ class Seeing:
 
     session: Session
     last_backward: LastBackward = field(default_factory=LastBackward)
+    stamper: Stamper | None = None
     keeping: bool = False
 
     def keep_backward(self) -> None:
-        """From now on keep each backward pass, so pictures can show gradients and steps.
+        """From now on stamp each node with when it was made (its loop iterations, its place in the
+        recording) and keep each backward pass, so pictures can show gradients and steps.
 
         Only programs that may draw pay for it: the `graph` builtin asks when a program naming it
         is compiled, the REPL and `dg graph` from the start."""
         if self.keeping:
             return
         self.keeping = True
-        self.session.listeners.append(self.last_backward)
-        if self.session.running:  # asked from a breakpoint's cell: listen in the run under way too
-            recording.listen(self.last_backward)
+        self.stamper = Stamper(self.session.context)
+        for listener in (self.stamper, self.last_backward):
+            self.session.listeners.append(listener)
+            if self.session.running:  # asked from a breakpoint's cell: listen in the run under way too
+                recording.listen(listener)
 
-    def graph(self, y: Tensor) -> Graph:
-        """The recorded graph behind `y`, with the gradients of the last backward pass if kept."""
-        return collect(y, self.last_backward)
+    def graph(self, y: Tensor, limit: int = MAX_NODES) -> Graph:
+        """The recorded graph behind `y`, with what the last backward pass did if it went through it."""
+        return collect(y, self.last_backward.last, limit)
+
+    # What a front end shows (the command line writes them to files; a notebook shows them inline).
+    # Their modules load when first asked for, so a program that never draws starts no slower.
+    def dot(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
+        """The picture of `y`'s graph as DOT text."""
+        from .dot import DEFAULT, to_dot
+
+        return to_dot(self.graph(y), name, options or DEFAULT)
+
+    def svg(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
+        """The picture of `y`'s graph as SVG text, laid out by Graphviz (a GraphvizError without it)."""
+        from .render import svg
+
+        return svg(self.dot(y, name, options))
+
+    def stepper(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
+        """The page that steps through `y`'s graph, forward and backward, as HTML text (see stepper.py)."""
+        from .collapse import collapse_loops
+        from .dot import DEFAULT
+        from .stepper import STEPPER_LIMIT, stepper_html
+
+        return stepper_html(collapse_loops(self.graph(y, STEPPER_LIMIT)), name, options or DEFAULT)
 
 
 INSTALLED: WeakKeyDictionary[Session, Seeing] = WeakKeyDictionary()
@@ -81,8 +115,8 @@ def install(session: Session, trace: Tracer | None = None, detect_anomaly: bool 
 def add_builtins(seeing: Seeing) -> None:
     session = seeing.session
 
-    def graph(context: CallContext, y: Tensor) -> None:
-        """Print the recorded graph that produced y (after grad, with each node's gradient).
+    def graph(context: CallContext, y: Tensor, untaken: bool = False) -> None:
+        """Print the recorded graph that produced y (after grad, with what backward sent along each edge).
 
         >>> x = tensor(2.0, requires_grad=True)
         >>> graph(x * x + 1)
@@ -91,11 +125,14 @@ def add_builtins(seeing: Seeing) -> None:
         if not isinstance(y, Tensor):
             raise DGError("TypeError", f"graph() draws the graph behind a tensor, not {type_name(y)}")
         written = source_text(context.span)  # "graph(out_positive)": name the picture as the program does
-        session.write(text_picture(seeing.graph(y), written[written.find("(") + 1 : -1].strip() or None))
+        name = written[written.find("(") + 1 : -1].split(",")[0].strip()
+        session.write(text_picture(seeing.graph(y), name if name.isidentifier() else None, untaken=bool(untaken)))
 
     session.add_builtins(
         {
-            "graph": Builtin("graph", graph, "graph(y)", wants_context=True, when_used=seeing.keep_backward),
+            "graph": Builtin(
+                "graph", graph, "graph(y, untaken=False)", wants_context=True, when_used=seeing.keep_backward
+            ),
             "gradcheck": Builtin("gradcheck", make_gradcheck(session.write), SIGNATURE, wants_context=True),
             "detect_anomaly": AnomalyMode(),
         }

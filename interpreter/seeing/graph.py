@@ -1,34 +1,68 @@
-"""The recorded graph behind a tensor, as a student should see it: what each node is, where in the
-program it was made, which branch of each `if` ran, and (after `grad`) what gradient it got.
+"""The recorded graph behind a tensor, as a student should see it: what each node is, where and when
+in the program it was made, which branch of each `if` ran, and (after `grad`) what the pass drawn
+sent along each edge and what each node received.
 
-`collect` reads the engine's graph into plain records; `text_picture` draws them as an indented
-tree (`graph(y)` and the REPL's `:graph`); `dot.py` draws the same records with Graphviz.
+`collect` reads the engine's graph into plain records that every picture draws: the text tree
+(text_picture.py), DOT and SVG (dot.py), and the stepper (stepper.py).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from dglang.autograd import Tensor
 from dglang.autograd.ops import Op
 from dglang.interpreter.core.errors import CallFrame
-from dglang.interpreter.core.source import Branch, Site, Span
+from dglang.interpreter.core.source import Branch, LoopRun, Site
+
+from .passes import BackwardPass
+from .provenance import own_iterations
+from .rules import arrived, numbers, rule_label
+from .untaken import NotRun, arms_not_run
+from .values import compact, shorten, source_text
 
 MAX_NODES = 300  # a text picture stops here; a 10,000-step loop is better seen with dg graph
 
 
-@dataclass
+@dataclass(eq=False)
+class Edge:
+    """An input going into an op: `source` feeds input `position` of `target` (node numbers)."""
+
+    source: int
+    target: int
+    position: int
+    rule: str  # `a: g·b`, or only the input's name (`b`) when it takes no gradient
+    gradient: bool  # does the input take a gradient (it requires grad)?
+    sent: Tensor | None = None  # what the pass drawn sent along it
+    numbers: str = ""  # `= 1·2 = 2`: the rule with the pass's numbers, and its result
+    via: int | None = None  # the node drawn in place of the source, when that is collapsed
+
+    @property
+    def drawn_from(self) -> int:
+        return self.via if self.via is not None else self.source
+
+    @property
+    def label(self) -> str:
+        return f"{self.rule} {self.numbers}".rstrip()
+
+
+@dataclass(eq=False)
 class GraphNode:
     number: int  # in the order the picture meets nodes, from the output
     tensor: Tensor
-    kind: str  # "output", "op", "parameter", "data" (a leaf without requires_grad), "constant"
+    # "output", "op", "parameter", "data" (a leaf without requires_grad), "constant", or "collapsed":
+    # many iterations of a loop drawn as one node (collapse.py)
+    kind: str
     inputs: list[int] = field(default_factory=list)  # numbers of the input nodes, in argument order
+    edges: list[Edge] = field(default_factory=list)  # the same inputs as edges, with their rules
     site: Site | None = None
     call: CallFrame | None = None
-    grad: Tensor | None = None  # what it received in the last backward (a leaf: its .grad)
-    step: int | None = None  # its place in the order the last backward visited nodes
+    step: int | None = None  # the step of the pass drawn that ran its rule
+    received: Tensor | None = None  # the gradient it received in the pass drawn
+    grad: Tensor | None = None  # a leaf's `.grad`, when it is not just what the pass drawn sent
+    stands_for: list[GraphNode] = field(default_factory=list)  # a "collapsed" node: the nodes it hides
+    note: str = ""  # a "collapsed" node: what it hides, in words
 
     @property
     def op(self) -> Op | None:
@@ -38,6 +72,8 @@ class GraphNode:
     def title(self) -> str:
         """`Mul`, `y = Mul`, a leaf's name, or a constant's value."""
         t = self.tensor
+        if self.kind == "collapsed":
+            return self.note
         if self.kind == "constant":
             return compact(t.data)
         if self.op is None:
@@ -54,18 +90,40 @@ class GraphNode:
             text += f" in {self.call.function}()"
         return text
 
+    def when(self) -> list[str]:
+        """The loop iterations and `if` arms it was made in: `iteration 3 of the while on line 5`."""
+        if self.site is None:
+            return []
+        return own_iterations(self.site, self.call) + [
+            f"{arm_phrase(b)} of the if on line {b.if_line}" for b in self.site.branches
+        ]
 
-@dataclass
+
+@dataclass(eq=False)
 class Graph:
     root: Tensor
     nodes: dict[int, GraphNode]  # by number; 1 is the output
-    truncated: int = 0  # nodes left out beyond MAX_NODES
+    truncated: int = 0  # nodes left out beyond the limit
+    backward: BackwardPass | None = None  # the pass drawn, when it went through this graph
+    not_backpropagated: BackwardPass | None = None  # the last pass, when it did not
+    not_run: list[NotRun] = field(default_factory=list)  # the arms of each `if` that did not run
+    loops: list[LoopRun] = field(default_factory=list)  # each loop run that made a node, in line order
+    notes: list[str] = field(default_factory=list)  # what was left out to keep a big graph drawable
 
     @property
     def branches(self) -> list[Branch]:
         """Every `if` arm that produced a node, in line order."""
         seen = {b for n in self.nodes.values() if n.site for b in n.site.branches}
         return sorted(seen, key=lambda b: (b.if_line, b.line))
+
+    @property
+    def edges(self) -> list[Edge]:
+        return [e for n in self.nodes.values() for e in n.edges]
+
+    def steps(self) -> tuple[int, int] | None:
+        """The first and last step of the pass drawn that ran a rule of this graph."""
+        numbers = [n.step for n in self.nodes.values() if n.step is not None]
+        return (min(numbers), max(numbers)) if numbers else None
 
 
 def kind_of(t: Tensor, is_root: bool) -> str:
@@ -80,138 +138,85 @@ def kind_of(t: Tensor, is_root: bool) -> str:
     return "data"
 
 
-class LastBackward:
-    """Listens to the engine's backward passes and keeps the last one's visits in order: each tensor
-    it reached and the gradient it received there (the steps a picture numbers)."""
-
-    def __init__(self) -> None:
-        self.visits: list[tuple[Tensor, Tensor]] = []
-
-    def on_backward(self, root: Tensor, seed: Tensor) -> None:
-        self.visits = []
-
-    def on_visit(self, t: Tensor, g: Tensor) -> None:
-        self.visits.append((t, g))
-
-
-def collect(root: Tensor, last_backward: LastBackward | None = None, limit: int = MAX_NODES) -> Graph:
+def collect(root: Tensor, last: BackwardPass | None = None, limit: int = MAX_NODES) -> Graph:
     """Walk the graph from `root` (iteratively: it may be deep), numbering nodes as met; with the
-    last backward pass (if it was kept), each node's gradient and step."""
-    numbers: dict[int, int] = {id(root): 1}
+    last backward pass, if it went through this graph, what it sent along each edge."""
+    numbers_of: dict[int, int] = {id(root): 1}
     nodes: dict[int, GraphNode] = {}
-    pending = [root]
+    pending = deque([root])  # breadth first: numbers grow with the distance from the output
     truncated = 0
     while pending:
-        t = pending.pop(0)
-        node = GraphNode(numbers[id(t)], t, kind_of(t, t is root))
+        t = pending.popleft()
+        node = GraphNode(numbers_of[id(t)], t, kind_of(t, t is root))
         nodes[node.number] = node
-        if t.grad_fn is None:
+        recorded = t.grad_fn
+        if recorded is None:
             continue
-        if t.grad_fn.where is not None:
-            node.site, node.call = t.grad_fn.where, t.grad_fn.call
-        for inp in t.grad_fn.inputs:
-            if id(inp) not in numbers:
-                if len(numbers) >= limit:
+        if isinstance(recorded.where, Site):
+            node.site, node.call = recorded.where, recorded.call
+        for position, inp in enumerate(recorded.inputs):
+            if id(inp) not in numbers_of:
+                if len(numbers_of) >= limit:
                     truncated += 1
                     continue
-                numbers[id(inp)] = len(numbers) + 1
+                numbers_of[id(inp)] = len(numbers_of) + 1
                 pending.append(inp)
-            if id(inp) in numbers:
-                node.inputs.append(numbers[id(inp)])
-    visits = last_backward.visits if last_backward is not None else []
-    steps = {id(t): (i + 1, g) for i, (t, g) in enumerate(visits)}
-    if id(root) not in steps:
-        steps = {}  # the last grad ran over another graph: its steps would mislead here
-    for node in nodes.values():
-        step = steps.get(id(node.tensor))
+            source = numbers_of[id(inp)]
+            node.inputs.append(source)
+            label = rule_label(recorded.op, position) if inp.requires_grad else recorded.op.rule_for(position)[0]
+            node.edges.append(Edge(source, node.number, position, label, inp.requires_grad))
+    graph = Graph(root, nodes, truncated)
+    if last is not None and last.reached(root):
+        graph.backward = last
+        add_gradients(graph, last)
+    elif last is not None:
+        graph.not_backpropagated = last
+    graph.not_run = arms_not_run((n.number, n.site, n.call) for n in nodes.values())
+    runs = {id(it[0]): it[0] for n in nodes.values() if n.site for it in n.site.iterations}
+    graph.loops = sorted(runs.values(), key=lambda r: r.loop.line)
+    return graph
+
+
+def add_gradients(graph: Graph, drawn: BackwardPass) -> None:
+    """What the pass drawn did at each node: its step, what arrived, what went along each edge."""
+    for node in graph.nodes.values():
+        t = node.tensor
+        node.received = drawn.gradient_of(t)
+        step = drawn.step_of.get(id(t))
         if step is not None:
-            node.step, node.grad = step
-        if node.kind == "parameter" and node.tensor.grad is not None:
-            node.grad = node.tensor.grad
-    return Graph(root, nodes, truncated)
+            node.step = step.number
+            for edge in node.edges:
+                sent = step.sent[edge.position] if edge.position < len(step.sent) else None
+                if edge.gradient and sent is not None:
+                    source = graph.nodes[edge.source].tensor
+                    edge.sent = sent
+                    assert node.op is not None
+                    edge.numbers = numbers(node.op, edge.position, t, step.g, sent, source.shape)
+                elif edge.gradient:
+                    edge.numbers = "(sent nothing)"
+        if node.kind == "parameter" and t.grad is not None:
+            same = node.received is not None and node.received.shape == t.grad.shape
+            if not (same and bool((node.received.data == t.grad.data).all())):  # type: ignore[union-attr]
+                node.grad = t.grad
 
 
-# ---- the text picture ------------------------------------------------------------------------
-def text_picture(graph: Graph, name: str | None = None) -> str:
-    """The graph as an indented tree from the output down; a node met again is only referenced."""
-    count = len(graph.nodes)
-    head = f"graph of {name or graph.root.name or 'the value'}: {count} node{'s' * (count != 1)}"
-    if not graph.root.requires_grad:
-        head += " (it requires no grad, so nothing was recorded)"
-    lines = [head]
-    drawn: set[int] = set()
-    stack: list[tuple[int, str, str]] = [(1, "", "")]  # (node, prefix for its line, prefix for its children)
-    while stack:
-        number, lead, indent = stack.pop()
-        node = graph.nodes[number]
-        if number in drawn:
-            lines.append(f"{lead}[{number}] {node.title} (drawn above)")
-            continue
-        drawn.add(number)
-        lines.append(f"{lead}{describe(node)}")
-        children = node.inputs
-        for i in reversed(range(len(children))):
-            last = i == len(children) - 1
-            stack.append((children[i], indent + ("└─ " if last else "├─ "), indent + ("   " if last else "│  ")))
-    if graph.truncated:
-        lines.append(f"... and {graph.truncated} more nodes not shown")
-    for b in graph.branches:
-        lines.append(f"the if on line {b.if_line} ran its {arm_phrase(b)}")
-    return "\n".join(lines) + "\n"
+def edges_in(graph: Graph, number: int) -> list[Edge]:
+    """The edges into (consumers of) node `number`: where its gradient came from."""
+    return [e for e in graph.edges if e.source == number]
 
 
-def describe(node: GraphNode) -> str:
-    t = node.tensor
-    parts = [f"[{node.number}] {node.title}"]
-    if node.kind != "constant":
-        parts.append(f"{t.shape}")
-    if node.kind in ("parameter", "data"):
-        parts.append("requires grad" if node.kind == "parameter" else "no grad")
-    elif node.kind == "constant":
-        parts.append("constant")
-    where = node.where()
-    if where:
-        parts.append(where)
-    if node.site and node.site.branches:
-        arms = [f"{arm_phrase(b)} of the if on line {b.if_line}" for b in node.site.branches]
-        parts.append("(" + ", ".join(arms) + ")")
-    if node.grad is not None:
-        parts.append(f"grad {compact(node.grad.data)}")
-    if node.step is not None:
-        parts.append(f"(backward step {node.step})")
-    return "  ".join(parts)
+def from_edges_drawn(graph: Graph, number: int) -> Tensor | None:
+    """The sum of what the drawn edges sent node `number`, or None if none sent anything."""
+    total = None
+    shape = graph.nodes[number].tensor.shape
+    for e in edges_in(graph, number):
+        if e.sent is not None:
+            got = arrived(e.sent, shape)
+            total = got if total is None else Tensor(total.data + got.data)
+    return total
 
 
 def arm_phrase(branch: Branch) -> str:
     if branch.arm == "then":
         return "then-branch"
     return f"{branch.arm}-branch on line {branch.line}"
-
-
-def compact(values: object, most: int = 6) -> str:
-    """Values on one short line: `2`, `[1, 2.5]`, `[[1, 2], [3, 4]]`, or `[0.1, -0.2, 0.3, ... 20 values]`."""
-    array = np.asarray(values)
-    if array.size > most:
-        shown = ", ".join(number(v) for v in array.flat[:3])
-        return f"[{shown}, ... {array.size} values]"
-    return nested(array)
-
-
-def nested(array: np.ndarray) -> str:
-    if array.ndim == 0:
-        return number(array.item())
-    return "[" + ", ".join(nested(row) for row in array) + "]"
-
-
-def number(v: object) -> str:
-    return f"{v + 0.0:.4g}" if isinstance(v, float) else str(v)  # + 0.0 turns -0.0 into 0
-
-
-def source_text(span: Span) -> str:
-    """The code a span covers, on its first line."""
-    line = span.source.line(span.line)
-    return line[span.column - 1 : span.end_column - 1 if span.end_line == span.line else None].strip()
-
-
-def shorten(text: str, width: int = 40) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."

@@ -18,7 +18,7 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
 from dglang.interpreter.core.source import Site
 
-from .graph import compact, shorten, source_text
+from .values import compact, shorten, source_text
 
 PREFIX = "[trace] "
 

@@ -1,0 +1,77 @@
+"""`dg graph FILE --var NAME [-o OUT]`: run a program and draw the graph behind one of its variables.
+
+DOT goes to standard output (the program's own prints to standard error), or to OUT: `.dot` as it
+is, `.svg` and `.png` drawn by Graphviz, `.html` a page that steps through the graph forward and
+backward. What needs Graphviz is refused before the program runs when Graphviz is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import type_name
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.runtime import MISSING
+from dglang.interpreter.seeing.builtins import install
+from dglang.interpreter.seeing.dot import DotOptions
+from dglang.interpreter.seeing.render import graphviz, render
+
+EXIT_OK, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 2, 69
+KINDS = ("dot", "gv", "svg", "png", "html")
+
+
+def draw(
+    args: argparse.Namespace,
+    new_session: Callable[[argparse.Namespace], Any],
+    run_file: Callable[..., int],
+    report: Callable[[DGError], None],
+) -> int:
+    """The command, given the CLI's way of making a session, running a file and reporting."""
+    kind = Path(args.output).suffix.lower().lstrip(".") if args.output else "dot"
+    try:
+        if kind not in KINDS:
+            raise DGError(
+                "UsageError",
+                f"cannot write '{args.output}': the name must end in .dot, .svg, .png or .html",
+                help="`dg graph --help` lists the options",
+            )
+        if kind in ("svg", "png", "html"):
+            graphviz()  # before the program runs: a long run should not end in "Graphviz is missing"
+    except DGError as e:
+        report(e)
+        return EXIT_USAGE if e.kind == "UsageError" else EXIT_UNAVAILABLE
+    args.no_breakpoints = True
+    session = new_session(args)
+    seeing = install(session)
+    seeing.keep_backward()
+    session.out = sys.stderr  # the program's own prints, so stdout carries only the DOT
+    code = run_file(session, args.file)
+    if code != EXIT_OK:
+        return code
+    value = session.globals.vars.get(args.var, MISSING)
+    if not isinstance(value, Tensor):
+        what = "is not a variable of the program" if value is MISSING else f"is a {type_name(value)}, not a tensor"
+        report(DGError("UsageError", f"'{args.var}' {what}", help="`dg graph --help` lists the options"))
+        return EXIT_USAGE
+    options = DotOptions(rankdir=args.rankdir, theme=args.theme, untaken=args.untaken)
+    try:
+        if args.output is None:
+            sys.stdout.write(seeing.dot(value, args.var, options))
+        elif kind == "html":
+            Path(args.output).write_text(seeing.stepper(value, args.var, options), encoding="utf-8")
+        elif kind in ("dot", "gv"):
+            Path(args.output).write_text(seeing.dot(value, args.var, options), encoding="utf-8")
+        else:
+            Path(args.output).write_bytes(render(seeing.dot(value, args.var, options), kind, args.dpi))
+    except DGError as e:
+        report(e)
+        return EXIT_UNAVAILABLE
+    except OSError as e:
+        report(DGError("FileError", f"cannot write '{args.output}': {e.strerror}"))
+        return EXIT_UNAVAILABLE
+    return EXIT_OK
