@@ -77,6 +77,7 @@ def register(name: str, kind: str, signature: str, doc: str) -> Help:
 
 
 # ---- reading docstrings -----------------------------------------------------------------------
+@functools.lru_cache(maxsize=1024)  # the completion menu asks for many summaries at a time
 def docstring_parts(doc: str | None) -> tuple[str, tuple[Example, ...]]:
     """(summary, example) from a docstring: its first line, and the REPL session written in it, as
     doctest writes one: each cell after `>>> ` (its further lines after `... `), and under it what
@@ -188,8 +189,7 @@ def tensor_member(name: str) -> Help | None:
 
 def operator_help(symbol: str) -> Help:
     engine = ENGINE[OPERATORS[symbol]]
-    entry = documented(symbol, "operator", f"a {symbol} b", engine.fn, rule_of(engine.dg_name))
-    return entry
+    return documented(symbol, "operator", f"a {symbol} b", engine.fn, rule_of(engine.dg_name))
 
 
 def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
