@@ -53,3 +53,16 @@ def test_quick_run_prints_a_number_in_every_row():
             assert re.fullmatch(r".+: " + NUMBER, reference), f"{workload}: reference {reference!r}"
             assert re.fullmatch(r"-?\d+\.\d\d", ratio), f"{workload}: ratio {ratio!r}"
             assert result in ("met", "met (stretch too)", "NOT MET"), row
+
+
+def test_the_grading_benchmark_runs():
+    """bench/grade_class.py --quick: a class of 12 with the 10 hostile kinds, graded twice."""
+    done = subprocess.run(
+        [sys.executable, str(PROJECT / "bench" / "grade_class.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=PROJECT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "12 submissions, 10 of them hostile:" in done.stdout and "slowest submissions" in done.stdout

@@ -16,6 +16,7 @@ from dglang.autograd.ops import FUNCTIONS
 from dglang.autograd.tensor import type_name
 
 from . import python_builtins
+from .assert_close import assert_close
 from .errors import DGError
 from .help import describe_value, everything, register, render, signature_text
 from .runtime import Builtin, CallContext, GradMode, show_short, text
@@ -74,6 +75,7 @@ def make_builtins(
         elif f.builtin:
             builtin(f.fn, f.dg_name)
     builtin(zero_grad)
+    builtin(assert_close)
     table["no_grad"] = GradMode("no_grad", False)
     table["enable_grad"] = GradMode("enable_grad", True)
     table["pi"] = math.pi

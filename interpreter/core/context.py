@@ -24,6 +24,8 @@ class RunContext:
     show         shows the value of an expression statement in a REPL cell
     pause        what `breakpoint()` does (open a debugger), or None to carry on
     rebound_parameter  where a program last rebound a parameter inside `no_grad`, for `grad`'s hint
+    why_not      set by a builtin that answered no (gradcheck returning False): its message and help,
+                 which an `assert` of that answer shows instead of "assertion failed"
     warn         reports a warning (through the one formatter, to standard error)
 
     The debugger's statement events, compiled in only where a debugger may stop (see
@@ -42,6 +44,7 @@ class RunContext:
     show: Callable[[Any], None] = lambda value: None
     pause: Callable[[Any], None] | None = None
     rebound_parameter: tuple[str, Span] | None = None
+    why_not: tuple[str, str | None] | None = None
     warn: Callable[[Any], None] = lambda warning: None
     debugger: bool = False
     debug_everything: bool = False

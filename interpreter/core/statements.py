@@ -171,14 +171,19 @@ class Statements(CompilerBase):
     def assert_(self, node: ast.Assert) -> Exec:
         test, span = self.expr(node.test), node.test.span
         message = self.expr(node.message) if node.message is not None else None
+        context = self.context
 
         def run(env: Env) -> None:
+            context.why_not = None  # only what a builtin says while this test runs explains it
             if not truth(test(env), span, self):
+                why, help = context.why_not or ("assertion failed", None)
                 try:
-                    said = text(message(env)) if message is not None else "assertion failed"
+                    said = text(message(env)) if message is not None else why
                 except Exception as e:  # the message cannot be shown (a list nested too deeply)
                     raise self.fail(e, span) from None
-                raise self.fail(DGError("AssertionError", said), span)
+                if message is not None and context.why_not is not None:
+                    help = why
+                raise self.fail(DGError("AssertionError", said, help=help), span)
 
         return run
 

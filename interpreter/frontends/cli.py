@@ -16,8 +16,8 @@ from dglang import __version__
 from dglang.interpreter.core.errors import DGError, OutputClosed
 from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
 from dglang.interpreter.core.report import format_error
-from dglang.interpreter.core.source import program_text
 
+from .program_files import read_program
 from .streams import use_utf8
 
 if TYPE_CHECKING:
@@ -44,8 +44,13 @@ commands:
   dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png|.html] [--untaken]
                         run a program and draw the graph behind a variable
                         (.html: a page that steps through it, forward and backward)
+  dg test FILE.dg       run a program, then each of its test_... functions, and report as pytest does
+  dg grade SUBMISSIONS --tests TESTS.dg [--workers N] [--out DIR]
+                        grade each submission (a .dg file or a folder) in a process of its own
+  dg grade --gradescope DIR --tests TESTS.dg
+                        write the autograder folder Gradescope runs (see docs/grading.md)
 """
-SUBCOMMANDS = ("run", "repl", "parse", "graph")
+SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade")
 
 
 class UsageError(DGError):
@@ -162,6 +167,70 @@ def graph_parser() -> argparse.ArgumentParser:
     return p
 
 
+def test_parser() -> argparse.ArgumentParser:
+    p = ArgumentParser(
+        prog="dg test",
+        description="Run a program's top level, then each top-level function named test_..., each from the "
+        "state the top level left; report each failure as DG reports errors. Exit 0 only if all pass.",
+    )
+    p.add_argument("file", help="the program with its tests")
+    p.add_argument("-k", metavar="TEXT", help="run only the tests whose name contains TEXT")
+    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    p.add_argument(
+        "--allow-path", action="append", default=[], metavar="DIR", help="let load_csv read files under DIR too"
+    )
+    return p
+
+
+def grade_parser() -> argparse.ArgumentParser:
+    from .grading.gradescope import VISIBILITIES
+
+    p = ArgumentParser(
+        prog="dg grade",
+        description="Grade each submission (a .dg file or a folder) in SUBMISSIONS against the test_... functions "
+        "of TESTS.dg, each in a process of its own under DG's limits and the operating system's; write "
+        "results.json per submission (Gradescope's format) and summary.csv. See docs/grading.md.",
+    )
+    p.add_argument("submissions", nargs="?", metavar="SUBMISSIONS", help="a folder of submissions, or one submission")
+    p.add_argument("--tests", required=True, metavar="TESTS.dg", help="the teacher's tests")
+    p.add_argument(
+        "--workers", type=positive_int, default=2, metavar="N", help="submissions graded at once (default 2)"
+    )
+    p.add_argument("--out", default="grading-results", metavar="DIR", help="where results go (default grading-results)")
+    p.add_argument("--single", action="store_true", help="SUBMISSIONS is one submission: write DIR/results.json")
+    p.add_argument("--entry", metavar="NAME", help="the program's file name in each submission folder")
+    p.add_argument("--gradescope", metavar="DIR", help="write Gradescope's autograder folder instead of grading")
+    limit_options(p, default_output=100_000, timeout=10)
+    p.add_argument("--wall-time", type=positive_float, metavar="SECONDS", help="a whole submission's wall clock")
+    p.add_argument("--cpu-time", type=positive_float, metavar="SECONDS", help="a submission's CPU time (Linux, macOS)")
+    p.add_argument(
+        "--memory",
+        type=int,
+        metavar="MB",
+        help="a submission's address space (Linux; default 2048, 512 for Gradescope)",
+    )
+    p.add_argument("--visibility", choices=VISIBILITIES, help="Gradescope's visibility of the results")
+    p.add_argument("--user", metavar="NAME", help="run each submission as this user (POSIX, when grading as root)")
+    return p
+
+
+def limit_options(p: argparse.ArgumentParser, default_output: int, timeout: float | None = None) -> None:
+    """DG's own limits, for each run (a program's top level, and each test, gets the whole budget)."""
+    p.add_argument("--max-depth", type=depth, default=10_000, metavar="N", help="deepest nesting of calls")
+    p.add_argument("--max-steps", type=positive_int, metavar="N", help="loop iterations and calls a run may make")
+    shown = f" (default {timeout:g})" if timeout is not None else ""
+    p.add_argument(
+        "--timeout", type=positive_float, default=timeout, metavar="SECONDS", help=f"seconds a run may take{shown}"
+    )
+    p.add_argument(
+        "--max-output",
+        type=int,
+        default=default_output,
+        metavar="BYTES",
+        help=f"bytes a run may print (default {default_output}; 0: no limit)",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     use_utf8()
@@ -194,6 +263,14 @@ def dispatch(argv: list[str]) -> int:
         return parse_command(parse_parser().parse_args(argv[1:]))
     if command == "graph":
         return graph_command(graph_parser().parse_args(argv[1:]))
+    if command == "test":
+        from .grading import testing
+
+        return testing.run(test_parser().parse_args(argv[1:]))
+    if command == "grade":
+        from .grading import grade_command
+
+        return grade_command.run(grade_parser().parse_args(argv[1:]))
     args = parser().parse_args(argv[1:] if command else argv)
     if command == "run" and args.file is None:
         parser().error("run needs a FILE")
@@ -257,24 +334,6 @@ def stdin_lines():  # one shared iterator, so the REPL and the debugger read std
     if _stdin_lines is None:
         _stdin_lines = iter(sys.stdin)
     return _stdin_lines
-
-
-def read_program(path: str) -> tuple[str, str]:
-    """(text, name for messages); a FileError says why it cannot be read."""
-    try:
-        if path == "-":
-            return program_text(sys.stdin.buffer.read()), "<stdin>"
-        return program_text(Path(path).read_bytes()), path
-    except FileNotFoundError:
-        reason = "no such file"
-    except IsADirectoryError:
-        reason = "it is a folder"
-    except UnicodeDecodeError:
-        reason = "it is not UTF-8 text"
-    except OSError as e:
-        reason = e.strerror or str(e)
-    shown = "standard input" if path == "-" else f"'{path}'"
-    raise DGError("FileError", f"cannot read {shown}: {reason}")
 
 
 def run_file(session: Session, path: str, debug: bool = False) -> int:

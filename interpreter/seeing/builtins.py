@@ -128,12 +128,15 @@ def add_builtins(seeing: Seeing) -> None:
         name = written[written.find("(") + 1 : -1].split(",")[0].strip()
         session.write(text_picture(seeing.graph(y), name if name.isidentifier() else None, untaken=bool(untaken)))
 
+    def explain(message: str, help: str | None) -> None:  # what `assert gradcheck(...)` says when it fails
+        session.context.why_not = (message, help)
+
     session.add_builtins(
         {
             "graph": Builtin(
                 "graph", graph, "graph(y, untaken=False)", wants_context=True, when_used=seeing.keep_backward
             ),
-            "gradcheck": Builtin("gradcheck", make_gradcheck(session.write), SIGNATURE, wants_context=True),
+            "gradcheck": Builtin("gradcheck", make_gradcheck(session.write, explain), SIGNATURE, wants_context=True),
             "detect_anomaly": AnomalyMode(),
         }
     )

@@ -22,8 +22,11 @@ MAX_ROWS = 10  # a table longer than this shows its first rows and its worst one
 SIGNATURE = f"gradcheck(f, x, order=1, eps={EPS:g}, atol={ATOL:g}, rtol={RTOL:g}, quiet=False)"
 
 
-def make_gradcheck(write: Callable[[str], None]) -> Callable[..., bool]:
-    """The builtin, writing its table with `write` (the session's output)."""
+def make_gradcheck(
+    write: Callable[[str], None], explain: Callable[[str, str | None], None] = lambda message, help: None
+) -> Callable[..., bool]:
+    """The builtin, writing its table with `write` (the session's output). When a check fails it
+    tells `explain` why in one line, which `assert gradcheck(f, x, quiet=True)` then reports."""
 
     def gradcheck(
         context: CallContext,
@@ -46,6 +49,10 @@ def make_gradcheck(write: Callable[[str], None]) -> Callable[..., bool]:
         result = ag.gradcheck(lambda t: context.call(f, [t]), x, order=order, eps=eps, atol=atol, rtol=rtol)
         if not quiet:
             write(table(name, x, result))
+        if not result.passed:
+            explain(
+                why_failed(name, x, result), None if not quiet else "without quiet=True gradcheck prints every entry"
+            )
         return result.passed
 
     return gradcheck
@@ -113,6 +120,19 @@ def entry_label(name: str, var: str, entry: tuple[int, ...], ndim: int, order: i
         return f"d{power}{name}/d{var}{power}"
     parts = [entry[i * ndim : (i + 1) * ndim] for i in range(order)]
     return f"d{power}{name}/" + "".join(f"d{var}[{', '.join(map(str, p))}]" for p in parts)
+
+
+def why_failed(name: str, x: Any, result: GradcheckResult) -> str:
+    """One line for a failed check: the worst entry, both derivatives there, and how many are off."""
+    errors = np.where(np.isnan(result.errors), np.inf, result.errors)
+    worst = np.unravel_index(int(np.argmax(errors)), errors.shape) if errors.shape else ()
+    ndim = np.ndim(x.data if isinstance(x, ag.Tensor) else x)
+    label = entry_label(name, point_name(x), tuple(int(i) for i in worst), int(ndim), result.order)
+    count, total = int(np.sum(result.failing)), result.failing.size
+    return (
+        f"gradcheck({name}) failed: {label} is {result.analytic[worst]:.6g} by autograd but "
+        f"{result.numeric[worst]:.6g} by finite differences ({count} of {total} entr{'y' if total == 1 else 'ies'} off)"
+    )
 
 
 def verdict(result: GradcheckResult) -> str:

@@ -1,0 +1,213 @@
+"""`dg grade SUBMISSIONS --tests TESTS.dg`: grade a class, each submission in a process of its own,
+`--workers` of them at a time; write each submission's results.json (Gradescope's format) and one
+summary.csv; print a table. `dg grade --gradescope DIR --tests TESTS.dg` writes the autograder
+folder instead, so that Gradescope runs the same grading on each submission in its containers.
+
+A submission that crashes, hangs or floods costs only its own points; the exit code is 0 whenever
+the class was graded, whatever the students scored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import TextIO
+
+from dglang.interpreter.core.errors import DGError, OutputClosed
+from dglang.interpreter.core.parser import parse
+from dglang.interpreter.core.report import format_error
+from dglang.interpreter.core.source import Source
+
+from ..program_files import read_program
+from .collecting import collect
+from .grader import Assignment, Graded, grade, not_run
+from .gradescope import results_json, write_autograder
+from .isolation import SystemLimits, user_problem
+from .submissions import Submission, find_submissions
+from .worker_process import Workers
+
+EXIT_OK, EXIT_USAGE, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_INTERRUPTED = 0, 2, 65, 66, 130
+STARTUP = 30  # seconds a submission's process may take beyond its runs' timeouts (start-up, copying)
+LOCAL_MEMORY, GRADESCOPE_MEMORY = 2048, 512  # MB of address space: Python and NumPy take about 150
+GRADESCOPE_WALL = 540  # seconds
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    try:
+        return grade_class(args, out if out is not None else sys.stdout)
+    except BrokenPipeError:  # `dg ... | head`: the reader left; stop quietly, as `dg FILE` does
+        raise OutputClosed from None
+
+
+def grade_class(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        tests_text, tests_name = read_program(args.tests)
+    except DGError as e:
+        return fail(e, EXIT_NOINPUT)
+    try:
+        cases = collect(parse(Source(tests_name, tests_text)))
+    except DGError as e:
+        return fail(e, EXIT_SYNTAX)
+    if not cases:
+        return fail(DGError("UsageError", f"{tests_name} has no test_... functions to grade with"), EXIT_USAGE)
+    if args.gradescope is not None:
+        archive = write_autograder(Path(args.gradescope), Path(args.tests), autograder_options(args, len(cases)))
+        out.write(f"wrote {args.gradescope}: upload {archive} as the autograder (docs/grading.md)\n")
+        return EXIT_OK
+    if args.user is not None and (problem := user_problem(args.user)) is not None:
+        return fail(DGError("UsageError", f"--user {args.user}: {problem}"), EXIT_USAGE)
+    if args.submissions is None:
+        return fail(DGError("UsageError", "dg grade needs SUBMISSIONS (or --gradescope DIR)"), EXIT_USAGE)
+    path = Path(args.submissions)
+    if not path.exists():
+        return fail(DGError("FileError", f"no such file or folder: '{path}'"), EXIT_NOINPUT)
+    single = args.single or path.is_file()
+    folder = Path(args.out)
+    submissions = [Submission(path.name, path)] if single else find_submissions(path)
+    # Results written into the class's own folder are not a submission on the next run.
+    submissions = [s for s in submissions if s.path.resolve() != folder.resolve()]
+    assignment = Assignment(
+        tests_name=Path(tests_name).name,
+        tests_text=tests_text,
+        cases=cases,
+        run_limits={
+            "max_depth": args.max_depth,
+            "max_steps": args.max_steps,
+            "timeout": args.timeout,
+            "max_output": args.max_output or None,
+        },
+        system=SystemLimits(args.cpu_time or wall_seconds(args, len(cases)), memory_mb(args) * 1024**2 or None),
+        wall_seconds=wall_seconds(args, len(cases)),
+        entry=args.entry,
+        user=args.user,
+    )
+    start = time.perf_counter()
+    graded = grade_all(submissions, assignment, args.workers)
+    if graded is None:
+        return fail(DGError("KeyboardInterrupt", "interrupted"), EXIT_INTERRUPTED)
+    write_results(graded, folder, assignment, args.visibility, single=args.single)
+    out.write(table(graded, assignment))
+    out.write(f"results in {folder}{'' if args.single else ' (summary.csv, and results.json per submission)'}\n")
+    print(f"dg grade: {len(graded)} graded in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return EXIT_OK
+
+
+def wall_seconds(args: argparse.Namespace, tests: int) -> float:
+    """The wall clock for a whole submission: its own, or each run's timeout and the start-up."""
+    if args.wall_time is not None:
+        return args.wall_time
+    default = (tests + 2) * args.timeout + STARTUP
+    # Gradescope stops a whole autograder run after 10 minutes and then shows nothing: stop sooner.
+    return min(default, GRADESCOPE_WALL) if args.gradescope is not None else default
+
+
+def memory_mb(args: argparse.Namespace) -> int:
+    """Megabytes of address space for a submission (0: no limit); Gradescope's containers have 768."""
+    if args.memory is not None:
+        return args.memory
+    return GRADESCOPE_MEMORY if args.gradescope is not None else LOCAL_MEMORY
+
+
+def grade_all(submissions: list[Submission], assignment: Assignment, at_once: int) -> list[Graded] | None:
+    """Grade every submission, `at_once` at a time; None if interrupted (every worker is killed)."""
+    workers = Workers()
+    results: list[Graded] = []
+    with ThreadPoolExecutor(max_workers=at_once) as pool:
+        futures = {pool.submit(grade_safely, s, assignment, workers): s for s in submissions}
+        try:
+            for i, future in enumerate(as_completed(futures), 1):
+                graded = future.result()
+                results.append(graded)
+                print(
+                    f"[{i}/{len(submissions)}] {graded.submission.name}: "
+                    f"{points(graded.score)}/{points(assignment.max_score)} {graded.status}",
+                    file=sys.stderr,
+                )
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            workers.stop()
+            return None
+    return sorted(results, key=lambda g: g.submission.name)
+
+
+def grade_safely(submission: Submission, assignment: Assignment, workers: Workers) -> Graded:
+    """A bug in the grader costs one submission its grade, not the class its results."""
+    try:
+        return grade(submission, assignment, workers)
+    except Exception as e:
+        why = f"the grader failed on this submission ({type(e).__name__}: {e}); this is a bug in DG"
+        return not_run(submission, assignment, "grader error", why, 0.0)
+
+
+def write_results(
+    graded: list[Graded], folder: Path, assignment: Assignment, visibility: str | None, single: bool
+) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for g in graded:
+        target = folder if single else folder / g.submission.name
+        target.mkdir(exist_ok=True)
+        text = json.dumps(results_json(g, visibility), indent=2, ensure_ascii=False)
+        (target / "results.json").write_text(text + "\n", encoding="utf-8")
+    if single:
+        return
+    with (folder / "summary.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["submission", "score", "max_score", "status", "seconds", *(c.name for c in assignment.cases)])
+        for g in graded:
+            scores = [points(t.score) for t in g.tests]
+            writer.writerow(
+                [
+                    g.submission.name,
+                    points(g.score),
+                    points(assignment.max_score),
+                    g.status,
+                    f"{g.seconds:.2f}",
+                    *scores,
+                ]
+            )
+
+
+def table(graded: list[Graded], assignment: Assignment) -> str:
+    width = max([len("submission"), *(len(g.submission.name) for g in graded)])
+    total = points(assignment.max_score)
+    lines = [f"{'submission':<{width}}  score  status"]
+    for g in graded:
+        lines.append(f"{g.submission.name:<{width}}  {points(g.score) + '/' + total:<5}  {g.status}")
+    return "\n".join(lines) + "\n"
+
+
+def autograder_options(args: argparse.Namespace, cases: int) -> list[str]:
+    """The options run_autograder passes on to `dg grade`: the limits the teacher chose."""
+    options = [
+        "--timeout",
+        f"{args.timeout:g}",
+        "--max-output",
+        str(args.max_output),
+        "--max-depth",
+        str(args.max_depth),
+    ]
+    options += ["--wall-time", f"{wall_seconds(args, cases):g}", "--memory", str(memory_mb(args))]
+    for flag, value in (
+        ("--max-steps", args.max_steps),
+        ("--cpu-time", args.cpu_time),
+        ("--entry", args.entry),
+        ("--visibility", args.visibility),
+    ):
+        if value is not None:
+            options += [flag, str(value)]
+    return options
+
+
+def points(value: float) -> str:
+    return f"{value:g}"
+
+
+def fail(error: DGError, code: int) -> int:
+    sys.stdout.flush()
+    sys.stderr.write(format_error(error))
+    return code

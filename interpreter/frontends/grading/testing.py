@@ -1,0 +1,109 @@
+"""`dg test FILE.dg`: run a file's top level, then each of its `test_...` functions, and report as
+pytest does: a line per test, then each failure with DG's located message and what the test
+printed, then a summary. The exit code is 0 only when every test passed.
+
+    relu.dg::test_relu PASSED
+    relu.dg::test_relu_grad FAILED
+    ...
+    1 failed, 1 passed
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from dglang.interpreter.core.errors import DGError, OutputClosed
+from dglang.interpreter.core.limits import Limits
+from dglang.interpreter.core.parser import parse
+from dglang.interpreter.core.report import format_error
+from dglang.interpreter.core.source import Source
+
+from ..program_files import read_program
+from ..sessions import new_session
+from .collecting import collect
+from .running import Outcome, Runner
+
+# Exit codes: pytest's for tests (1: some failed, 5: none found), DG's own for a file that cannot run.
+EXIT_PASSED, EXIT_FAILED, EXIT_NO_TESTS = 0, 1, 5
+EXIT_SYNTAX, EXIT_NOINPUT, EXIT_RUNTIME, EXIT_INTERRUPTED = 65, 66, 70, 130
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    try:
+        return test_file(args, out if out is not None else sys.stdout)
+    except BrokenPipeError:  # `dg ... | head`: the reader left; stop quietly, as `dg FILE` does
+        raise OutputClosed from None
+
+
+def test_file(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        text, name = read_program(args.file)
+    except DGError as e:
+        return fail(e, EXIT_NOINPUT)
+    try:
+        tests = [t for t in collect(parse(Source(name, text))) if args.k is None or args.k in t.name]
+    except DGError as e:
+        return fail(e, EXIT_SYNTAX)
+    run = Runner(
+        new_session(
+            base_dir=Path(args.file).resolve().parent,
+            max_depth=args.max_depth,
+            limits=Limits(args.max_steps, args.timeout, args.max_output or None),
+            allowed_dirs=args.allow_path,
+        )
+    )
+    try:
+        top = run.run_program(text, name)
+        if top.error is not None:
+            out.write(top.output)
+            return fail(top.error, EXIT_SYNTAX if top.error.is_syntax else EXIT_RUNTIME)
+        if not tests:
+            which = f" matching '{args.k}'" if args.k is not None else ""
+            out.write(f"{name}: no test_... functions{which}: nothing to run\n")
+            return EXIT_NO_TESTS
+        outcomes = []
+        for outcome in run.run_tests(tests):
+            outcomes.append(outcome)
+            out.write(f"{name}::{outcome.test.name} {'PASSED' if outcome.passed else 'FAILED'}\n")
+            out.flush()
+    except KeyboardInterrupt:
+        return fail(DGError("KeyboardInterrupt", "interrupted"), EXIT_INTERRUPTED)
+    out.write(failures(outcomes) + summary(outcomes) + "\n")
+    return EXIT_PASSED if all(o.passed for o in outcomes) else EXIT_FAILED
+
+
+def failures(outcomes: list[Outcome]) -> str:
+    """Each failed test: its report, then what it printed."""
+    parts = []
+    for o in outcomes:
+        if o.passed:
+            continue
+        part = f"\n--- {o.test.name} ---\n{o.report}"
+        if o.output:
+            part += f"--- what {o.test.name} printed ---\n{o.output}" + ("" if o.output.endswith("\n") else "\n")
+        parts.append(part)
+    return "".join(parts) + ("\n" if parts else "")
+
+
+def summary(outcomes: list[Outcome]) -> str:
+    """`1 failed, 3 passed`, and the points when tests are worth different amounts."""
+    passed = sum(o.passed for o in outcomes)
+    failed = len(outcomes) - passed
+    counts = ", ".join(part for part in (f"{failed} failed" * bool(failed), f"{passed} passed" * bool(passed)) if part)
+    if all(o.test.points == 1 for o in outcomes):
+        return counts
+    earned = sum(o.test.points for o in outcomes if o.passed)
+    return f"{counts}; {points(earned)} of {points(sum(o.test.points for o in outcomes))} points"
+
+
+def points(value: float) -> str:
+    return f"{value:g}"
+
+
+def fail(error: DGError, code: int) -> int:
+    sys.stdout.flush()
+    sys.stderr.write(format_error(error))
+    return code
