@@ -3,10 +3,16 @@
     uv run python bench/breakdown.py
 
 parse: the generated 10,000-line program of parse_program.py, timed stage by stage (best of 3):
-lark's lexer alone, lark's LALR parser with and without the source positions DG needs, the
-parse tree turned into DG's AST, and the AST compiled to closures.
-start-up: the wall time of fresh processes (best of 15, bytecode and parse caches warm) that
-import numpy, then DG's parts, then run a one-line program.
+the fast parser's tokens, then its LALR parse straight to the AST; the resolver; the AST compiled
+to closures; and for comparison lark's path, which DG takes for a program the fast parser declines
+(lark's lexer alone, its LALR parser with and without the source positions DG needs, its parse tree
+turned into the AST).
+start-up: fresh processes (bytecode caches warm) that import numpy, then more and more of DG, then
+run a one-line program: 15 rounds, each running every command once, best of the 15.
+
+Each line shows the wall time and the CPU time (of this process for a parse stage, of the child
+process for start-up). On a busy machine the wall time includes waiting for a core and the CPU
+time does not: compare the CPU column between runs made while other work was going on.
 """
 
 from __future__ import annotations
@@ -24,80 +30,107 @@ sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(BENCH.parent))
 
 
-def best_of(n: int, fn: Callable[[], object]) -> float:
-    times = []
+Timing = tuple[float, float]  # (wall seconds, CPU seconds), each the best of the repeats
+
+
+def best_of(n: int, fn: Callable[[], object]) -> Timing:
+    walls, cpus = [], []
     for _ in range(n):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return min(walls), min(cpus)
 
 
-def parse_stages() -> list[tuple[str, float]]:
+def children_cpu() -> float:
+    """CPU seconds used by the child processes that have ended (where Python has `resource`)."""
+    try:
+        import resource
+    except ModuleNotFoundError:  # Windows
+        return float("nan")
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def parse_stages() -> list[tuple[str, Timing]]:
     from lark import Lark
     from parse_program import generate
 
-    from dglang.interpreter.core import parser
+    from dglang.interpreter.core import fast_parser, parser
     from dglang.interpreter.core.evaluator import Compiler
+    from dglang.interpreter.core.grammar import LARK, TreeToAST
+    from dglang.interpreter.core.resolver import resolve
     from dglang.interpreter.core.session import Session
     from dglang.interpreter.core.source import Source
 
     text = generate(10_000)
     source = Source("generated.dg", text)
+    fast = fast_parser.PARSER
+    assert fast is not None, "grammar/dg_tables.py is missing or out of date"
     bare = Lark.open(
         str(parser.GRAMMAR), parser="lalr", postlex=parser.Indenter(), maybe_placeholders=True, start=["start", "test"]
     )
-    tree = parser.LARK.parse(text, start="start")
-    module = parser.builder(source).transform(tree)
+    tree = LARK.parse(text, start="start")
+    module = parser.parse(source)
+    resolution = resolve(module)
     session = Session(out=io.StringIO())
     gc.disable()  # as Session.compile does
     try:
         return [
+            ("fast parser: tokens", best_of(3, lambda: fast.tokenize(text))),
+            ("fast parser: tokens, LALR parse, AST", best_of(3, lambda: parser.parse(source))),
+            ("resolver", best_of(3, lambda: resolve(module))),
+            ("AST -> closures", best_of(3, lambda: Compiler(session.context, resolution).block(module.body))),
+            ("Session.compile, all of it", best_of(3, lambda: session.compile(text, "generated.dg"))),
             ("lark: lexing only", best_of(3, lambda: sum(1 for _ in bare.lex(text)))),
             ("lark: LALR parse, no positions", best_of(3, lambda: bare.parse(text, start="start"))),
-            ("lark: LALR parse with positions (DG's)", best_of(3, lambda: parser.LARK.parse(text, start="start"))),
-            ("parse tree -> AST", best_of(3, lambda: parser.builder(source).transform(tree))),
-            ("AST -> closures", best_of(3, lambda: Compiler(session).module(module))),
-            ("Session.compile, all of it", best_of(3, lambda: session.compile(text, "generated.dg"))),
+            ("lark: LALR parse with positions (DG's)", best_of(3, lambda: LARK.parse(text, start="start"))),
+            ("lark: parse tree -> AST", best_of(3, lambda: TreeToAST(parser.builder(source)).transform(tree))),
         ]
     finally:
         gc.enable()
 
 
-def start_up() -> list[tuple[str, float]]:
+CORE = "dglang.interpreter.core"
+STEPS = [  # each imports what the one before did, and more
+    ("python -c pass", "pass"),
+    ("import numpy", "import numpy"),
+    ("... dglang.autograd", "import dglang.autograd"),
+    ("... core.ast", f"import dglang.autograd, {CORE}.ast"),
+    ("... core.session", f"import {CORE}.session"),
+    ("... core.parser (the fast parser's tables)", f"import {CORE}.session, {CORE}.parser"),
+    ("... frontends.cli", f"import {CORE}.session, {CORE}.parser, dglang.interpreter.frontends.cli"),
+    ("... frontends.sessions (the seeing tools)", f"import {CORE}.parser, dglang.interpreter.frontends.sessions"),
+    ("import numpy, lark (what lark would add)", "import numpy, lark"),
+]
+
+
+def start_up() -> list[tuple[str, Timing]]:
     from startup import dg_command, usual_environment
 
-    python = sys.executable
-    hello = str(BENCH / "hello.dg")
-    commands = [
-        ("python -c pass", [python, "-c", "pass"], {}),
-        ("import numpy", [python, "-c", "import numpy"], {}),
-        ("import numpy, autograd", [python, "-c", "import numpy, autograd"], {}),
-        ("import numpy, lark", [python, "-c", "import numpy, lark"], {}),
-        ("import dglang.interpreter.core.session", [python, "-c", "import dglang.interpreter.core.session"], {}),
-        ("dg bench/hello.dg, parse cache off", [*dg_command(), hello], {"DG_CACHE": "off"}),
-        ("dg bench/hello.dg, a re-run", [*dg_command(), hello], {}),
-    ]
-    rows = []
-    for label, command, changes in commands:
-        env = usual_environment(**changes)
-        subprocess.run(command, check=True, capture_output=True, cwd=BENCH.parent, env=env)  # caches filled
-        times = []
-        for _ in range(15):
-            start = time.perf_counter()
+    env = usual_environment(DG_CACHE="off")
+    commands = [(label, [sys.executable, "-c", code]) for label, code in STEPS]
+    commands.append(("dg bench/hello.dg", [*dg_command(), str(BENCH / "hello.dg")]))
+    times: dict[str, list[Timing]] = {label: [] for label, _ in commands}
+    for _, command in commands:  # bytecode caches filled
+        subprocess.run(command, check=True, capture_output=True, cwd=BENCH.parent, env=env)
+    for _ in range(15):
+        for label, command in commands:
+            wall, cpu = time.perf_counter(), children_cpu()
             subprocess.run(command, check=True, capture_output=True, cwd=BENCH.parent, env=env)
-            times.append(time.perf_counter() - start)
-        rows.append((label, min(times)))
-    return rows
+            times[label].append((time.perf_counter() - wall, children_cpu() - cpu))
+    return [(label, (min(w for w, _ in ts), min(c for _, c in ts))) for label, ts in times.items()]
 
 
 def main() -> None:
+    print(f"{'':47s} {'wall':>8s} {'CPU':>8s}")
     print("parse: the 10,000-line program, stage by stage (best of 3)")
-    for label, seconds in parse_stages():
-        print(f"  {label:45s} {seconds * 1000:8.0f} ms")
+    for label, (wall, cpu) in parse_stages():
+        print(f"  {label:45s} {wall * 1000:5.0f} ms {cpu * 1000:5.0f} ms")
     print("start-up: whole processes (best of 15)")
-    for label, seconds in start_up():
-        print(f"  {label:45s} {seconds * 1000:8.0f} ms")
+    for label, (wall, cpu) in start_up():
+        print(f"  {label:45s} {wall * 1000:5.0f} ms {cpu * 1000:5.0f} ms")
 
 
 if __name__ == "__main__":

@@ -86,13 +86,25 @@ WORKLOADS = [
         {}, {},
         [Implementation(DG, "startup:dg_hello"),
          Implementation('python -c "import numpy"', "startup:python_import_numpy")],
-        [Target('python -c "import numpy"', 1.5)],
+        [Target('python -c "import numpy"', 1.3)],
     ),
     Workload(
         "parse", "s", lambda s: f"{s['lines']:,} lines, Session.compile",
         {"lines": 10_000}, {"lines": 300},
         [Implementation(DG, "parse_program:dg_compile")],
-        [Target(None, 0.5)],
+        [Target(None, 0.4)],
+    ),
+    Workload(
+        "parse-1mb", "s", lambda s: f"{s['size'] / 1e6:g} MB program, Session.compile",
+        {"size": 1_000_000}, {"size": 20_000},
+        [Implementation(DG, "parse_program:dg_compile_bytes")],
+        [Target(None, 4.0)],
+    ),
+    Workload(
+        "memory: parse-1mb", "MiB", lambda s: f"peak RSS, compiling a {s['size'] / 1e6:g} MB program",
+        {"size": 1_000_000}, {"size": 20_000},
+        [Implementation(DG, "parse_program:dg_compile_bytes_peak")],
+        [Target(None, 200.0)], repeated=False,
     ),
     Workload(
         "memory: training", "MiB", lambda s: f"peak growth, {s['small']:,} -> {s['big']:,} steps",

@@ -1,4 +1,4 @@
-"""The AST cache behind `dg FILE`: a second run of an unchanged file never imports lark, and
+"""The AST cache behind `dg FILE`: a second run of an unchanged file never imports the parser, and
 nothing about the cache (a changed file, a broken entry, a folder that cannot be written, the
 cache turned off) can change what a program does."""
 
@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 PROJECT = Path(__file__).resolve().parent.parent
-# Run the CLI in a fresh process and say on stderr whether lark was ever imported.
-RUN = "import sys; from dglang.interpreter.frontends.cli import main; code = main(sys.argv[1:]); print('lark' in sys.modules, file=sys.stderr); sys.exit(code)"  # noqa: E501
+# Run the CLI in a fresh process and say on stderr whether the parser was ever imported.
+RUN = "import sys; from dglang.interpreter.frontends.cli import main; code = main(sys.argv[1:]); print('dglang.interpreter.core.parser' in sys.modules, file=sys.stderr); sys.exit(code)"  # noqa: E501
 
 
 def dg(program: Path, cache: Path, **env: str) -> tuple[str, str, bool]:
-    """(stdout, stderr without the lark line, whether lark was imported)."""
+    """(stdout, stderr without the last line, whether the parser was imported)."""
     done = subprocess.run(
         [sys.executable, "-c", RUN, str(program)],
         capture_output=True,

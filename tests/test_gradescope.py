@@ -70,6 +70,7 @@ def test_the_copy_of_dg_installs_the_same_packages_as_the_project(autograder: Pa
     same = [{str(Requirement(r)) for r in p["project"]["dependencies"]} for p in (bundled, project)]
     assert same[0] == same[1]
     assert (autograder / "dglang" / "dglang" / "grammar" / "dg.lark").is_file()
+    assert (autograder / "dglang" / "dglang" / "grammar" / "dg_tables.py").is_file()  # the fast parser's tables
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="run_autograder is a bash script")

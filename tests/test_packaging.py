@@ -85,6 +85,10 @@ def test_the_wheel_installs_beside_hips_autograd_and_uninstalls_without_breaking
     assert run(python, "-c", OURS, cwd=tmp_path).strip() == "tensor([2., 4.])"
     lesson = ROOT / "programs" / "01_hello.dg"
     assert run(bin / "dg", lesson, cwd=tmp_path) == (GOLDEN / "01_hello.out").read_text(encoding="utf-8")
+    # The fast parser's tables are in the wheel and current: a program that parses loads no lark.
+    parsed = "from dglang.interpreter.core import parser, fast_parser; import sys; "
+    parsed += "print(fast_parser.PARSER is not None, 'lark' in sys.modules)"
+    assert run(python, "-c", parsed, cwd=tmp_path).split() == ["True", "False"]
     # Pygments finds DG's lexer through the installed entry point.
     assert '<span class="k">grad</span>' in run(bin / "pygmentize", "-l", "dglang", "-f", "html", lesson, cwd=tmp_path)
 

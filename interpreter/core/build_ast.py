@@ -1,7 +1,10 @@
 """Parse tree → AST. One method per grammar rule; each builds one node with its source span.
 
-lark calls these bottom-up (children first), without recursion, so a method's `children`
-are already AST nodes, lists, tokens, or None for an optional part that was absent.
+The parser calls these bottom-up (children first), without recursion, so a method's `children`
+are already AST nodes, lists, tokens (a token is its text, a str, that also knows where it is),
+or None for an optional part that was absent. `meta` is where the rule's text is, for `span()`.
+Two parsers call them: lark's, walking its parse tree (parser.py), and the fast parser, straight
+from its reductions (fast_parser.py); nothing here depends on which.
 """
 
 from __future__ import annotations
@@ -11,30 +14,23 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from lark import Token, Transformer_NonRecursive, Tree
-from lark.tree import Meta
-
 from . import ast
 from .errors import DGError
 from .source import Source, Span
 
 # Parses the text of an f-string's {expression}, found at (line, column) of the source.
 ParseExpression = Callable[[str, int, int], ast.Expr]
+# Where a rule's text or a token is: lark's Meta or Token (line, column, end_line, end_column), or
+# the fast parser's offsets. Only span() looks inside.
+Meta = Any
+Token = str
 
 
-class ASTBuilder(Transformer_NonRecursive):
-    __visit_tokens__ = False  # tokens reach the rule methods as they are
-
+class ASTBuilder:
     def __init__(self, source: Source, parse_expression: ParseExpression, line_offset: int = 0) -> None:
-        super().__init__()
         self.source = source
         self.parse_expression = parse_expression  # the parser's, passed in: the parser imports this module
         self.line_offset = line_offset  # for expressions parsed out of an f-string
-
-    def _call_userfunc(self, tree: Tree, new_children: list[Any] | None = None) -> Any:
-        """Call the rule's method with (meta, children). lark's `v_args(meta=True)` does the same
-        but builds a new wrapper on every call, which made building the AST twice as slow."""
-        return getattr(self, tree.data)(tree.meta, tree.children if new_children is None else new_children)
 
     def span(self, meta: Meta | Token) -> Span:
         return Span(
@@ -117,7 +113,7 @@ class ASTBuilder(Transformer_NonRecursive):
 
     def else_clause(self, meta: Meta, children: list[Any]) -> tuple[int, list[ast.Stmt]]:
         keyword, _, body = children
-        return keyword.line + self.line_offset, body
+        return self.span(keyword).line, body
 
     def elif_clause(self, meta: Meta, children: list[Any]) -> tuple[ast.Expr, list[ast.Stmt]]:
         return children[0], children[1]
@@ -289,7 +285,8 @@ class ASTBuilder(Transformer_NonRecursive):
     def fstring_parts(self, token: Token) -> list[str | ast.FormattedValue]:
         """Split f"a {x:.2f} b" into text and {expression:spec} parts, parsing each expression."""
         quote, body = token[1], token[2:-1]
-        body_column = token.column + 2  # where `body` starts on the line
+        where = self.span(token)
+        body_column = where.column + 2  # where `body` starts on the line
         parts: list[str | ast.FormattedValue] = []
         text, i = "", 0
         while i < len(body):
@@ -298,19 +295,19 @@ class ASTBuilder(Transformer_NonRecursive):
                 text, i = text + c, i + 2
                 continue
             if c == "}":
-                raise self.error("single '}' in an f-string", self.at(token, body_column + i), help="write '}}'")
+                raise self.error("single '}' in an f-string", self.at(where, body_column + i), help="write '}}'")
             if c != "{":
                 text, i = text + c, i + 1
                 continue
-            end, colon = self.closing_brace(body, i, token, body_column)
+            end, colon = self.closing_brace(body, i, where, body_column)
             if text:
                 parts.append(self.decode(token, quote + text + quote))
                 text = ""
             expr_end = colon if colon is not None else end
             source = body[i + 1 : expr_end]
             if not source.strip():
-                raise self.error("empty expression in an f-string", self.at(token, body_column + i))
-            expr = self.parse_expression(source, token.line + self.line_offset, body_column + i + 1)
+                raise self.error("empty expression in an f-string", self.at(where, body_column + i))
+            expr = self.parse_expression(source, where.line, body_column + i + 1)
             spec = body[colon + 1 : end] if colon is not None else ""
             parts.append(ast.FormattedValue(expr, spec))
             i = end + 1
@@ -318,7 +315,7 @@ class ASTBuilder(Transformer_NonRecursive):
             parts.append(self.decode(token, quote + text + quote))
         return parts
 
-    def closing_brace(self, body: str, start: int, token: Token, body_column: int) -> tuple[int, int | None]:
+    def closing_brace(self, body: str, start: int, where: Span, body_column: int) -> tuple[int, int | None]:
         """The index of the '}' closing the '{' at `start`, and of a top-level ':' before it."""
         depth, colon = 0, None
         for j in range(start + 1, len(body)):
@@ -333,10 +330,10 @@ class ASTBuilder(Transformer_NonRecursive):
                 colon = j
         raise self.error(
             "'{' in an f-string is never closed",
-            self.at(token, body_column + start),
+            self.at(where, body_column + start),
             help="write '{{' for a literal brace",
         )
 
-    def at(self, token: Token, column: int) -> Span:
-        line = token.line + self.line_offset
-        return Span(self.source, line, column, line, column + 1)
+    def at(self, where: Span, column: int) -> Span:
+        """One character of the line `where` is on."""
+        return Span(self.source, where.line, column, where.line, column + 1)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from lark import Lark, Token
+from lark import Lark, Token, Transformer_NonRecursive, Tree
 from lark.lexer import ContextualLexer, PatternStr
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from .indenter import Indenter
+from .source import with_newline
 
 GRAMMAR = Path(__file__).resolve().parents[2] / "grammar" / "dg.lark"
 
@@ -21,13 +23,26 @@ LARK = Lark.open(
     propagate_positions=True,
     maybe_placeholders=True,
     start=["start", "test"],  # a program, or an expression (inside an f-string's braces)
-    cache=True,
+    # No `cache=True`: lark would pickle its tables into the temporary folder and unpickle them at the
+    # next start, so whoever can write there could make DG run any code. fast_parser.py has the
+    # tables from grammar/dg_tables.py instead, written by grammar_tables.py and shipped with DG.
 )
 
 
-def with_newline(text: str) -> str:
-    """The grammar ends every statement with a newline, so a last line without one gets one."""
-    return text if text.endswith("\n") else text + "\n"
+class TreeToAST(Transformer_NonRecursive):
+    """lark's parse tree → AST: each node, children first, goes to the method of `rules` (an
+    ASTBuilder) named like its rule, with its positions (`meta`) and its children already built."""
+
+    __visit_tokens__ = False  # tokens reach the rule methods as they are
+
+    def __init__(self, rules: Any) -> None:
+        super().__init__()
+        self.rules = rules
+
+    def _call_userfunc(self, tree: Tree, new_children: list[Any] | None = None) -> Any:
+        # lark's `v_args(meta=True)` does the same but builds a new wrapper on every call, which
+        # made building the AST twice as slow.
+        return getattr(self.rules, tree.data)(tree.meta, tree.children if new_children is None else new_children)
 
 
 def lex(text: str) -> list[Token]:

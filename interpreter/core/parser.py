@@ -1,56 +1,96 @@
-"""Text → AST: lark parses the text with DG's grammar, build_ast turns the tree into AST nodes, and
-a failure becomes a syntax error a student can act on (syntax_errors.py)."""
+"""Text → AST, in two ways with one result.
+
+The fast path (fast_parser.py) reads the tokens and runs the LALR table lark made from
+grammar/dg.lark (kept as data, grammar_tables.py), calling build_ast's methods as it reduces: no
+parse tree, and lark is not even imported. It gives up on anything it does not expect, and then
+lark parses the text (grammar.py), build_ast turns lark's parse tree into the same AST, and a
+failure becomes a syntax error a student can act on (syntax_errors.py). So every message comes
+from lark's path, and a program that parses is parsed quickly.
+"""
 
 from __future__ import annotations
 
-from lark import Tree, UnexpectedInput
+from typing import TYPE_CHECKING, Any
 
-from . import ast
+from . import ast, fast_parser
 from .build_ast import ASTBuilder
 from .errors import DGError
-from .grammar import GRAMMAR, LARK, interactive, keywords, lex, tokens, with_newline
-from .indenter import Indenter, SyntaxProblem
-from .source import Source, Span
-from .syntax_errors import syntax_error
+from .source import Source, Span, with_newline
 
-# Also the parser's names for what front ends and tools use.
-__all__ = [
-    "GRAMMAR",
-    "LARK",
-    "Indenter",
-    "SyntaxProblem",
-    "interactive",
-    "keywords",
-    "lex",
-    "parse",
-    "parse_expression",
-    "parse_tree",
-    "syntax_error",
-    "tokens",
-    "too_deeply_nested",
-]
+if TYPE_CHECKING:
+    from lark import Tree
+
+# lark's parser and what is made with it (the token stream, the REPL's interactive parser, the
+# syntax errors), under the names front ends and tools import from here. They are loaded on first
+# use, so that running a program that parses never imports lark (see __getattr__ below).
+LARK_NAMES = {
+    "GRAMMAR": "grammar",
+    "LARK": "grammar",
+    "interactive": "grammar",
+    "keywords": "grammar",
+    "lex": "grammar",
+    "tokens": "grammar",
+    "Indenter": "indenter",
+    "SyntaxProblem": "indenter",
+    "syntax_error": "syntax_errors",
+}
+__all__ = ["parse", "parse_expression", "parse_tree", "parse_with_lark", "too_deeply_nested", *LARK_NAMES]
+
+
+def __getattr__(name: str) -> Any:
+    """`from .parser import LARK` and the like: import the lark-based module that has it."""
+    if name not in LARK_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f".{LARK_NAMES[name]}", __package__), name)
 
 
 def parse(source: Source) -> ast.Module:
     """Parse a whole program (or REPL cell) into an AST, or raise a located SyntaxError."""
+    module = fast_parser.parse(source, with_newline(source.text), "start", expression_parser(source))
+    return module if module is not None else parse_with_lark(source)
+
+
+def parse_expression(text: str, source: Source, line: int, column: int) -> ast.Expr:
+    """Parse an expression embedded in a line (an f-string's {...}) so its spans land where it is."""
+    padded = " " * (column - 1) + text  # so the parser's columns are the line's
+    expr = fast_parser.parse(source, padded, "test", expression_parser(source), line_offset=line - 1)
+    return expr if expr is not None else parse_expression_with_lark(padded, source, line)
+
+
+def expression_parser(source: Source) -> Any:
+    """What the AST builder calls for the expressions inside f-strings."""
+    return lambda text, line, column: parse_expression(text, source, line, column)
+
+
+# ---- lark's path ---------------------------------------------------------------------------------
+def parse_with_lark(source: Source) -> ast.Module:
+    """lark's parse tree turned into the AST; a failure becomes a syntax error (syntax_errors.py)."""
+    from lark import UnexpectedInput
+
+    from .grammar import LARK, TreeToAST
+    from .indenter import SyntaxProblem
+    from .syntax_errors import syntax_error
+
     try:
         tree = LARK.parse(with_newline(source.text), start="start")
     except (UnexpectedInput, SyntaxProblem) as e:
         raise syntax_error(e, source) from None
     try:
-        return builder(source).transform(tree)
+        return TreeToAST(builder(source)).transform(tree)
     except RecursionError:
         raise too_deeply_nested(tree, source) from None
 
 
-def parse_tree(source: Source) -> Tree:
-    """lark's parse tree of a program already known to parse."""
-    return LARK.parse(with_newline(source.text), start="start")
+def parse_expression_with_lark(padded: str, source: Source, line: int) -> ast.Expr:
+    """The same for an f-string's expression, `padded` so that its columns are its line's."""
+    from lark import UnexpectedInput
 
+    from .grammar import LARK, TreeToAST
+    from .indenter import SyntaxProblem
+    from .syntax_errors import syntax_error
 
-def parse_expression(text: str, source: Source, line: int, column: int) -> ast.Expr:
-    """Parse an expression embedded in a line (an f-string's {...}) so its spans land where it is."""
-    padded = " " * (column - 1) + text  # so lark's columns are the line's
     try:
         tree = LARK.parse(padded, start="test")
     except (UnexpectedInput, SyntaxProblem) as e:
@@ -58,18 +98,27 @@ def parse_expression(text: str, source: Source, line: int, column: int) -> ast.E
         if error.span is not None:
             error.span = Span(source, line, error.span.column, line, error.span.end_column)
         raise error from None
-    return builder(source, line_offset=line - 1).transform(tree)
+    return TreeToAST(builder(source, line_offset=line - 1)).transform(tree)
+
+
+def parse_tree(source: Source) -> Tree:
+    """lark's parse tree of a program already known to parse."""
+    from .grammar import LARK
+
+    return LARK.parse(with_newline(source.text), start="start")
 
 
 def builder(source: Source, line_offset: int = 0) -> ASTBuilder:
     """The AST builder for `source`; it parses the expressions inside f-strings with parse_expression."""
-    return ASTBuilder(source, lambda text, line, column: parse_expression(text, source, line, column), line_offset)
+    return ASTBuilder(source, expression_parser(source), line_offset)
 
 
 def too_deeply_nested(tree: Tree, source: Source) -> DGError:
     """The error for a program nested deeper than the (recursive) AST builder and compiler can go:
     10,000 unary minuses, a sum of 100,000 terms, 1,000 nested blocks. Located at the deepest point,
     found by a walk that needs no recursion itself."""
+    from lark import Tree
+
     deepest, where = 0, tree
     stack = [(tree, 1)]
     while stack:

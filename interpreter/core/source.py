@@ -12,6 +12,11 @@ def program_text(data: bytes) -> str:
     return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
 
 
+def with_newline(text: str) -> str:
+    """The grammar ends every statement with a newline, so a last line without one gets one."""
+    return text if text.endswith("\n") else text + "\n"
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Source:
     """A program's text and the name errors call it by (a path, `<stdin>`, `<repl>`)."""
@@ -25,9 +30,13 @@ class Source:
         return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Span:
-    """Where a piece of syntax is: 1-based line and column, end column exclusive."""
+    """Where a piece of syntax is: 1-based line and column, end column exclusive.
+
+    A value: nothing changes a span once it is made. It is not a frozen dataclass only because
+    those set each field through object.__setattr__, which made the spans (one per AST node) the
+    largest cost of building the AST (see docs/performance.md)."""
 
     source: Source
     line: int

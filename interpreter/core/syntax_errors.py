@@ -17,9 +17,9 @@ from functools import cache, cached_property
 from lark import LarkError, Token, UnexpectedCharacters, UnexpectedToken
 
 from .errors import DGError
-from .grammar import LARK, literal, tokens, with_newline
+from .grammar import LARK, literal, tokens
 from .indenter import CLOSING_TEXT, PAIRS, SyntaxProblem, open_brackets
-from .source import Source, Span
+from .source import Source, Span, with_newline
 
 
 @dataclass(frozen=True)
