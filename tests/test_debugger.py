@@ -208,3 +208,13 @@ def test_a_condition_that_fails_pauses_and_says_why(loop: Path) -> None:
 def test_a_pause_repl_runs_cells_without_stopping_at_each_statement(loop: Path) -> None:
     out = debug(loop, ":step\nsquare(3) + square(4)\n:continue\n:continue\n:continue\n").stdout
     assert "\n25\n" in out
+
+
+@pytest.mark.parametrize("name", [":step", ":next", ":until", ":continue", ":where", ":up", ":down", ":list", ":break"])
+def test_the_help_example_of_each_debugger_command_works_at_a_pause(name: str, loop: Path) -> None:
+    from dglang.interpreter.core.help import describe
+
+    entry = describe(name)
+    assert entry is not None and entry.example
+    result = debug(loop, "".join(cell.code + "\n" for cell in entry.example) + ":clear\n:continue\n" * 4)
+    assert "CommandError" not in result.stderr and result.stdout.endswith("total 5\n")

@@ -254,18 +254,20 @@ def render(entry: Help) -> str:
         lines.append(f"    derivative  {entry.rule}   ({GRADIENT})")
     if entry.example:
         lines.append("    example")
-        lines.extend(f"      {line}" for line in transcript(entry.example))
+        prompt = "(dg) " if entry.kind == "debugger command" else ">>> "
+        lines.extend(f"      {line}" for line in transcript(entry.example, prompt))
     return "\n".join(lines)
 
 
-def transcript(example: tuple[Example, ...]) -> list[str]:
-    """The example as a REPL session shows it: `>>> ` before each cell, `... ` before its further lines."""
+def transcript(example: tuple[Example, ...], prompt: str = ">>> ") -> list[str]:
+    """The example as a REPL session shows it: the prompt before each cell, `... ` before its
+    further lines, and what it prints (an output of "...", shown elsewhere, is left out)."""
     lines = []
     for cell in example:
         code = cell.code.split("\n")
-        lines.append(">>> " + code[0])
+        lines.append(prompt + code[0])
         lines.extend("... " + line for line in code[1:])
-        lines.extend(cell.output.split("\n") if cell.output else [])
+        lines.extend(cell.output.split("\n") if cell.output and cell.output != "..." else [])
     return lines
 
 
