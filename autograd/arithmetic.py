@@ -34,6 +34,11 @@ def _add_backward(g: Tensor, out: Tensor) -> tuple[Tensor, Tensor]:
 
 @public()
 def add(a: Any, b: Any) -> Tensor:
+    """a + b, element by element (their shapes broadcast).
+
+    >>> tensor([1.0, 2.0]) + 10
+    tensor([11., 12.])
+    """
     a, b = lift(a), lift(b)
     return record(elementwise(operator.add, "+", a, b), ADD, (a, b), _add_backward)
 
@@ -43,6 +48,12 @@ SUB = Op("Sub", inputs=("a", "b"), rules=("g", "-g"))
 
 @public()
 def sub(a: Any, b: Any) -> Tensor:
+    """a - b, element by element (their shapes broadcast).
+
+    >>> tensor([1.0, 2.0]) - tensor([[1.0], [2.0]])
+    tensor([[ 0.,  1.],
+            [-1.,  0.]])
+    """
     a, b = lift(a), lift(b)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor, Tensor | None]:
@@ -56,6 +67,11 @@ MUL = Op("Mul", inputs=("a", "b"), rules=("g·b", "g·a"), nan="a product with a
 
 @public()
 def mul(a: Any, b: Any) -> Tensor:
+    """a * b, element by element (their shapes broadcast); @ is the matrix product.
+
+    >>> tensor([1.0, 2.0]) * tensor([3.0, 4.0])
+    tensor([3., 8.])
+    """
     a, b = lift(a), lift(b)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -69,6 +85,11 @@ DIV = Op("Div", inputs=("a", "b"), rules=("g/b", "-g·a/b²"), nan="a division b
 
 @public()
 def div(a: Any, b: Any) -> Tensor:
+    """a / b, element by element (their shapes broadcast); dividing by 0 gives inf or nan.
+
+    >>> tensor([1.0, 2.0]) / tensor([4.0, 0.0])
+    tensor([0.2500,    inf])
+    """
     a, b = lift(a), lift(b)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -99,6 +120,11 @@ POW = Op(
 
 @public()
 def pow_(a: Any, b: Any) -> Tensor:
+    """a ** b: a to the power b, element by element (their shapes broadcast).
+
+    >>> tensor([2.0, 3.0]) ** 2
+    tensor([4., 9.])
+    """
     a, b = lift(a), lift(b)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -128,7 +154,11 @@ def _any_zero(t: Tensor) -> bool:
 
 @public()
 def floordiv(a: Any, b: Any) -> Tensor:
-    """`a // b`: piecewise constant, so its result is a constant (never recorded)."""
+    """a // b: the quotient rounded down; piecewise constant, so the result records nothing.
+
+    >>> tensor([7.0, -7.0]) // 2
+    tensor([ 3., -4.])
+    """
     a, b = lift(a), lift(b)
     return Tensor(elementwise(operator.floordiv, "//", a, b))
 
@@ -138,6 +168,11 @@ MOD = Op("Mod", inputs=("a", "b"), rules=("g", "-g·floor(a/b)"))
 
 @public()
 def mod(a: Any, b: Any) -> Tensor:
+    """a % b: the remainder of a // b, with the sign of b.
+
+    >>> tensor([7.0, -7.0]) % 3
+    tensor([1., 2.])
+    """
     a, b = lift(a), lift(b)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -153,6 +188,11 @@ MATMUL = Op("MatMul", inputs=("a", "b"), rules=("g @ bᵀ", "aᵀ @ g"))
 
 @public(builtin=True)
 def matmul(a: Any, b: Any) -> Tensor:
+    """The matrix product a @ b: (m, n) @ (n, k) is (m, k); a vector is a row on the left and a column on the right.
+
+    >>> tensor([[1.0, 2.0], [3.0, 4.0]]) @ tensor([1.0, 1.0])
+    tensor([3., 7.])
+    """
     a, b = lift(a), lift(b)
     if a.ndim == 0 or b.ndim == 0:
         raise ShapeError(

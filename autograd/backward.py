@@ -162,7 +162,11 @@ def _unshared(g: Tensor, handed: set[int]) -> Tensor:
 
 @public(builtin=True)
 def gradient(y: Any, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bool = False) -> Any:
-    """d y / d x as new tensors (no `.grad` changes), recorded so they can be differentiated again.
+    """dy/dx as new tensors (xs: one tensor or a list), themselves recorded, so they can be differentiated again.
+
+    >>> x = tensor(2.0, requires_grad=True)
+    >>> gradient(x ** 3, x)
+    tensor(12., grad_fn=<MulBackward>)
 
     A number for `y` is a constant: its gradient is zero, like that of any `y` not computed from `x`.
     """

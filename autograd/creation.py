@@ -19,7 +19,12 @@ _rng: np.random.Generator | None = None  # made on first use: importing numpy.ra
 
 @public(builtin=True)
 def seed(n: int) -> None:
-    """Make randn/rand reproducible."""
+    """Restart the random numbers of randn and rand from n, so each run draws the same ones.
+
+    >>> seed(0)
+    >>> randn(2)
+    tensor([ 0.1257, -0.1321])
+    """
     global _rng
     _rng = np.random.default_rng(int(n))
 
@@ -84,7 +89,12 @@ def _check_size(shape: tuple[int, ...]) -> None:
 
 @public(builtin=True)
 def tensor(data: Any, requires_grad: bool = False, dtype: str | None = None) -> Tensor:
-    """A new leaf from numbers, nested lists, or another tensor (its values, not its history)."""
+    """A new leaf tensor from a number or nested lists of numbers; requires_grad=True makes it collect gradients.
+
+    >>> tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    tensor([[1., 2.],
+            [3., 4.]], requires_grad=True)
+    """
     if dtype is not None and (not isinstance(dtype, str) or dtype not in DTYPES):
         given = repr(dtype) if isinstance(dtype, str) else type_name(dtype)
         raise TensorValueError(f"dtype must be one of {', '.join(DTYPES)}, not {given}")
@@ -110,26 +120,53 @@ def _filled(value: float, shape: tuple[int, ...], requires_grad: bool) -> Tensor
 
 @public(builtin=True)
 def zeros(*shape: Any, requires_grad: bool = False) -> Tensor:
+    """A tensor of the given shape filled with 0.
+
+    >>> zeros(2, 3)
+    tensor([[0., 0., 0.],
+            [0., 0., 0.]])
+    """
     return _filled(0.0, shape_of(shape), requires_grad)
 
 
 @public(builtin=True)
 def ones(*shape: Any, requires_grad: bool = False) -> Tensor:
+    """A tensor of the given shape filled with 1.
+
+    >>> ones(2)
+    tensor([1., 1.])
+    """
     return _filled(1.0, shape_of(shape), requires_grad)
 
 
 @public(builtin=True)
 def full(shape: Any, value: float, requires_grad: bool = False) -> Tensor:
+    """A tensor of the given shape filled with value.
+
+    >>> full((2, 2), 7.0)
+    tensor([[7., 7.],
+            [7., 7.]])
+    """
     return _filled(value, shape_of((shape,)), requires_grad)
 
 
 @public(builtin=True)
 def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros with the shape of t.
+
+    >>> zeros_like(tensor([1.0, 2.0]))
+    tensor([0., 0.])
+    """
     return _filled(0.0, _tensor_arg(t, "zeros_like").shape, requires_grad)
 
 
 @public(builtin=True)
 def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones with the shape of t.
+
+    >>> ones_like(tensor([1.0, 2.0]))
+    tensor([1., 1.])
+    """
     return _filled(1.0, _tensor_arg(t, "ones_like").shape, requires_grad)
 
 
@@ -141,7 +178,13 @@ def _tensor_arg(t: Any, name: str) -> Tensor:
 
 @public(builtin=True)
 def randn(*shape: Any, requires_grad: bool = False) -> Tensor:
-    """Standard normal samples."""
+    """Samples from the standard normal distribution, in a tensor of the given shape.
+
+    >>> seed(0)
+    >>> randn(2, 2)
+    tensor([[ 0.1257, -0.1321],
+            [ 0.6404,  0.1049]])
+    """
     dims = shape_of(shape)
     _check_size(dims)
     return _leaf(_generator().standard_normal(dims), requires_grad)
@@ -149,7 +192,12 @@ def randn(*shape: Any, requires_grad: bool = False) -> Tensor:
 
 @public(builtin=True)
 def rand(*shape: Any, requires_grad: bool = False) -> Tensor:
-    """Uniform samples in [0, 1)."""
+    """Samples from the uniform distribution on [0, 1), in a tensor of the given shape.
+
+    >>> seed(0)
+    >>> rand(3)
+    tensor([0.6370, 0.2698, 0.0410])
+    """
     dims = shape_of(shape)
     _check_size(dims)
     return _leaf(_generator().random(dims), requires_grad)
@@ -157,7 +205,13 @@ def rand(*shape: Any, requires_grad: bool = False) -> Tensor:
 
 @public(builtin=True)
 def arange(start: float, stop: float | None = None, step: float = 1, requires_grad: bool = False) -> Tensor:
-    """start, start+step, ... below stop; int tensor when all three are ints."""
+    """start, start + step, ... up to but not including stop; arange(n) counts from 0 to n - 1.
+
+    >>> arange(4)
+    tensor([0, 1, 2, 3])
+    >>> arange(0.0, 1.0, 0.25)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500])
+    """
     if stop is None:
         start, stop = 0, start
     for v in (start, stop, step):
@@ -175,7 +229,11 @@ def arange(start: float, stop: float | None = None, step: float = 1, requires_gr
 
 @public(builtin=True)
 def linspace(start: float, stop: float, num: int = 50, requires_grad: bool = False) -> Tensor:
-    """`num` evenly spaced values from start to stop, both included."""
+    """num evenly spaced values from start to stop, both ends included.
+
+    >>> linspace(0, 1, 5)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+    """
     if isinstance(num, bool) or not isinstance(num, int):
         raise TensorTypeError(f"linspace: num must be an int, not {type_name(num)}")
     _check_size((num,))
@@ -184,7 +242,12 @@ def linspace(start: float, stop: float, num: int = 50, requires_grad: bool = Fal
 
 @public(builtin=True)
 def eye(n: int, m: int | None = None, requires_grad: bool = False) -> Tensor:
-    """The identity matrix (n × m, square by default)."""
+    """The identity matrix, n × n (or n × m).
+
+    >>> eye(2)
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
     dims = shape_of((n, n if m is None else m))
     _check_size(dims)
     return _leaf(np.eye(*dims), requires_grad)

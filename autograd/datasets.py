@@ -12,7 +12,12 @@ from .tensor import Tensor, type_name
 
 @public(builtin=True)
 def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[Tensor, Tensor]:
-    """Two interleaving half circles: X of shape (n, 2) and labels y of shape (n,), 0.0 or 1.0."""
+    """The two-moons data set: points X of shape (n, 2) and labels y of shape (n,), 0.0 or 1.0.
+
+    >>> X, y = moons(4)
+    >>> X.shape, y
+    ((4, 2), tensor([0., 1., 0., 1.]))
+    """
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         got = n if isinstance(n, int) else type_name(n)  # never repr() a program's value: it may be nested 100,000 deep
         raise TensorValueError(f"moons needs an int n of at least 2, got {got}")

@@ -39,6 +39,11 @@ def _exp_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
 
 @public(method=True, builtin=True, numbers=True)
 def exp(a: Any) -> Tensor:
+    """e to the power of each element (a number gives a number).
+
+    >>> exp(tensor([0.0, 1.0]))
+    tensor([1.0000, 2.7183])
+    """
     a = _floats(a)
     return record(np.exp(a.data), EXP, (a,), _exp_backward)
 
@@ -48,6 +53,11 @@ LOG = Op("Log", inputs=("a",), rules=("g/a",), nan="the derivative of log(x) is 
 
 @public(method=True, builtin=True, numbers=True)
 def log(a: Any) -> Tensor:
+    """The natural logarithm of each element; log(0) is -inf.
+
+    >>> log(tensor([1.0, 10.0]))
+    tensor([0.0000, 2.3026])
+    """
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
@@ -67,6 +77,11 @@ def _sqrt_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
 
 @public(method=True, builtin=True, numbers=True)
 def sqrt(a: Any) -> Tensor:
+    """The square root of each element.
+
+    >>> sqrt(tensor([4.0, 2.0]))
+    tensor([2.0000, 1.4142])
+    """
     a = _floats(a)
     return record(np.sqrt(a.data), SQRT, (a,), _sqrt_backward)
 
@@ -76,6 +91,11 @@ SIN = Op("Sin", inputs=("a",), rules=("g·cos a",))
 
 @public(method=True, builtin=True, numbers=True)
 def sin(a: Any) -> Tensor:
+    """The sine of each element, in radians.
+
+    >>> sin(tensor([0.0, pi / 2]))
+    tensor([0., 1.])
+    """
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
@@ -89,6 +109,11 @@ COS = Op("Cos", inputs=("a",), rules=("-g·sin a",))
 
 @public(method=True, builtin=True, numbers=True)
 def cos(a: Any) -> Tensor:
+    """The cosine of each element, in radians.
+
+    >>> cos(tensor([0.0, pi]))
+    tensor([ 1., -1.])
+    """
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
@@ -106,6 +131,11 @@ def _tanh_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
 
 @public(method=True, builtin=True, numbers=True)
 def tanh(a: Any) -> Tensor:
+    """The hyperbolic tangent of each element, between -1 and 1.
+
+    >>> tanh(tensor([0.0, 1.0]))
+    tensor([0.0000, 0.7616])
+    """
     a = _floats(a)
     return record(np.tanh(a.data), TANH, (a,), _tanh_backward)
 
@@ -119,6 +149,11 @@ def _sigmoid_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
 
 @public(method=True, builtin=True, numbers=True)
 def sigmoid(a: Any) -> Tensor:
+    """1 / (1 + exp(-x)) for each element: a number between 0 and 1.
+
+    >>> sigmoid(tensor([0.0, 2.0]))
+    tensor([0.5000, 0.8808])
+    """
     a = _floats(a)
     # 1 / (1 + e^-x) overflows for very negative x; this form never does.
     data = np.exp(-np.logaddexp(0.0, -np.asarray(a.data, dtype=float)))
@@ -130,6 +165,11 @@ RELU = Op("Relu", inputs=("a",), rules=("g where a > 0",))
 
 @public(method=True, builtin=True, numbers=True)
 def relu(a: Any) -> Tensor:
+    """Each element where it is positive, and 0 where it is not.
+
+    >>> relu(tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
@@ -143,6 +183,11 @@ ABS = Op("Abs", inputs=("a",), rules=("g·sign a",))
 
 @public(method=True)
 def abs_(a: Any) -> Tensor:
+    """The absolute value of each element.
+
+    >>> tensor([-1.5, 2.0]).abs()
+    tensor([1.5000, 2.0000])
+    """
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
@@ -156,6 +201,11 @@ MAXIMUM = Op("Maximum", inputs=("a", "b"), rules=("g where a > b", "g where b > 
 
 @public(builtin=True)
 def maximum(a: Any, b: Any) -> Tensor:
+    """The larger of a and b, element by element (their shapes broadcast).
+
+    >>> maximum(tensor([1.0, 5.0]), 3.0)
+    tensor([3., 5.])
+    """
     a, b = lift(a), lift(b)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -170,6 +220,11 @@ MINIMUM = Op("Minimum", inputs=("a", "b"), rules=("g where a < b", "g where b < 
 
 @public(builtin=True)
 def minimum(a: Any, b: Any) -> Tensor:
+    """The smaller of a and b, element by element (their shapes broadcast).
+
+    >>> minimum(tensor([1.0, 5.0]), 3.0)
+    tensor([1., 3.])
+    """
     a, b = lift(a), lift(b)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -188,7 +243,12 @@ WHERE = Op("Where", inputs=("a", "b"), rules=("g where cond", "g where not cond"
 
 @public(builtin=True)
 def where(condition: Any, a: Any, b: Any) -> Tensor:
-    """Elementwise choice: `a` where condition holds, else `b`. Only `a` and `b` get gradients."""
+    """a where the condition is true and b elsewhere, element by element; only a and b get gradients.
+
+    >>> x = tensor([-1.0, 2.0])
+    >>> where(x > 0, x, 0.0)
+    tensor([0., 2.])
+    """
     cond = np.asarray(lift(condition).data, dtype=bool)
     a, b = lift(a), lift(b)
     try:

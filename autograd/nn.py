@@ -15,7 +15,11 @@ from .tensor import Tensor, lift
 
 @public(builtin=True)
 def logsumexp(x: Any, axis: int = -1, keepdims: bool = False) -> Tensor:
-    """log(sum(exp(x))) along an axis, shifted by the max so exp never overflows."""
+    """log(sum(exp(x))) along one axis, computed so that exp never overflows.
+
+    >>> logsumexp(tensor([0.0, 0.0]))
+    tensor(0.6931)
+    """
     x = lift(x)
     axis = one_axis(axis, x.ndim)
     if axis is not None and x.shape[axis] == 0:
@@ -35,10 +39,20 @@ def one_axis(axis: Any, ndim: int) -> int | None:
 
 @public(method=True, builtin=True)
 def log_softmax(x: Any, axis: int = -1) -> Tensor:
+    """log(softmax(x)) along one axis, computed without overflow: log-probabilities.
+
+    >>> log_softmax(tensor([0.0, 0.0]))
+    tensor([-0.6931, -0.6931])
+    """
     x = lift(x)
     return x - logsumexp(x, axis=axis, keepdims=True)
 
 
 @public(method=True, builtin=True)
 def softmax(x: Any, axis: int = -1) -> Tensor:
+    """exp(x) divided by its sum along one axis: positive values that add up to 1.
+
+    >>> softmax(tensor([1.0, 1.0, 2.0]))
+    tensor([0.2119, 0.2119, 0.5761])
+    """
     return exp(log_softmax(x, axis=axis))

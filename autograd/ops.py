@@ -101,6 +101,14 @@ class PublicFunction:
         """The first line of its docstring."""
         return (self.fn.__doc__ or "").strip().split("\n")[0]
 
+    @property
+    def records(self) -> tuple[Op, ...]:
+        """The ops it records itself: the Op declarations its own code names (`EXP` in `exp`).
+        Empty for a function built from other public functions (softmax), or one that records
+        nothing (argmax). Help reads each op's rule from here rather than from a second copy."""
+        names, scope = self.fn.__code__.co_names, self.fn.__globals__
+        return tuple(dict.fromkeys(op for name in names if isinstance(op := scope.get(name), Op)))
+
 
 FUNCTIONS: list[PublicFunction] = []  # in the order their modules registered them
 

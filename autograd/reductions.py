@@ -39,6 +39,12 @@ SUM = Op("Sum", inputs=("a",), rules=("g, broadcast",))
 
 @public(method=True)
 def sum_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    """The sum of all elements, or along axis (an int or a tuple of them); keepdims=True keeps reduced axes as length 1.
+
+    >>> x = tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> x.sum(), x.sum(axis=0)
+    (tensor(10.), tensor([4., 6.]))
+    """
     a = lift(a)
     axes = normalize_axes(axis, a.ndim)
 
@@ -55,6 +61,12 @@ MEAN = Op(
 
 @public(method=True)
 def mean(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    """The mean of all elements, or along axis.
+
+    >>> x = tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> x.mean(), x.mean(axis=1)
+    (tensor(2.5000), tensor([1.5000, 3.5000]))
+    """
     a = lift(a)
     axes = normalize_axes(axis, a.ndim)
     count = int(np.prod([a.shape[i] for i in axes]))
@@ -90,16 +102,31 @@ MIN = Op("Min", inputs=("a",), rules=("g at the min",))
 
 @public(method=True)
 def max_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    """The largest element, or the largest along axis; a tie shares the gradient.
+
+    >>> tensor([[1.0, 5.0], [3.0, 4.0]]).max(axis=0)
+    tensor([3., 5.])
+    """
     return _extreme(a, axis, keepdims, np.max, MAX)
 
 
 @public(method=True)
 def min_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    """The smallest element, or the smallest along axis; a tie shares the gradient.
+
+    >>> tensor([[1.0, 5.0], [3.0, 4.0]]).min(axis=1)
+    tensor([1., 3.])
+    """
     return _extreme(a, axis, keepdims, np.min, MIN)
 
 
 @public(method=True, builtin=True)
 def argmax(a: Any, axis: int | None = None) -> Tensor:
+    """The position of the largest element (of the flattened tensor), or positions along axis; not differentiable.
+
+    >>> argmax(tensor([3.0, 9.0, 1.0]))
+    tensor(1)
+    """
     a = lift(a)
     if a.size == 0:
         raise TensorValueError("argmax() of an empty tensor")
@@ -108,6 +135,11 @@ def argmax(a: Any, axis: int | None = None) -> Tensor:
 
 @public(method=True, builtin=True)
 def argmin(a: Any, axis: int | None = None) -> Tensor:
+    """The position of the smallest element (of the flattened tensor), or positions along axis; not differentiable.
+
+    >>> argmin(tensor([3.0, 9.0, 1.0]))
+    tensor(2)
+    """
     a = lift(a)
     if a.size == 0:
         raise TensorValueError("argmin() of an empty tensor")
@@ -116,11 +148,21 @@ def argmin(a: Any, axis: int | None = None) -> Tensor:
 
 @public(method=True)
 def any_(a: Any, axis: Axis = None) -> Tensor:
+    """Whether any element is true (nonzero), overall or along axis: a bool tensor.
+
+    >>> (tensor([1.0, -2.0]) < 0).any()
+    tensor(True)
+    """
     a = lift(a)
     return Tensor(np.any(a.data, axis=normalize_axes(axis, a.ndim)))
 
 
 @public(method=True)
 def all_(a: Any, axis: Axis = None) -> Tensor:
+    """Whether every element is true (nonzero), overall or along axis: a bool tensor.
+
+    >>> (tensor([1.0, -2.0]) < 0).all()
+    tensor(False)
+    """
     a = lift(a)
     return Tensor(np.all(a.data, axis=normalize_axes(axis, a.ndim)))

@@ -23,7 +23,13 @@ RESHAPE = Op("Reshape", inputs=("a",), rules=("g, reshaped back",))
 
 @public(method=True, builtin=True)
 def reshape(a: Tensor, *shape: Any) -> Tensor:
-    """`x.reshape(2, 3)` or `x.reshape((2, 3))`; one dimension may be -1."""
+    """The same values in a new shape; one axis may be -1, worked out from the others.
+
+    >>> x = tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    >>> x.reshape(2, -1)
+    tensor([[1., 2., 3.],
+            [4., 5., 6.]])
+    """
     a = lift(a)
     new_shape = shape_of(shape)
     try:
@@ -39,6 +45,11 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
 
 @public(method=True)
 def flatten(a: Tensor) -> Tensor:
+    """The same values along one axis.
+
+    >>> ones(2, 3).flatten().shape
+    (6,)
+    """
     return reshape(a, -1)
 
 
@@ -51,7 +62,11 @@ def _reverse_back(g: Tensor, out: Tensor) -> tuple[Tensor]:
 
 @public(builtin=True)
 def transpose(a: Tensor, axes: Sequence[Any] | None = None) -> Tensor:
-    """Reverse the axes (like `.T`), or permute them as `axes` says (`(1, 0)`, or `((1, 0),)`)."""
+    """The axes reversed (like x.T), or in the order `axes` gives.
+
+    >>> transpose(ones(2, 3)).shape
+    (3, 2)
+    """
     a = lift(a)
     if axes is None:  # `.T`, in every matrix product's backward: no checks, no closure
         data = a.data
@@ -253,7 +268,11 @@ CONCAT = Op("Concat", inputs=("input",), rules=("g, its slice",), variadic=True)
 
 @public(builtin=True)
 def concat(items: Any, axis: int = 0) -> Tensor:
-    """Join tensors along an existing axis."""
+    """Join tensors along an existing axis.
+
+    >>> concat([ones(2), zeros(3)])
+    tensor([1., 1., 0., 0., 0.])
+    """
     parts = _tensors("concat", items)
     limits.check_count(sum(p.size for p in parts), "concat()")
     ndim = parts[0].ndim
@@ -282,7 +301,12 @@ STACK = Op("Stack", inputs=("input",), rules=("g, its slice",), variadic=True)
 
 @public(builtin=True)
 def stack(items: Any, axis: int = 0) -> Tensor:
-    """Join tensors of one shape along a new axis."""
+    """Join tensors of one shape along a new axis.
+
+    >>> stack([ones(2), zeros(2)])
+    tensor([[1., 1.],
+            [0., 0.]])
+    """
     parts = _tensors("stack", items)
     limits.check_count(sum(p.size for p in parts), "stack()")
     axis = _axis(axis, parts[0].ndim + 1, "stack")

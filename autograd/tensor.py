@@ -173,6 +173,11 @@ class Tensor:
         return self.grad_fn is None
 
     def item(self) -> float | int | bool:
+        """The one number in a one-element tensor, as a plain number.
+
+        >>> tensor([2.5]).item()
+        2.5
+        """
         if self.size != 1:
             raise TensorValueError(
                 f"item() needs a tensor with one element, this one has shape {self.shape}",
@@ -187,7 +192,12 @@ class Tensor:
         return np.asarray(self.data).tolist()
 
     def detach(self) -> Tensor:
-        """The same values, cut off from the graph."""
+        """The same values as a new leaf, cut off from the graph that made them.
+
+        >>> w = tensor(1.0, requires_grad=True)
+        >>> (w * 2).detach()
+        tensor(2.)
+        """
         return Tensor(self.data)
 
     # ---- what can be done with it: each line hands over to the op that does it ---------------

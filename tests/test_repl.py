@@ -15,16 +15,9 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.frontends.repl import (
-    Outcome,
-    Repl,
-    complete,
-    describe_vars,
-    is_complete,
-    next_indent,
-    read_cells,
-    run_piped,
-)
+from dglang.interpreter.frontends.cells import is_complete, next_indent, read_cells
+from dglang.interpreter.frontends.completion import complete
+from dglang.interpreter.frontends.repl import Outcome, Repl, describe_vars, run_piped
 from dglang.interpreter.frontends.sessions import new_session as Session
 from dglang.interpreter.frontends.terminal import LEXER, STYLE, DGCompleter, interact
 
@@ -59,10 +52,15 @@ def test_is_complete(text: str, complete: bool) -> None:
     assert is_complete(text) is complete
 
 
-def test_next_indent_goes_one_level_deeper_after_a_colon() -> None:
+def test_next_indent_follows_the_blocks() -> None:
     assert next_indent("def f():") == "    "
-    assert next_indent("    y = 1") == "    "
-    assert next_indent("    if y:  # comment") == "        "
+    assert next_indent("def f():\n    y = 1") == "    "
+    assert next_indent("def f():\n    if y:  # comment") == "        "
+    assert next_indent("def f():\n    if y:\n        return 1") == "    "  # nothing runs after a return
+    assert next_indent("for i in range(3):\n    if i:\n        continue") == "    "
+    assert next_indent("while x:\n    pass") == ""
+    assert next_indent("x = [1,\n     2,") == "     "  # inside brackets: as the line above
+    assert next_indent('if s == "a:":') == "    "
 
 
 def test_read_cells_groups_lines_as_typed() -> None:

@@ -1,55 +1,13 @@
-"""The REPL in a real pseudo-terminal, as a person meets it: typing, errors, Ctrl-C, Ctrl-D."""
+"""The REPL in a real pseudo-terminal, as a person meets it: typing nested blocks, mistakes,
+Backspace, pastes, completion, help, Ctrl-C and Ctrl-D, and a debugging session."""
 
 from __future__ import annotations
 
 import os
-import re
-import select
-import sys
 import time
 from pathlib import Path
 
-import pytest
-
-pty = pytest.importorskip("pty")  # POSIX only
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
-
-
-class Terminal:
-    """`dg` running under a pseudo-terminal, with expect-style reading."""
-
-    def __init__(self, state_dir: Path, *args: str) -> None:
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: become `dg`
-            os.environ.update(XDG_STATE_HOME=str(state_dir), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
-            os.execv(sys.executable, [sys.executable, "-m", "dglang.interpreter", *args])
-        self.seen = ""
-
-    def read_until(self, text: str, timeout: float = 20.0) -> str:
-        """Everything up to and including `text`; fails if it does not appear in time."""
-        deadline = time.monotonic() + timeout
-        while text not in self.seen:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"never saw {text!r}; the screen so far:\n{self.seen}")
-            ready, _, _ = select.select([self.fd], [], [], min(left, 0.2))
-            if ready:
-                try:
-                    chunk = os.read(self.fd, 65536)
-                except OSError:
-                    break
-                self.seen += ANSI.sub("", chunk.decode(errors="replace"))
-        before, _, after = self.seen.partition(text)
-        self.seen = after
-        return before + text
-
-    def type(self, keys: str) -> None:
-        os.write(self.fd, keys.encode())
-
-    def close(self) -> int:
-        _, status = os.waitpid(self.pid, 0)
-        os.close(self.fd)
-        return os.waitstatus_to_exitcode(status)
+from terminal_util import BACKSPACE, CTRL_C, CTRL_D, Terminal, pasted
 
 
 def test_a_session_in_a_real_terminal(tmp_path: Path) -> None:
@@ -74,7 +32,7 @@ def test_a_session_in_a_real_terminal(tmp_path: Path) -> None:
     term.read_until("...")
     term.type("pass\r\r")
     time.sleep(0.5)
-    term.type("\x03")
+    term.interrupt()
     term.read_until("KeyboardInterrupt: interrupted")
     term.read_until(">>>")
     # Everything defined before is still there.
@@ -83,7 +41,7 @@ def test_a_session_in_a_real_terminal(tmp_path: Path) -> None:
     term.type("x.grad\r")
     term.read_until("tensor([2., 4.])")
     term.read_until(">>>")
-    term.type("\x04")  # Ctrl-D on an empty line leaves
+    term.type(CTRL_D)  # Ctrl-D on an empty line leaves
     assert term.close() == 0
     history = (tmp_path / "dg" / "history").read_text()
     assert "def double(n):" in history and "double(21)" in history
@@ -106,3 +64,145 @@ def test_a_history_path_that_is_not_a_file(tmp_path: Path, kind: str) -> None:
     term.type("\x04")
     assert term.close() == 0
     assert "Traceback" not in seen + term.seen and "Exception" not in seen + term.seen
+
+
+def test_nested_blocks_typed_line_by_line(tmp_path: Path) -> None:
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    # The prompt indents each line; nothing runs until the blank line ends the outer block.
+    term.type("def g(n):\rif n > 0:\rreturn 1\rreturn 2\r")
+    assert "Error" not in term.seen
+    term.type("\r")
+    term.type("print(g(1), g(-1))\r")
+    term.read_until("1 2")
+    # A comprehension and a conditional expression run at their first Enter.
+    term.type("[i * i for i in range(4)]\r")
+    term.read_until("[0, 1, 4, 9]")
+    term.type("z = 3 if 1 > 2 else 4\rz\r")
+    term.read_until("4")
+    term.type(CTRL_D)
+    assert term.close() == 0
+    screen = term.screen()
+    assert screen[1:6] == [">>> def g(n):", "...     if n > 0:", "...         return 1", "...     return 2", "..."]
+
+
+def test_backspace_dedents_and_else_lines_up(tmp_path: Path) -> None:
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    term.type("for i in range(3):\rif i % 2 == 0:\rprint('even', i)\r")
+    term.type(BACKSPACE + "else:\rprint('odd', i)\r")
+    term.type(BACKSPACE + BACKSPACE + "print('done')\r\r")
+    term.read_until("done")
+    term.type(CTRL_D)
+    assert term.close() == 0
+    assert term.output() == "even 0\nodd 1\neven 2\ndone\n"
+    assert "...     else:" in term.screen()
+
+
+def test_a_mistake_is_reported_at_once_and_the_session_goes_on(tmp_path: Path) -> None:
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    term.type("x = 2\r")
+    term.type("def f(n):\rif n > 0\r")  # the ':' is missing: reported at this Enter
+    term.read_until("SyntaxError: expected ':' at the end of this line")
+    term.type("loss.backward()\r")
+    term.read_until("NameError")
+    term.type("x.backward()\r")
+    term.read_until("AttributeError: int has no attribute 'backward'")
+    term.type("y = tensor(2.0, requires_grad=True)\ry.backward()\r")
+    term.read_until("help: DG backpropagates with the grad statement: `grad y`")
+    term.type("x * 21\r")
+    term.read_until("42")
+    term.type(CTRL_D)
+    assert term.close() == 0
+
+
+def test_a_paste_runs_as_pasted(tmp_path: Path) -> None:
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    program = (
+        "def f(x):\n    y = x * 2\n\n    return y + 1\nprint(f(1))\nfor i in range(2):\n    print(i)\nprint('end')\n"
+    )
+    term.type(pasted(program))  # a blank line inside the function, statements after the loop
+    term.read_until("end")
+    term.type(CTRL_D)
+    assert term.close() == 0
+    assert term.output() == "3\n0\n1\nend\n"
+
+
+def test_a_paste_without_its_last_newline_waits_for_enter(tmp_path: Path) -> None:
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    term.type(pasted("def twice(x):\n    return 2 * x"))
+    term.settle()
+    assert "Error" not in term.seen
+    term.type("\r\rtwice(21)\r")
+    term.read_until("42")
+    term.type(CTRL_D)
+    assert term.close() == 0
+
+
+def test_completion_menu_and_help(tmp_path: Path) -> None:
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    term.type("w = tensor([1.0], requires_grad=True)\r")
+    term.type("w.resh\t")
+    term.read_until("w.reshape")
+    term.type(CTRL_C + "w.re\t")
+    term.read_until("Whether operations on this tensor are recorded")  # the menu shows each summary
+    term.type(CTRL_C + ":help x.reshape\r")
+    term.read_until("The same values in a new shape")
+    term.type('help("while")\r')
+    term.read_until("Repeat the block as long as the condition is true.")
+    term.type(CTRL_D)
+    assert term.close() == 0
+
+
+LOOP = """\
+def square(v):
+    s = v * v
+    return s
+
+total = 0
+for i in range(3):
+    breakpoint()
+    total += square(i)
+print("total", total)
+"""
+
+
+def test_a_debugging_session_steps_through_a_loop(tmp_path: Path) -> None:
+    program = tmp_path / "loop.dg"
+    program.write_text(LOOP)
+    term = Terminal(tmp_path, str(program))
+    term.read_until("paused at")
+    term.read_until(f"(dg {program}:7 <program>)")  # the prompt says where the program stands
+    term.type(":next\r")
+    term.read_until(f"(dg {program}:8 <program>)")
+    term.type(":step\r")
+    term.read_until(f"(dg {program}:2 square)")
+    term.type("v\r")
+    term.read_until("\n0")
+    term.type(":up\r")
+    term.read_until(f"(dg {program}:8 <program>)")
+    term.type("total\r:down\r")
+    term.read_until(f"(dg {program}:2 square)")
+    term.type(":list\r")
+    term.read_until("->     s = v * v")
+    term.type(":help\r")
+    term.read_until("On an empty line: the same as :continue; the program runs on, it does not stop.")
+    term.type(":break 8 if i == 2\r")
+    term.read_until("breakpoint at")
+    term.type(":continue\r")
+    term.read_until("paused at")  # the breakpoint() of the next round
+    term.type("i\r")
+    term.read_until("\n1")
+    term.type(CTRL_D)  # Ctrl-D continues (it does not quit): to breakpoint() in the last round
+    term.read_until("paused at")
+    term.type(CTRL_D)  # and on to the :break line, where i is 2
+    term.read_until("(breakpoint at line 8)")
+    term.type("i\r")
+    term.read_until("\n2")
+    term.type(":clear\r" + CTRL_D)
+    term.read_until("total 5")
+    assert term.close() == 0

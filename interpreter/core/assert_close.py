@@ -28,7 +28,11 @@ ATOL = 1e-7
 def assert_close(
     actual: Any, expected: Any, rtol: float = RTOL, atol: float = ATOL, equal_nan: bool = False, msg: str | None = None
 ) -> None:
-    """Stop with an AssertionError unless every entry of `actual` is within atol + rtol * |expected|."""
+    """Stop with an AssertionError unless every entry of `actual` is within atol + rtol * |expected|.
+
+    >>> assert_close(0.1 + 0.2, 0.3)
+    >>> assert_close(tensor([1.0, 2.0]) * 3, tensor([3.0, 6.0]))
+    """
     rtol, atol = tolerance(rtol, "rtol"), tolerance(atol, "atol")
     a, e = values(actual, "actual"), values(expected, "expected")
     if a.shape != e.shape:

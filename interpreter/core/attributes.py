@@ -24,6 +24,11 @@ def _too_long(kind: str, length: int) -> DGError:
 
 # ---- methods that could build something enormous, or compare lists in C -------------------------
 def tolist(t: Tensor) -> Any:
+    """The values as nested lists of numbers.
+
+    >>> tensor([[1.0, 2.0], [3.0, 4.0]]).tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
+    """
     if t.size > MAX_SEQUENCE:
         raise _too_long("list", t.size)
     return t.tolist()
@@ -63,26 +68,134 @@ def str_replace(text: str, old: str, new: str, count: int = -1) -> str:
     return text.replace(old, new, count)
 
 
+# ---- a tensor's attributes: each documented for help (core/help.py), its example run by the tests --
+def get_grad(t: Tensor) -> Any:
+    """The gradient that grad statements have added into this leaf (None until one reaches it).
+
+    >>> x = tensor(3.0, requires_grad=True)
+    >>> grad x * x
+    >>> x.grad
+    tensor(6.)
+    """
+    return t.grad
+
+
+def get_shape(t: Tensor) -> Any:
+    """The length of each axis, as a tuple: () for a single number.
+
+    >>> zeros(2, 3).shape, tensor(1.0).shape
+    ((2, 3), ())
+    """
+    return t.shape
+
+
+def get_ndim(t: Tensor) -> Any:
+    """The number of axes.
+
+    >>> zeros(2, 3).ndim
+    2
+    """
+    return t.ndim
+
+
+def get_dtype(t: Tensor) -> Any:
+    """The kind of values: "float", "int" or "bool".
+
+    >>> tensor([1.0]).dtype, (tensor([1.0]) > 0).dtype
+    ('float', 'bool')
+    """
+    return t.dtype
+
+
+def get_transposed(t: Tensor) -> Any:
+    """The transpose: the same values with the axes reversed.
+
+    >>> tensor([[1.0, 2.0]]).T
+    tensor([[1.],
+            [2.]])
+    """
+    return t.T
+
+
+def get_requires_grad(t: Tensor) -> Any:
+    """Whether operations on this tensor are recorded, so that grad can reach it.
+
+    >>> w = tensor(1.0, requires_grad=True)
+    >>> w.requires_grad, (w * 2).requires_grad, tensor(1.0).requires_grad
+    (True, True, False)
+    """
+    return t.requires_grad
+
+
+def get_is_leaf(t: Tensor) -> Any:
+    """True for a tensor made directly, False for one computed by a recorded operation.
+
+    >>> w = tensor(1.0, requires_grad=True)
+    >>> w.is_leaf, (w * 2).is_leaf
+    (True, False)
+    """
+    return t.grad_fn is None
+
+
+def get_grad_fn(t: Tensor) -> Any:
+    """The recorded operation that computed this tensor ("<MulBackward>"), or None for a leaf.
+
+    >>> w = tensor(1.0, requires_grad=True)
+    >>> (w * 2).grad_fn
+    '<MulBackward>'
+    """
+    return None if t.grad_fn is None else f"<{t.grad_fn.op.name}Backward>"
+
+
+def get_data(t: Tensor) -> Any:
+    """The same values as a new leaf without history (the same as t.detach()).
+
+    >>> w = tensor(1.0, requires_grad=True)
+    >>> (w * 2).data
+    tensor(2.)
+    """
+    return t.detach()
+
+
 TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {
-    "grad": lambda t: t.grad,
-    "shape": lambda t: t.shape,
-    "ndim": lambda t: t.ndim,
-    "dtype": lambda t: t.dtype,
-    "T": lambda t: t.T,
-    "requires_grad": lambda t: t.requires_grad,
-    "is_leaf": lambda t: t.grad_fn is None,
-    "grad_fn": lambda t: None if t.grad_fn is None else f"<{t.grad_fn.op.name}Backward>",
-    "data": lambda t: t.detach(),
+    "grad": get_grad,
+    "shape": get_shape,
+    "ndim": get_ndim,
+    "dtype": get_dtype,
+    "T": get_transposed,
+    "requires_grad": get_requires_grad,
+    "is_leaf": get_is_leaf,
+    "grad_fn": get_grad_fn,
+    "data": get_data,
 }
+
+
+def transpose(t: Tensor, *axes: Any) -> Tensor:
+    """The axes reversed (like t.T), or in the order given: t.transpose(1, 0).
+
+    >>> ones(2, 3).transpose(1, 0).shape
+    (3, 2)
+    """
+    return t.transpose(*axes)
+
+
+def numel(t: Tensor) -> int:
+    """The number of elements.
+
+    >>> zeros(2, 3).numel()
+    6
+    """
+    return t.size
+
 
 # Tensor's own methods a program may call, besides the engine's functions declared tensor methods
 # (@public(method=True) in autograd/); tests/test_sandbox.py lists them all.
 TENSOR_OWN_METHODS: dict[str, Callable[..., Any]] = {
-    "transpose": Tensor.transpose,  # x.transpose(1, 0): the axes as arguments (the builtin takes a tuple)
+    "transpose": transpose,  # x.transpose(1, 0): the axes as arguments (the builtin takes a tuple)
     "item": Tensor.item,
     "tolist": tolist,  # with the size check above
     "detach": Tensor.detach,
-    "numel": lambda t: t.size,
+    "numel": numel,
 }
 TENSOR_METHODS: dict[str, Callable[..., Any]] = {f.dg_name: f.fn for f in FUNCTIONS if f.method} | TENSOR_OWN_METHODS
 

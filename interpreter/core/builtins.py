@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-import builtins as python
 import functools
-import inspect
 import math
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dglang import autograd as ag
 from dglang.autograd import Tensor, limits
 from dglang.autograd.ops import FUNCTIONS
 from dglang.autograd.tensor import type_name
 
+from . import python_builtins
 from .assert_close import assert_close
 from .errors import DGError
-from .operators import MAX_SEQUENCE, SEQUENCES, equal, sequences_less
-from .runtime import Builtin, CallContext, GradMode, iterate, show, show_short, text
+from .help import describe_value, everything, register, render, signature_text
+from .runtime import Builtin, CallContext, GradMode, show_short, text
 
 
 def make_builtins(
@@ -36,37 +35,43 @@ def make_builtins(
 
     # ---- output and conversions --------------------------------------------------------
     def print_(*values: Any, sep: str = " ", end: str = "\n") -> None:
+        """Write the values, separated by sep (a space) and followed by end (a newline).
+
+        >>> print("loss", 0.25, sep=": ")
+        loss: 0.25
+        """
         # text(), not str(): Python's str of a list nested 100,000 deep would overflow the C stack
         write(text(sep).join(text(v) for v in values) + text(end))
 
     builtin(print_, "print")
     for fn in (
-        len_,
-        range_,
-        enumerate_,
-        zip_,
-        sorted_,
-        reversed_,
-        list_,
-        tuple_,
-        str_,
-        int_,
-        float_,
-        bool_,
-        round_,
-        type_,
-        abs_,
-        min_,
-        max_,
-        sum_,
-        mean,
+        python_builtins.len_,
+        python_builtins.range_,
+        python_builtins.enumerate_,
+        python_builtins.zip_,
+        python_builtins.sorted_,
+        python_builtins.reversed_,
+        python_builtins.list_,
+        python_builtins.tuple_,
+        python_builtins.str_,
+        python_builtins.int_,
+        python_builtins.float_,
+        python_builtins.bool_,
+        python_builtins.round_,
+        python_builtins.type_,
+        python_builtins.abs_,
+        python_builtins.min_,
+        python_builtins.max_,
+        python_builtins.sum_,
+        python_builtins.mean,
     ):
         builtin(fn)
+    table["range"].signature = "range([start,] stop[, step])"  # Python's own way of writing it
 
     # ---- tensors: the engine's functions declared builtins (@public in autograd/) --------
     for f in FUNCTIONS:
         if f.numbers:  # exp(x): a tensor gives a tensor, a number a number
-            table[f.dg_name] = Builtin(f.dg_name, numeric(f.fn), f"{f.dg_name}(x)")
+            table[f.dg_name] = Builtin(f.dg_name, numeric(f.fn), signature_text(f.dg_name, f.fn))
         elif f.builtin:
             builtin(f.fn, f.dg_name)
     builtin(zero_grad)
@@ -76,42 +81,111 @@ def make_builtins(
     table["pi"] = math.pi
     table["inf"] = math.inf
 
+    def help_(*name: Any) -> None:
+        """Help on a builtin, a tensor method or attribute, a keyword or a command: help(relu), help("if").
+
+        >>> help(pi)
+        pi    (constant)
+            π, the ratio of a circle's circumference to its diameter.
+            example
+              >>> pi
+              3.141592653589793
+        """
+        if len(name) > 1:
+            raise DGError("TypeError", "help() takes one name", help='help(relu), help(x.sum), help("if")')
+        write((render(describe_value(name[0], table)) if name else overview(table)) + "\n")
+
+    table["help"] = Builtin("help", help_, "help(name)")
+
     # ---- files -----------------------------------------------------------------------------
     def load_csv(path: str) -> Tensor:
-        """A numeric CSV file under the program's folder as a 2-D tensor (a header row is skipped)."""
+        """A CSV file of numbers under the program's folder, as a 2-d tensor (a header row is skipped).
+
+        >>> load_csv("examples/points.csv")
+        tensor([[0.5000, 1.0000],
+                [1.5000, 2.5000]])
+        """
         return read_csv(data_path(path), path)
 
     builtin(load_csv)
 
     def breakpoint_(context: CallContext) -> None:
-        """Pause here and open the REPL in this scope (`dg --no-breakpoints` skips it)."""
+        """Pause the program here and open the REPL in this scope (`dg --no-breakpoints` skips it).
+
+        >>> def f(x):
+        ...     breakpoint()
+        ...     return 2 * x
+        """
         pause(context)
 
     table["breakpoint"] = Builtin("breakpoint", breakpoint_, "breakpoint()", wants_context=True)
     return table
 
 
-@functools.lru_cache(maxsize=512)  # each session makes its table anew; inspecting signatures is the slow part
-def signature_text(name: str, fn: Callable[..., Any]) -> str:
-    """`zeros(*shape, requires_grad=False)`: a signature without Python's annotations."""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return f"{name}(...)"
-    parts = []
-    for p in params:
-        if p.kind is p.VAR_POSITIONAL:
-            parts.append(f"*{p.name}")
-        elif p.default is p.empty:
-            parts.append(p.name)
-        else:
-            parts.append(f"{p.name}={show(p.default)}")
-    return f"{name}({', '.join(parts)})"
+register(
+    "pi",
+    "constant",
+    "pi",
+    """π, the ratio of a circle's circumference to its diameter.
+
+    >>> pi
+    3.141592653589793
+    """,
+)
+register(
+    "inf",
+    "constant",
+    "inf",
+    """Positive infinity, larger than every number (-inf is smaller than every number).
+
+    >>> -inf < -1e308, 1 / inf
+    (True, 0.0)
+    """,
+)
+register(
+    "no_grad",
+    "context",
+    "with no_grad:",
+    """Inside the block nothing is recorded, and parameters may be updated in place: w -= lr * w.grad.
+
+    >>> w = tensor(1.0, requires_grad=True)
+    >>> with no_grad:
+    ...     w -= 0.5
+    >>> w
+    tensor(0.5000, requires_grad=True)
+    """,
+)
+register(
+    "enable_grad",
+    "context",
+    "with enable_grad:",
+    """Inside a no_grad block, record again (to build gradients of gradients).
+
+    >>> w = tensor(1.0, requires_grad=True)
+    >>> with no_grad:
+    ...     with enable_grad:
+    ...         y = w * 2
+    >>> y.requires_grad
+    True
+    """,
+)
+
+
+def overview(table: dict[str, Any]) -> str:
+    """What `help()` without a name prints: how to ask, and every name there is help for."""
+    groups: dict[str, list[str]] = {}
+    for entry in everything(table):
+        groups.setdefault(entry.kind, []).append(entry.name)
+    lines = ['help(NAME) describes one of these: help(relu), help(x.sum), help("if"), help(":step").']
+    for kind, names in groups.items():
+        lines.extend(textwrap.wrap(f"{kind}s: {' '.join(names)}", 100, initial_indent="  ", subsequent_indent="    "))
+    return "\n".join(lines)
 
 
 def numeric(op: Callable[[Any], Tensor]) -> Callable[[Any], Any]:
     """A math function that maps a tensor to a tensor and a number to a number."""
 
+    @functools.wraps(op)  # its help is the engine function's
     def apply(x: Any) -> Any:
         if isinstance(x, Tensor):
             return op(x)
@@ -122,190 +196,15 @@ def numeric(op: Callable[[Any], Tensor]) -> Callable[[Any], Any]:
     return apply
 
 
-# ---- Python-like builtins, restricted to DG values --------------------------------------------
-def len_(x: Any) -> int:
-    if isinstance(x, Tensor | list | tuple | str | range):
-        return len(x)
-    raise DGError("TypeError", f"{type_name(x)} has no length")
-
-
-def range_(*args: Any) -> range:
-    return python.range(*[_int_arg(a, "range") for a in args])
-
-
-def _int_arg(a: Any, who: str) -> int:
-    if isinstance(a, Tensor):
-        return a.__index__()
-    if isinstance(a, bool) or not isinstance(a, int):
-        raise DGError(
-            "TypeError",
-            f"{who}() takes ints, not {type_name(a)}",
-            help="use int(x) to round a float down to an int" if isinstance(a, float) else None,
-        )
-    return a
-
-
-def items_of(value: Any) -> Any:
-    """What a builtin walks or copies: `iterate`, refusing a range or tensor too long to make a list of."""
-    values = iterate(value)
-    if type(values) is range or isinstance(value, Tensor):
-        try:
-            count = len(values) if type(values) is range else len(value)
-        except OverflowError:
-            count = MAX_SEQUENCE + 1
-        if count > MAX_SEQUENCE:
-            raise DGError(
-                "ValueError", f"that would make a list of {count:,} items, more than the limit of {MAX_SEQUENCE:,}"
-            )
-    return values
-
-
-def enumerate_(items: Any, start: int = 0) -> list[tuple[int, Any]]:
-    return list(python.enumerate(items_of(items), _int_arg(start, "enumerate")))
-
-
-def zip_(*sequences: Any) -> list[tuple[Any, ...]]:
-    return list(python.zip(*[items_of(s) for s in sequences], strict=False))
-
-
-def ordered(values: list[Any], reverse: bool = False) -> list[Any]:
-    """Python's sort, but lists inside are compared by DG (see operators.sequences_equal)."""
-    if any(type(v) in SEQUENCES for v in values):
-        return python.sorted(values, key=functools.cmp_to_key(_compare), reverse=reverse)
-    return python.sorted(values, reverse=reverse)
-
-
-def _compare(a: Any, b: Any) -> int:
-    if type(a) in SEQUENCES and type(b) in SEQUENCES:
-        return -1 if sequences_less(a, b, False, 0) else 0 if equal(a, b) else 1
-    return -1 if a < b else 1 if b < a else 0
-
-
-def sorted_(items: Any, reverse: bool = False) -> list[Any]:
-    values = list(items_of(items))
-    if any(isinstance(v, Tensor) for v in values):
-        raise DGError("TypeError", "sorted() cannot order tensors", help="sort numbers, e.g. [t.item() for t in ...]")
-    try:
-        return ordered(values, reverse=bool(reverse))
-    except TypeError:
-        raise DGError("TypeError", "sorted() needs values of one comparable kind") from None
-
-
-def reversed_(items: Any) -> list[Any]:
-    return list(items_of(items))[::-1]
-
-
-def list_(items: Any = ()) -> list[Any]:
-    return list(items_of(items))
-
-
-def tuple_(items: Any = ()) -> tuple[Any, ...]:
-    return tuple(items_of(items))
-
-
-def str_(value: Any = "") -> str:
-    return text(value)
-
-
-def int_(value: Any) -> int:
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            raise DGError("ValueError", f"cannot read {show_short(value)} as an int") from None
-    if isinstance(value, bool | int | float | Tensor):
-        return int(value)
-    raise DGError("TypeError", f"int() takes a number, a string or a one-element tensor, not {type_name(value)}")
-
-
-def float_(value: Any) -> float:
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            raise DGError("ValueError", f"cannot read {show_short(value)} as a float") from None
-    if isinstance(value, bool | int | float | Tensor):
-        return float(value)
-    raise DGError("TypeError", f"float() takes a number, a string or a one-element tensor, not {type_name(value)}")
-
-
-def bool_(value: Any) -> bool:
-    return bool(value)
-
-
-def round_(x: Any, ndigits: int | None = None) -> Any:
-    if isinstance(x, Tensor):
-        x = x.item()
-    if not isinstance(x, int | float):
-        raise DGError("TypeError", f"round() takes a number, not {type_name(x)}")
-    return round(x, ndigits) if ndigits is not None else round(x)
-
-
-def type_(value: Any) -> str:
-    """The name of a value's type, as a string: type(x) == "tensor"."""
-    return type_name(value)
-
-
-def abs_(x: Any) -> Any:
-    if isinstance(x, Tensor):
-        return ag.abs_(x)
-    if isinstance(x, bool | int | float):
-        return abs(x)
-    raise DGError("TypeError", f"abs() takes a number or a tensor, not {type_name(x)}")
-
-
-def _extreme(name: str, reduce: Callable[..., Tensor], pick: Callable[..., Any]) -> Callable[..., Any]:
-    def extreme(*values: Any, axis: Any = None, keepdims: bool = False) -> Any:
-        if len(values) == 1 and isinstance(values[0], Tensor):
-            return reduce(values[0], axis=axis, keepdims=keepdims)
-        values_ = list(items_of(values[0])) if len(values) == 1 else list(values)
-        if any(isinstance(v, Tensor) for v in values_):
-            other = "maximum" if name == "max" else "minimum"
-            raise DGError(
-                "TypeError",
-                f"{name}() of several tensors is ambiguous",
-                help=f"use {other}(a, b) for the elementwise {name}, or {name}(x) to reduce one tensor",
-            )
-        if not values_:
-            raise DGError("ValueError", f"{name}() of an empty sequence")
-        try:
-            if any(type(v) in SEQUENCES for v in values_):
-                return pick(values_, key=functools.cmp_to_key(_compare))
-            return pick(values_)
-        except TypeError:
-            raise DGError("TypeError", f"{name}() needs values of one comparable kind") from None
-
-    extreme.__name__ = name
-    return extreme
-
-
-min_ = _extreme("min", ag.min_, python.min)
-max_ = _extreme("max", ag.max_, python.max)
-
-
-def sum_(values: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """sum(tensor, axis=...) reduces a tensor; sum(list) adds up its numbers or tensors."""
-    if isinstance(values, Tensor):
-        return ag.sum_(values, axis=axis, keepdims=keepdims)
-    total: Any = 0
-    for v in items_of(values):
-        if not isinstance(v, bool | int | float | Tensor):
-            raise DGError("TypeError", f"sum() adds numbers and tensors, not {type_name(v)}")
-        total = total + v
-    return total
-
-
-def mean(values: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    if isinstance(values, Tensor):
-        return ag.mean(values, axis=axis, keepdims=keepdims)
-    values = list(items_of(values))
-    if not values:
-        raise DGError("ValueError", "mean() of an empty sequence")
-    return sum_(values) / len(values)
-
-
 def zero_grad(*tensors: Any) -> None:
-    """Clear .grad of each tensor (or of each tensor in a list), before the next grad."""
+    """Set .grad of each tensor (or of each tensor in a list) to None, before the next grad.
+
+    >>> w = tensor(1.0, requires_grad=True)
+    >>> grad w * 3
+    >>> zero_grad(w)
+    >>> print(w.grad)
+    None
+    """
     for t in tensors:
         for item in t if isinstance(t, list | tuple) else [t]:
             if not isinstance(item, Tensor):

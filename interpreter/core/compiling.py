@@ -24,11 +24,12 @@ Exec = Callable[[Env], Any]  # a compiled statement: returns None or a signal
 
 
 class CompilerBase:
-    def __init__(self, context: RunContext, resolution: Resolution, echo: bool = False) -> None:
+    def __init__(self, context: RunContext, resolution: Resolution, echo: bool = False, stepping: bool = False) -> None:
         self.context = context
         self.frames = context.frames
         self.resolution = resolution  # what the resolver found: how each name is looked up, ...
         self.echo = echo  # a REPL cell: show the value of each top-level expression statement
+        self.stepping = stepping  # compile the debugger's statement events in (see `observed`)
         self.branches: tuple[Branch, ...] = ()  # the `if` arms around the code being compiled
 
     # Joined in evaluator.py: compile one node of each kind.
@@ -82,6 +83,39 @@ class CompilerBase:
                     raise DGError("LimitError", message, span, help=help, frames=tuple(frames))
                 raise DGError("LimitError", message, frames[-1].call_site, help=help, frames=tuple(frames[:-1]))
             return body(env)
+
+        return run
+
+    def observed(self, statement: Exec, span: Span) -> Exec:
+        """`statement`, telling the debugger (RunContext.on_statement) each time it is about to run.
+
+        Only a program compiled for the debugger (`stepping`) has these events; any other gets
+        `statement` itself, as `counted` does for the step limit, so it pays nothing."""
+        if not self.stepping:
+            return statement
+        context = self.context
+
+        def run(env: Env) -> Any:
+            listener = context.on_statement
+            if listener is not None:  # stepping, or a :break line is set
+                listener(span, env)
+            return statement(env)
+
+        return run
+
+    def scoped(self, body: Exec) -> Exec:
+        """A function's body that, in a program compiled for the debugger, keeps its scope on
+        RunContext.scopes while it runs, so that :up can show the variables of each caller."""
+        if not self.stepping:
+            return body
+        scopes, frames = self.context.scopes, self.frames
+
+        def run(env: Env) -> Any:
+            scopes.append((len(frames), env))
+            try:
+                return body(env)
+            finally:
+                scopes.pop()
 
         return run
 

@@ -28,6 +28,14 @@ class RunContext:
     rebound_parameter  where a program last rebound a parameter inside `no_grad`, for `grad`'s hint
     why_not      set by a builtin that answered no (gradcheck returning False): its message and help,
                  which an `assert` of that answer shows instead of "assertion failed"
+    warn         reports a warning (through the one formatter, to standard error)
+
+    The debugger's statement events, compiled in only where a debugger may stop (see
+    CompilerBase.observed); a program compiled without them pays nothing:
+    debugger     a debugger is attached: programs that name `breakpoint` get the events
+    debug_everything  every program gets them (the REPL, where a pause may step into code typed before)
+    on_statement called with (span, env) before each statement of such a program; None: no one listens
+    scopes       (depth, env) of each DG call under way in such a program, for the debugger's :up
     """
 
     frames: list[CallFrame] = field(default_factory=list)
@@ -40,3 +48,8 @@ class RunContext:
     pause: Callable[[Any], None] | None = None
     rebound_parameter: tuple[str, Span] | None = None
     why_not: tuple[str, str | None] | None = None
+    warn: Callable[[Any], None] = lambda warning: None
+    debugger: bool = False
+    debug_everything: bool = False
+    on_statement: Callable[[Span, Any], None] | None = None
+    scopes: list[tuple[int, Any]] = field(default_factory=list)

@@ -28,9 +28,19 @@ from .statements import Statements
 
 def compile_program(module: ast.Module, context: RunContext, echo: bool = False) -> tuple[Exec, Resolution]:
     """Check a parsed program with the resolver, then compile it; raises a static error first.
-    Returns the program's code and what the resolver found (the names it reads, ...)."""
+    Returns the program's code and what the resolver found (the names it reads, ...).
+
+    With a debugger attached, a program that may pause (it names `breakpoint`, or every program
+    when `debug_everything`) is compiled with the debugger's statement events."""
     resolution = resolve(module)
-    return Compiler(context, resolution, echo=echo).block(module.body), resolution
+    stepping = context.debugger and (context.debug_everything or "breakpoint" in resolution.free_names)
+    return Compiler(context, resolution, echo=echo, stepping=stepping).block(module.body), resolution
+
+
+def compile_expression(expr: ast.Expr, context: RunContext) -> Eval:
+    """An expression on its own (a debugger's `:break LINE if CONDITION`), read in any scope."""
+    resolution = resolve(ast.Module([ast.ExprStmt(expr.span, expr)]))
+    return Compiler(context, resolution).expr(expr)
 
 
 class Compiler(Expressions, Statements):
@@ -42,7 +52,7 @@ class Compiler(Expressions, Statements):
 
     def block(self, stmts: list[ast.Stmt]) -> Exec:
         """Run statements in order; stop at the first signal. Ctrl-C is located at the statement it hit."""
-        compiled = [self.stmt(s) for s in stmts]
+        compiled = [self.observed(self.stmt(s), s.span) for s in stmts]
         spans = {id(c): s.span for c, s in zip(compiled, stmts, strict=True)}
         frames = self.frames
 

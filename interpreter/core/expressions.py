@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording, type_name
 
 from . import ast
@@ -16,10 +17,10 @@ from .calls import MAX_INSIDE_BUILTINS, bind_arguments, call_python
 from .compiling import CompilerBase, Eval, truth, unpacker
 from .errors import CallFrame, DGError
 from .formatting import format_value
-from .hints import explained, why_none
+from .hints import explained, habit, library_prefix, non_leaf_grad, unknown_name, why_none, with_prefix_help
 from .operators import BINARY, COMPARE, MAX_SEQUENCE, UNARY, get_item
 from .resolver import Lookup
-from .runtime import MISSING, BoundMethod, Builtin, CallContext, Env, Function, WithContext, iterate, suggest
+from .runtime import MISSING, BoundMethod, Builtin, CallContext, Env, Function, WithContext, iterate
 from .source import Span
 
 
@@ -57,7 +58,7 @@ class Expressions(CompilerBase):
                     pass
             value = (env.parent if enclosing else env).lookup(name)  # type: ignore[union-attr]
             if value is MISSING:
-                help = suggest(name, env.visible_names())
+                help = unknown_name(name, env.visible_names())
                 raise DGError("NameError", f"name '{name}' is not defined", span, help=help, frames=tuple(frames))
             return value
 
@@ -211,14 +212,37 @@ class Expressions(CompilerBase):
 
     # ---- attributes, calls, indexing ----------------------------------------------------------
     def attribute(self, node: ast.Attribute) -> Eval:
-        obj, attr, span, hint = self.expr(node.obj), node.name, node.span, why_none(node.obj)
+        obj, attr, span, hint = self.owner(node), node.name, node.span, why_none(node.obj)
+        if attr == "grad":
+            return self.grad_attribute(obj, node)
 
         def run(env: Env) -> Any:
             value = obj(env)
             try:
                 return get_attribute(value, attr)
             except Exception as e:
-                raise explained(self.fail(e, span), value, hint) from None
+                raise habit(explained(self.fail(e, span), value, hint), node) from None
+
+        return run
+
+    def grad_attribute(self, obj: Eval, node: ast.Attribute) -> Eval:
+        """`t.grad`; reading it from a tensor that is not a leaf warns, once for this place in the
+        program, that it is None because `grad` fills .grad only for leaves (as PyTorch warns)."""
+        span, warn, frames, warned = node.span, self.context.warn, self.frames, False
+
+        def run(env: Env) -> Any:
+            nonlocal warned
+            value = obj(env)
+            if type(value) is not Tensor:
+                try:
+                    return get_attribute(value, "grad")
+                except Exception as e:
+                    raise explained(self.fail(e, span), value, why_none(node.obj)) from None
+            gradient = value.grad
+            if gradient is None and value.grad_fn is not None and not warned:
+                warned = True
+                warn(non_leaf_grad(value, node, tuple(frames)))
+            return gradient
 
         return run
 
@@ -242,8 +266,14 @@ class Expressions(CompilerBase):
 
         return run
 
+    def owner(self, node: ast.Attribute) -> Eval:
+        """What comes before the dot; `torch.` or `optimizer.` that the program never defined get
+        the help line DG's own way of writing it deserves."""
+        obj, help = self.expr(node.obj), library_prefix(node)
+        return obj if help is None else with_prefix_help(obj, help)
+
     def method_call(self, func: ast.Attribute, args: list[Eval], kwargs: list[tuple[str, Eval]], span: Span) -> Eval:
-        obj, name, hint, site = self.expr(func.obj), func.name, why_none(func.obj), self.site(span)
+        obj, name, hint, site = self.owner(func), func.name, why_none(func.obj), self.site(span)
 
         def run(env: Env) -> Any:
             target = obj(env)
@@ -253,7 +283,7 @@ class Expressions(CompilerBase):
             try:
                 return call_python(name, find_method(target, name), [target, *positional], keywords, method=True)
             except Exception as e:
-                raise explained(self.fail(e, span), target, hint) from None
+                raise habit(explained(self.fail(e, span), target, hint), func) from None
 
         return run
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer_NonRecursive, Tree
-from lark.lexer import PatternStr
+from lark.lexer import ContextualLexer, PatternStr
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from .indenter import Indenter
@@ -62,7 +62,7 @@ def keywords() -> list[str]:
 
 
 def interactive(text: str) -> InteractiveParser:
-    """An interactive parser fed with `text`, for deciding whether REPL input is complete."""
+    """lark's interactive parser over `text`, to be fed token by token (incremental.py feeds one by lines)."""
     return LARK.parse_interactive(text, start="start")
 
 
@@ -73,3 +73,10 @@ def literal(token_type: str) -> str | None:
     except KeyError:
         return None
     return pattern.value if isinstance(pattern, PatternStr) else None
+
+
+def contextual_lexer() -> ContextualLexer:
+    """The lexer the parser itself uses (lark wraps it with the post-lexer), for lexing that follows
+    a parser fed token by token (incremental.py)."""
+    lexer = LARK.parser.lexer
+    return getattr(lexer, "lexer", lexer)

@@ -26,10 +26,11 @@ from dglang.autograd.tensor import recording
 from .builtins import make_builtins
 from .context import RunContext
 from .errors import CallFrame, DGError, OutputClosed
-from .evaluator import compile_program
+from .evaluator import compile_expression, compile_program
 from .files import data_file
 from .limits import MAX_PROGRAM_BYTES, Limits, Stopped, output_size
 from .locating import interruption
+from .report import format_error
 from .runtime import Builtin, CallContext, Env, show
 from .source import Source, Span
 from .watchdog import Watchdog
@@ -100,8 +101,9 @@ class Session:
             max_depth=max_depth, max_steps=self.limits.max_steps, show=self.echo, pause=self.pause
         )
         self.printed = 0  # bytes written so far in this run
-        # What `breakpoint()` does: a front end sets a debugger here; None lets the program go on.
-        self.on_breakpoint: Callable[[CallContext], None] | None = None
+        self.err = sys.stderr  # where warnings go
+        self.context.warn = self.warn
+        self._on_breakpoint: Callable[[CallContext], None] | None = None
         # Listen to the engine during every run (a tracer, an anomaly check): see autograd's Recording.
         self.listeners: list[Any] = []
         self.running = False  # inside the outermost execute (a breakpoint's cells run nested in it)
@@ -115,6 +117,17 @@ class Session:
     @property
     def frames(self) -> list[CallFrame]:
         return self.context.frames
+
+    @property
+    def on_breakpoint(self) -> Callable[[CallContext], None] | None:
+        """What `breakpoint()` does: a front end sets a debugger here; None lets the program go on.
+        With one set, programs that may pause are compiled with the debugger's statement events."""
+        return self._on_breakpoint
+
+    @on_breakpoint.setter
+    def on_breakpoint(self, debugger: Callable[[CallContext], None] | None) -> None:
+        self._on_breakpoint = debugger
+        self.context.debugger = debugger is not None
 
     def add_builtins(self, table: Mapping[str, Any]) -> None:
         """Make more names visible to every program of this session (tools add theirs this way)."""
@@ -316,6 +329,22 @@ class Session:
 
     def echo(self, value: Any) -> None:
         self.write(show(value) + "\n")
+
+    def warn(self, warning: DGError) -> None:
+        """Report a warning (kind "Warning") the way errors are reported, to standard error."""
+        self.out.flush()
+        self.err.write(format_error(warning))
+        self.err.flush()
+
+    def evaluate(self, text: str, env: Env, name: str = "<expression>") -> Any:
+        """The value of one expression in `env` (a debugger's breakpoint condition)."""
+        from .parser import parse_expression  # lark loads only when an expression is typed
+
+        source = Source(name, text)
+        expr = parse_expression(text, source, 1, 1)
+        code = compile_expression(expr, self.context)
+        with np.errstate(all="ignore"):
+            return code(env)
 
     def data_path(self, path: Any) -> Path:
         """A data file a program may read: a regular file under its folder (or an --allow-path folder)."""

@@ -263,7 +263,7 @@ class Statements(CompilerBase):
         outer = self.branches, self.echo
         self.branches, self.echo = (), False  # an `if` around a `def` is not running when the function is
         try:
-            body = self.counted(self.block(node.body), None)
+            body = self.scoped(self.counted(self.block(node.body), None))
         finally:
             self.branches, self.echo = outer
         name, span = node.name, node.span

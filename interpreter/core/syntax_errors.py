@@ -67,6 +67,23 @@ EXAMPLES: dict[Message, list[str]] = {
     ],
 }
 
+# Python statements DG does not have, found by the word that starts them (a name to the parser,
+# followed by something no name may be followed by: `import numpy`, `class Net:`).
+PYTHON_ONLY = {
+    "import": Message(
+        "DG has no import",
+        help="tensors and their functions are builtins: write tensor(...), zeros(...), exp(...) without torch. or np.",
+    ),
+    "from": Message(
+        "DG has no import",
+        help="tensors and their functions are builtins: write tensor(...), zeros(...), exp(...) without torch. or np.",
+    ),
+    "class": Message("DG has no classes", help="keep parameters in variables or lists, and write functions with def"),
+    "lambda": Message("DG has no lambda", help="define the function with def"),
+    "try": Message("DG has no try", help="an error stops the program with its location; check values with assert"),
+    "global": Message("DG has no global", help="return the new value from the function instead"),
+}
+
 # A character the lexer cannot start a token with, and what to say about it.
 CHARACTERS = {
     '"': Message("this string is never closed", help="close it with a matching quote on the same line"),
@@ -118,6 +135,8 @@ def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fst
     return (
         _unclosed_bracket(failure)
         or _unexpected_indent(failure)
+        or _python_only(failure)
+        or _keyword_in_help(failure)
         or _known_by_example(failure)
         or _keyword_as_name(failure)
         or _else_without_if(failure)
@@ -195,6 +214,31 @@ def _unexpected_indent(failure: Failure) -> DGError | None:
         Span(failure.source, line, len(token) + 1, line, len(failure.source.line(line).rstrip()) + 1),
         help="this line is indented more than the one above, but does not start a block",
     )
+
+
+def _python_only(failure: Failure) -> DGError | None:
+    """`import numpy`: the name before the failing token is a Python keyword DG does not have."""
+    before = failure.tokens_before[-1] if failure.tokens_before else None
+    if before is None or before.type != "NAME" or str(before) not in PYTHON_ONLY:
+        return None
+    message = PYTHON_ONLY[str(before)]
+    return DGError(
+        message.kind, message.text, _point(failure.source, before.line, before.column, len(before)), help=message.help
+    )
+
+
+def _keyword_in_help(failure: Failure) -> DGError | None:
+    """`help(not)`: a keyword is not a value, but its name in quotes is. (Most keywords there read
+    as names, and fail as unknown names: hints.unknown_name says the same.)"""
+    before = failure.tokens_before[-3:]
+    if [str(t) for t in before[:2]] != ["help", "("] or len(before) < 3 or before[2].type == "NAME":
+        return None
+    word = str(before[2])
+    if not word.isidentifier():
+        return None
+    span = _point(failure.source, before[2].line, before[2].column, len(word))
+    help = f'write help("{word}") or :help {word}'
+    return DGError("SyntaxError", f"'{word}' is a keyword, not a value", span, help=help)
 
 
 def _known_by_example(failure: Failure) -> DGError | None:

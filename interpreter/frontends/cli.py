@@ -256,8 +256,7 @@ def new_session(args: argparse.Namespace) -> Session:
     )
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
-        debugger = Debugger(None if sys.stdin.isatty() else stdin_lines())
-        session.on_breakpoint = lambda context: debugger.pause(session, context)
+        Debugger(None if sys.stdin.isatty() else stdin_lines()).attach(session)
     return session
 
 
@@ -375,6 +374,8 @@ def repl(session: Session) -> int:
     from .repl import Outcome, Repl, run_piped
 
     console = Repl(session)
+    # A pause may step into any function typed before it: every cell gets the debugger's events.
+    session.context.debug_everything = session.on_breakpoint is not None
     try:
         if sys.stdin.isatty():
             from .terminal import interact

@@ -1,74 +1,31 @@
-"""The REPL's decisions, free of any terminal: is this input complete, run a cell, complete a word.
+"""The REPL, free of any terminal: run a cell or a `:command`, report errors, keep the session.
 
-`terminal.py` wires these to prompt_toolkit for a person at a keyboard; `read_cells` feeds them
-from a pipe. Both, and the debugger at a `breakpoint()`, drive the same `Repl`.
+`terminal.py` wires it to prompt_toolkit for a person at a keyboard; `run_piped` feeds it cells
+from a pipe (grouped by cells.py exactly as typed ones are). Both, and the debugger at a pause
+(debugger.py), drive a `Repl`.
 """
 
 from __future__ import annotations
 
-import re
-import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import TextIO
-
-from lark import UnexpectedInput
+from typing import ClassVar, TextIO
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
-from dglang.interpreter.core.attributes import METHODS, PROPERTIES, TENSOR_METHODS, TENSOR_PROPERTIES
-from dglang.interpreter.core.errors import CallFrame, DGError
-from dglang.interpreter.core.parser import SyntaxProblem, interactive, keywords, lex
-from dglang.interpreter.core.report import call_stack, format_error
-from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function, GradMode, show_short
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.help import describe, everything, register, render
+from dglang.interpreter.core.report import format_error
+from dglang.interpreter.core.runtime import MISSING, Env, Function, show_short, suggest
 from dglang.interpreter.core.session import Session
-from dglang.interpreter.core.source import Span
 from dglang.interpreter.seeing.builtins import install
 from dglang.interpreter.seeing.text_picture import text_picture
 
 from .program_files import read_program
-
-KEYWORDS = keywords()
-COMPOUND = {"IF", "WHILE", "FOR", "DEF", "WITH"}
-
-
-# ---- is the input complete? -------------------------------------------------------------------
-def is_complete(text: str) -> bool:
-    """Should the REPL run `text` now (True), or read another line (False)?
-
-    `text` is what was typed so far, without the newline of the line just finished. The parser
-    decides: input that ends while a bracket is open or a block is due is incomplete; input with
-    a syntax error is complete (running it reports the error). As in Python's REPL, input holding
-    a compound statement (if, while, for, def, with) runs once its last line is blank.
-    """
-    if not text.strip() or text.lstrip().startswith(":"):
-        return True
-    parser = interactive(text + "\n")
-    try:
-        parser.exhaust_lexer()
-    except (UnexpectedInput, SyntaxProblem):
-        return True
-    if "$END" not in parser.accepts():
-        return False
-    return not starts_block(text) or text.split("\n")[-1].strip() == ""
-
-
-def starts_block(text: str) -> bool:
-    """Does the input hold a compound statement (its first token is if/while/for/def/with)?"""
-    try:
-        return any(t.type in COMPOUND for t in lex(text))
-    except Exception:  # lark's lexer errors: a syntax error, reported when the cell runs
-        return False
-
-
-def next_indent(text: str) -> str:
-    """The indentation for the line after `text`: one level deeper after a ':'."""
-    last = text.split("\n")[-1]
-    indent = last[: len(last) - len(last.lstrip())]
-    code = last.split("#")[0].rstrip()
-    return indent + "    " if code.endswith(":") else indent
+from .cells import is_complete as is_complete  # where front ends look for it (a notebook kernel too)
+from .cells import read_cells
 
 
 # ---- running cells -----------------------------------------------------------------------------
@@ -76,59 +33,60 @@ class Outcome(Enum):
     OK = "ok"
     ERROR = "error"
     QUIT = "quit"
-    CONTINUE = "continue"  # leave a breakpoint and let the program go on
+    CONTINUE = "continue"  # leave a pause: the program goes on (how: the pause's `resume`)
+
+
+class QuitProgram(BaseException):  # a signal, not an error: the user chose to stop
+    """`:quit` at a pause. A BaseException, so no DG error handler mistakes it for a failure."""
+
+
+CommandFunction = Callable[["Repl", str], "Outcome"]
 
 
 @dataclass
 class Command:
-    run: Callable[[Repl, str], Outcome]
-    usage: str
-    help: str
+    run: CommandFunction
+    usage: str  # ":graph NAME"
+    summary: str  # one sentence, for the cheat sheet and the completion menu
 
 
-COMMANDS: dict[str, Command] = {}
+Commands = dict[str, Command]
+COMMANDS: Commands = {}  # the commands of every REPL; debugger.py has those of a paused program
 
 
 def command(
-    name: str, usage: str, help: str
-) -> Callable[[Callable[[Repl, str], Outcome]], Callable[[Repl, str], Outcome]]:
-    """Register a `:name` meta-command (later issues add `:graph`)."""
+    name: str, usage: str, doc: str, table: Commands = COMMANDS, kind: str = "REPL command"
+) -> Callable[[CommandFunction], CommandFunction]:
+    """Register `:name`, with its help (`doc` as a docstring: the summary, then an example)."""
 
-    def register(fn: Callable[[Repl, str], Outcome]) -> Callable[[Repl, str], Outcome]:
-        COMMANDS[name] = Command(fn, usage, help)
+    def add(fn: CommandFunction) -> CommandFunction:
+        entry = register(":" + name, kind, usage, doc)
+        table[name] = Command(fn, usage, entry.summary)
         return fn
 
-    return register
+    return add
 
 
 class Repl:
     """One interactive session: statements typed in run in `env` and everything defined stays.
 
-    At top level `env` is the session's globals; at a breakpoint it is the paused function's
-    locals, with `frames` the DG call stack that led there.
+    At top level `env` is the session's globals; at a pause the debugger's own kind of Repl
+    (debugger.py) runs them in the paused function's scope.
     """
 
-    def __init__(
-        self,
-        session: Session,
-        env: Env | None = None,
-        err: TextIO | None = None,
-        frames: tuple[CallFrame, ...] = (),
-        paused_at: Span | None = None,
-    ) -> None:
+    commands: ClassVar[Commands] = COMMANDS
+    prompt = ">>> "
+    stops_quietly = True  # a cell stopped by :quit at a pause inside it ends, and the REPL goes on
+
+    def __init__(self, session: Session, env: Env | None = None, err: TextIO | None = None) -> None:
         self.session = session
         self.seeing = install(session)
         self.seeing.keep_backward()  # :graph may show gradients at any time
         self.env = env if env is not None else session.globals
-        self.err = err if err is not None else sys.stderr
-        self.frames = frames
-        self.paused_at = paused_at  # the breakpoint's location, for :where
+        self.err = err if err is not None else session.err
+        session.err = self.err  # warnings a cell gives go where its errors go
         self.cells = 0
         self.last_error: DGError | None = None
-
-    @property
-    def in_debugger(self) -> bool:
-        return self.paused_at is not None
 
     def run_cell(self, text: str) -> Outcome:
         """Run one complete input: a `:command` or DG statements. Errors are printed, state is kept."""
@@ -143,6 +101,10 @@ class Repl:
         except DGError as e:
             self.report(e)
             return Outcome.ERROR
+        except QuitProgram:
+            if not self.stops_quietly:
+                raise
+            self.write("(stopped at the debugger's :quit)")
         return Outcome.OK
 
     def report(self, error: DGError) -> None:
@@ -153,14 +115,25 @@ class Repl:
 
     def run_command(self, line: str) -> Outcome:
         name, _, argument = line.partition(" ")
-        cmd = COMMANDS.get(name)
+        cmd = self.commands.get(name)
         if cmd is None:
-            self.report(DGError("CommandError", f"no command ':{name}'", help="type :help to list the commands"))
+            hint = suggest(name, self.commands) or "type :help to list the commands"
+            self.report(DGError("CommandError", f"no command ':{name}'", help=hint))
             return Outcome.ERROR
         return cmd.run(self, argument.strip())
 
     def write(self, text: str) -> None:
         self.session.write(text if text.endswith("\n") else text + "\n")
+
+    def end_of_input(self) -> Outcome:
+        """What Ctrl-D on an empty line (or the end of piped input) does here: leave DG."""
+        return Outcome.QUIT
+
+    def cheat_sheet(self) -> str:
+        lines = [CHEAT_SHEET.rstrip("\n")]
+        lines.extend(f"  {cmd.usage:<24} {cmd.summary}" for cmd in self.commands.values())
+        lines.append(f"  {'Ctrl-D':<24} leave DG (on an empty line); Ctrl-C stops a running cell")
+        return "\n".join(lines)
 
 
 CHEAT_SHEET = """\
@@ -179,22 +152,53 @@ DG: a Python-like language whose tensors record the graph that `grad` differenti
   if/elif/else, while, for x in ..., def f(a, b=1):, return, break, continue, pass
   print(...), f"{value:.3f}", [f(x) for x in xs if ...], a, b = f()
 
+  :help NAME, or help(NAME), explains any builtin, x.method, operator, keyword or command;
+  help() lists them all. Tab completes a name and shows what each one is.
+
 Commands:
 """
 
 
-@command("help", ":help", "this cheat sheet")
+@command(
+    "help",
+    ":help [NAME]",
+    """The cheat sheet, or help on NAME: a builtin, x.method, a keyword, an operator or a :command.
+
+    >>> :help abs
+    abs(x)    (builtin function; also x.abs())
+        The absolute value of a number, or of each element of a tensor.
+        derivative  Abs: a receives g·sign a   (g is the gradient arriving at the result)
+        example
+          >>> abs(-3), abs(tensor([-1.0, 2.0]))
+          (3, tensor([1., 2.]))
+    """,
+)
 def _help(repl: Repl, argument: str) -> Outcome:
-    lines = [CHEAT_SHEET.rstrip("\n")]
-    for cmd in COMMANDS.values():
-        if cmd.usage in (":where", ":continue") and not repl.in_debugger:
-            continue
-        lines.append(f"  {cmd.usage:<24} {cmd.help}")
-    repl.write("\n".join(lines))
+    if not argument:
+        repl.write(repl.cheat_sheet())
+        return Outcome.OK
+    found = describe(argument, repl.session.builtins.vars)
+    if found is None:
+        names = [e.name for e in everything(repl.session.builtins.vars)]
+        hint = suggest(argument, names) or "`:help` alone lists the commands; `help()` lists every name"
+        repl.report(DGError("CommandError", f"no help for '{argument}'", help=hint))
+        return Outcome.ERROR
+    repl.write(render(found))
     return Outcome.OK
 
 
-@command("vars", ":vars", "your variables, with type, shape and gradient state")
+@command(
+    "vars",
+    ":vars",
+    """Your variables, with type, shape and gradient state.
+
+    >>> w = tensor([1.0, 2.0], requires_grad=True)
+    >>> n = 3
+    >>> :vars
+    n  int           3
+    w  float tensor  (2,)  requires grad
+    """,
+)
 def _vars(repl: Repl, argument: str) -> Outcome:
     rows = describe_vars(repl.env.vars)
     if not rows:
@@ -223,7 +227,17 @@ def describe_vars(variables: dict[str, object]) -> list[tuple[str, str, str, str
     return rows
 
 
-@command("load", ":load FILE", "run a .dg file here; its definitions stay")
+@command(
+    "load",
+    ":load FILE",
+    """Run a .dg file here; its variables and functions stay.
+
+    >>> :load examples/pause.dg
+    42
+    >>> double(5)
+    10
+    """,
+)
 def _load(repl: Repl, argument: str) -> Outcome:
     if not argument:
         repl.report(DGError("CommandError", "usage: :load FILE"))
@@ -242,19 +256,45 @@ def _load(repl: Repl, argument: str) -> Outcome:
     return Outcome.OK
 
 
-@command("reset", ":reset", "forget every variable and function")
+@command(
+    "reset",
+    ":reset",
+    """Forget every variable and function.
+
+    >>> x = 1
+    >>> :reset
+    (all variables cleared)
+    """,
+)
 def _reset(repl: Repl, argument: str) -> Outcome:
     repl.env.vars.clear()
     repl.write("(all variables cleared)")
     return Outcome.OK
 
 
-@command("quit", ":quit", "leave (Ctrl-D does too)")
+@command(
+    "quit",
+    ":quit",
+    """Leave DG (Ctrl-D on an empty line does too); at a pause, stop the paused program.
+
+    >>> :quit
+    """,
+)
 def _quit(repl: Repl, argument: str) -> Outcome:
     return Outcome.QUIT
 
 
-@command("graph", ":graph NAME", "the recorded graph behind a tensor, with gradients after grad")
+@command(
+    "graph",
+    ":graph NAME",
+    """The recorded graph behind a tensor, with its gradients after grad.
+
+    >>> x = tensor(2.0, requires_grad=True)
+    >>> y = x * x
+    >>> :graph y
+    ...
+    """,
+)
 def _graph(repl: Repl, argument: str) -> Outcome:
     value = repl.env.lookup(argument) if argument.isidentifier() else MISSING
     if not isinstance(value, Tensor):
@@ -265,39 +305,10 @@ def _graph(repl: Repl, argument: str) -> Outcome:
     return Outcome.OK
 
 
-@command("where", ":where", "at a breakpoint: the DG call stack")
-def _where(repl: Repl, argument: str) -> Outcome:
-    if repl.paused_at is None:
-        repl.write("(not at a breakpoint)")
-        return Outcome.OK
-    repl.write("\n".join(call_stack(repl.frames, repl.paused_at)))
-    return Outcome.OK
-
-
-@command("continue", ":continue", "at a breakpoint: let the program go on (Ctrl-D does too)")
-def _continue(repl: Repl, argument: str) -> Outcome:
-    if repl.paused_at is None:
-        repl.write("(not at a breakpoint)")
-        return Outcome.OK
-    return Outcome.CONTINUE
-
-
 # ---- reading cells from a pipe ------------------------------------------------------------
-def read_cells(lines: Iterable[str]) -> Iterator[str]:
-    """Group lines into complete cells, as a person would enter them at the prompt."""
-    buffer = ""
-    for line in lines:
-        buffer += line if line.endswith("\n") else line + "\n"
-        if is_complete(buffer[:-1]):
-            if buffer.strip():
-                yield buffer
-            buffer = ""
-    if buffer.strip():
-        yield buffer
-
-
 def run_piped(repl: Repl, lines: Iterable[str]) -> Outcome:
-    """Run cells from non-terminal input without prompts; stop at :quit, :continue or the end."""
+    """Run cells from non-terminal input without prompts, grouped as a person typing them would
+    group them; stop at :quit, at a command that resumes a paused program, or at the end."""
     failed = False
     for cell in read_cells(lines):
         outcome = repl.run_cell(cell)
@@ -305,37 +316,3 @@ def run_piped(repl: Repl, lines: Iterable[str]) -> Outcome:
             return outcome
         failed = failed or outcome is Outcome.ERROR
     return Outcome.ERROR if failed else Outcome.OK
-
-
-# ---- completion -------------------------------------------------------------------------------
-WORD = re.compile(r"(?:(?P<obj>[A-Za-z_]\w*)\s*\.\s*)?(?P<word>\w*)$")
-
-
-def complete(text_before_cursor: str, env: Env) -> list[str]:
-    """Completions for the word before the cursor: attributes after `name.`, else names and keywords."""
-    line = text_before_cursor.split("\n")[-1]
-    if line.lstrip().startswith(":") and " " not in line.strip():
-        prefix = line.strip()[1:]
-        return [f":{name}" for name in COMMANDS if name.startswith(prefix)]
-    match = WORD.search(line)
-    if match is None:
-        return []
-    word = match["word"]
-    if match["obj"] is not None:
-        value = env.lookup(match["obj"])
-        names = attribute_names(value)
-        return sorted(n for n in names if n.startswith(word))
-    if not word:
-        return []
-    candidates = set(KEYWORDS) | {n for n in env.visible_names() if not n.startswith("_")}
-    return sorted(n for n in candidates if n.startswith(word) and n != word)
-
-
-def attribute_names(value: object) -> list[str]:
-    """What may follow `value.`; a tensor's list when the value is not known yet."""
-    kind = type(value)
-    if kind in PROPERTIES or kind in METHODS:
-        return [*PROPERTIES.get(kind, {}), *METHODS.get(kind, {})]
-    if isinstance(value, Builtin | Function | GradMode | int | float | bool) or value is None:
-        return []
-    return [*TENSOR_PROPERTIES, *TENSOR_METHODS]

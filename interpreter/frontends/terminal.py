@@ -9,24 +9,27 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
 from dglang.interpreter.core.errors import DGError
 
+from .cells import INDENT, Completeness, next_indent
+from .completion import completions
 from .highlighting import DGLexer
-from .repl import Outcome, Repl, complete, is_complete, next_indent
+from .repl import Outcome, Repl
 
 # Colours for the token kinds of DG's Pygments lexer (highlighting.py), in the terminal's own
 # palette, so they follow its light or dark theme. A kind without an entry keeps the default colour.
@@ -86,19 +89,27 @@ class KeptHistory(FileHistory):
 
 # ---- completion ----------------------------------------------------------------------------
 class DGCompleter(Completer):
+    """The menu lists each candidate with its one-line summary beside it."""
+
     def __init__(self, repl: Repl) -> None:
         self.repl = repl
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        before = document.text_before_cursor
-        for candidate in complete(before, self.repl.env):
-            word = re.search(r":?\w*$" if candidate.startswith(":") else r"\w*$", before)
-            yield Completion(candidate, start_position=-len(word.group()) if word else 0)
+        for c in completions(document.text_before_cursor, self.repl.env, self.repl.commands):
+            yield Completion(c.text, start_position=c.start, display_meta=c.meta)
 
 
 # ---- the prompt ---------------------------------------------------------------------------
-def key_bindings() -> KeyBindings:
+def key_bindings(cells: Completeness) -> KeyBindings:
+    """Enter runs a complete cell or starts the next line, indented for it; Backspace in the
+    indentation goes back one level; a paste is inserted as it is and runs if it ends complete."""
     bindings = KeyBindings()
+
+    def new_line(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        at_end = buffer.cursor_position == len(buffer.text)
+        indent = cells.next_indent(buffer.text) if at_end else next_indent(buffer.document.text_before_cursor)
+        buffer.insert_text("\n" + indent)
 
     @bindings.add("enter")
     def _enter(event: KeyPressEvent) -> None:
@@ -106,19 +117,44 @@ def key_bindings() -> KeyBindings:
         if buffer.complete_state and buffer.complete_state.current_completion:
             buffer.apply_completion(buffer.complete_state.current_completion)
             return
-        if is_complete(buffer.text):
+        if cells.is_complete(buffer.text):
             buffer.validate_and_handle()
         else:
-            buffer.insert_text("\n" + next_indent(buffer.document.text_before_cursor))
+            new_line(event)
+
+    @Condition
+    def in_indentation() -> bool:
+        from prompt_toolkit.application import get_app
+
+        before = get_app().current_buffer.document.current_line_before_cursor
+        return bool(before) and not before.strip(" ")
+
+    @bindings.add("backspace", filter=in_indentation)
+    def _dedent(event: KeyPressEvent) -> None:
+        before = event.current_buffer.document.current_line_before_cursor
+        event.current_buffer.delete_before_cursor(len(before) % len(INDENT) or len(INDENT))
+
+    @bindings.add(Keys.BracketedPaste)
+    def _paste(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        data = event.data.replace("\r\n", "\n").replace("\r", "\n")
+        buffer.insert_text(data)
+        if not data.endswith("\n"):
+            return
+        if cells.is_complete(buffer.text):
+            buffer.delete_before_cursor(1)  # the paste's last newline was its Enter
+            buffer.validate_and_handle()
+        else:
+            buffer.insert_text(cells.next_indent(buffer.text[:-1]) if buffer.text[:-1] else "")
 
     return bindings
 
 
-def interact(repl: Repl, prompt: str = ">>> ", input: Input | None = None, output: Output | None = None) -> Outcome:
+def interact(repl: Repl, input: Input | None = None, output: Output | None = None) -> Outcome:
     """Read, run and print until :quit or Ctrl-D; Ctrl-C clears the line. Returns how it ended."""
     session: PromptSession[str] = PromptSession(
         multiline=True,
-        key_bindings=key_bindings(),
+        key_bindings=key_bindings(Completeness()),
         lexer=LEXER,
         completer=DGCompleter(repl),
         complete_while_typing=False,
@@ -131,11 +167,11 @@ def interact(repl: Repl, prompt: str = ">>> ", input: Input | None = None, outpu
     )
     while True:
         try:
-            text = session.prompt(prompt)
+            text = session.prompt(repl.prompt)
         except KeyboardInterrupt:
             continue  # Ctrl-C at the prompt clears the line
-        except EOFError:
-            return Outcome.CONTINUE if repl.in_debugger else Outcome.QUIT
+        except EOFError:  # Ctrl-D on an empty line
+            return repl.end_of_input()
         try:
             outcome = repl.run_cell(text)
         except KeyboardInterrupt:  # between statements (compiling, echoing): no statement could locate it

@@ -13,6 +13,7 @@ from weakref import WeakKeyDictionary
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording, type_name
 from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.help import register
 from dglang.interpreter.core.runtime import Builtin, CallContext
 from dglang.interpreter.core.session import Session
 
@@ -82,6 +83,20 @@ class Seeing:
 
 INSTALLED: WeakKeyDictionary[Session, Seeing] = WeakKeyDictionary()
 
+register(
+    "detect_anomaly",
+    "context",
+    "with detect_anomaly:",
+    """Inside the block every backward step is checked: the first op to make nan or inf is an error at its line.
+
+    >>> x = tensor(0.0, requires_grad=True)
+    >>> with detect_anomaly:
+    ...     grad x * x
+    >>> x.grad
+    tensor(0.)
+    """,
+)
+
 
 def install(session: Session, trace: Tracer | None = None, detect_anomaly: bool = False) -> Seeing:
     """Add the seeing tools to `session` (once; a second call returns the same tools), and let
@@ -101,7 +116,12 @@ def add_builtins(seeing: Seeing) -> None:
     session = seeing.session
 
     def graph(context: CallContext, y: Tensor, untaken: bool = False) -> None:
-        """Print the recorded graph that produced y (after grad, with what backward sent along each edge)."""
+        """Print the recorded graph that produced y (after grad, with what backward sent along each edge).
+
+        >>> x = tensor(2.0, requires_grad=True)
+        >>> graph(x * x + 1)
+        ...
+        """
         if not isinstance(y, Tensor):
             raise DGError("TypeError", f"graph() draws the graph behind a tensor, not {type_name(y)}")
         written = source_text(context.span)  # "graph(out_positive)": name the picture as the program does

@@ -38,7 +38,13 @@ def make_gradcheck(
         rtol: float = RTOL,
         quiet: bool = False,
     ) -> bool:
-        """Compare gradient(f(x), x) (order=2: the gradient of the gradient) with finite differences."""
+        """Check f's derivatives at x (order=2: its second ones) against finite differences; prints a table.
+
+        >>> def f(x):
+        ...     return (x ** 3).sum()
+        >>> gradcheck(f, tensor([1.0, 2.0]), order=2, quiet=True)
+        True
+        """
         name = function_name(f, x)
         result = ag.gradcheck(lambda t: context.call(f, [t]), x, order=order, eps=eps, atol=atol, rtol=rtol)
         if not quiet:
