@@ -7,6 +7,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from terminal_util import BACKSPACE, CTRL_C, CTRL_D, Terminal, pasted
 
 

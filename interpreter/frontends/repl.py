@@ -23,9 +23,9 @@ from dglang.interpreter.core.session import Session
 from dglang.interpreter.seeing.builtins import install
 from dglang.interpreter.seeing.text_picture import text_picture
 
-from .program_files import read_program
 from .cells import is_complete as is_complete  # where front ends look for it (a notebook kernel too)
 from .cells import read_cells
+from .program_files import read_program
 
 
 # ---- running cells -----------------------------------------------------------------------------
