@@ -62,14 +62,27 @@ WORKLOADS = [
         {"steps": 3000}, {"steps": 20},
         [Implementation(DG, "mlp_moons:dg"), Implementation("PyTorch", "mlp_moons:pytorch", reference=True),
          Implementation("NumPy by hand", "mlp_moons:hand_numpy")],
-        [Target("PyTorch", 1.0, 0.5), Target("NumPy by hand", 3.0)],
+        [Target("PyTorch", 0.5), Target("NumPy by hand", 2.5)],
+    ),
+    Workload(
+        "mlp-moons-column", "s", lambda s: f"{s['steps']:,} steps, time per step",
+        {"steps": 3000}, {"steps": 20},
+        [Implementation(DG, "mlp_moons_column:dg"),
+         Implementation("PyTorch", "mlp_moons_column:pytorch", reference=True)],
+        [Target("PyTorch", 0.6)],
     ),
     Workload(
         "scalar-chain", "s", lambda s: f"{s['iterations']:,} iterations, forward+backward",
         {"iterations": 100_000}, {"iterations": 200},
         [Implementation(DG, "scalar_chain:dg"), Implementation("PyTorch", "scalar_chain:pytorch", reference=True),
          Implementation("micrograd", "scalar_chain:micrograd_value", shrink="iterations", reference=True)],
-        [Target("PyTorch", 0.5), Target("micrograd", 1.0)],
+        [Target("PyTorch", 0.35), Target("micrograd", 0.5)],
+    ),
+    Workload(
+        "char-rnn", "s", lambda s: f"{s['epochs']:,} epochs of programs/12_char_rnn.dg, time per epoch",
+        {"epochs": 101}, {"epochs": 2},
+        [Implementation(DG, "char_rnn:dg"), Implementation("PyTorch", "char_rnn:pytorch", reference=True)],
+        [Target("PyTorch", 0.6)],
     ),
     Workload(
         "big-matmul", "s", lambda s: f"{s['n']}x{s['n']}, 3 products, forward+backward",
@@ -81,7 +94,7 @@ WORKLOADS = [
         "plain-loop", "s", lambda s: f"{s['iterations']:,} iterations, no tensors",
         {"iterations": 1_000_000}, {"iterations": 2000},
         [Implementation(DG, "plain_loop:dg"), Implementation("CPython", "plain_loop:cpython")],
-        [Target("CPython", 30.0, 10.0)],
+        [Target("CPython", 8.0)],
     ),
     Workload(
         "start-up", "s", lambda s: "dg hello.dg, whole process",
