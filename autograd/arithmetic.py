@@ -225,6 +225,12 @@ def matmul(a: Any, b: Any) -> Tensor:
             return (g @ b.T if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
         if a.ndim == 1 and b.ndim == 1:  # a dot product
             return (g * b if a.requires_grad else None), (g * a if b.requires_grad else None)
+        # A matrix times a vector (a recurrent cell's W @ h), and a vector times a matrix: the
+        # general case below would reshape g and both sides, for the same two products.
+        if a.ndim == 2 and b.ndim == 1:  # (m, n) @ (n,): dA = outer(g, b), db = Aᵀ @ g
+            return (g.reshape((-1, 1)) * b if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
+        if a.ndim == 1 and b.ndim == 2:  # (n,) @ (n, k): da = B @ g, dB = outer(a, g)
+            return (b @ g if a.requires_grad else None), (a.reshape((-1, 1)) * g if b.requires_grad else None)
         # View vectors as matrices (a row on the left, a column on the right), then
         # dA = dOut @ B^T and dB = A^T @ dOut, summed over any broadcast batch dimensions.
         a2 = a if a.ndim > 1 else a.reshape((1, *a.shape))

@@ -329,6 +329,9 @@ def shape_of(args: Sequence[Any]) -> tuple[int, ...]:
         args = args[0]
     dims = []
     for n in args:
+        if type(n) is int:  # the usual case, without the checks below (rules reshape in every backward)
+            dims.append(n)
+            continue
         if isinstance(n, bool) or not isinstance(n, int | Tensor | np.integer):
             raise TensorTypeError(f"a shape is made of ints, not {type_name(n)}")
         dims.append(int(n.__index__()))
