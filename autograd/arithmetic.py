@@ -194,11 +194,54 @@ def matmul(a: Any, b: Any) -> Tensor:
     tensor([3., 7.])
     """
     a, b = lift(a), lift(b)
-    if a.ndim == 0 or b.ndim == 0:
+    x, y = a.data, b.data
+    if type(x) is np.ndarray and type(y) is np.ndarray and x.ndim and y.ndim and not may_be_large(x.size * y.size):
+        # The common case, two small arrays: what the checks below look at, read once.
+        product: Callable[[Any, Any], Any] = np.matmul
+    elif a.ndim == 0 or b.ndim == 0:
         raise ShapeError(
             f"matmul: {a.shape} @ {b.shape}: both sides need at least one dimension",
             help="use '*' to multiply by a scalar",
         )
+    else:
+        product = _checked_product(a, b)
+    try:
+        data = product(x, y)
+    except ValueError:
+        raise ShapeError(
+            f"matmul: {a.shape} @ {b.shape}",
+            help=f"the last dimension of the left ({a.shape[-1]}) must equal "
+            f"the {'only' if b.ndim == 1 else 'second-to-last'} dimension of the right "
+            f"({b.shape[0] if b.ndim == 1 else b.shape[-2]})",
+        ) from None
+    a_ndim, b_ndim = x.ndim, y.ndim
+
+    def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        if a_ndim == 2 and b_ndim == 2:  # the common case: dA = dOut @ Bᵀ, dB = Aᵀ @ dOut
+            return (g @ b.T if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
+        if a_ndim == 1 and b_ndim == 1:  # a dot product
+            return (g * b if a.requires_grad else None), (g * a if b.requires_grad else None)
+        # A matrix times a vector (a recurrent cell's W @ h), and a vector times a matrix: the
+        # general case below would reshape g and both sides, for the same two products.
+        if a_ndim == 2 and b_ndim == 1:  # (m, n) @ (n,): dA = outer(g, b), db = Aᵀ @ g
+            return (g.reshape((-1, 1)) * b if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
+        if a_ndim == 1 and b_ndim == 2:  # (n,) @ (n, k): da = B @ g, dB = outer(a, g)
+            return (b @ g if a.requires_grad else None), (a.reshape((-1, 1)) * g if b.requires_grad else None)
+        # View vectors as matrices (a row on the left, a column on the right), then
+        # dA = dOut @ B^T and dB = A^T @ dOut, summed over any broadcast batch dimensions.
+        a2 = a if a_ndim > 1 else a.reshape((1, *a.shape))
+        b2 = b if b_ndim > 1 else b.reshape((*b.shape, 1))
+        g2 = g.reshape((*np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]), a2.shape[-2], b2.shape[-1]))
+        ga = sum_to(g2 @ b2.mT, a2.shape).reshape(a.shape) if a.requires_grad else None
+        gb = sum_to(a2.mT @ g2, b2.shape).reshape(b.shape) if b.requires_grad else None
+        return ga, gb
+
+    return record(data, MATMUL, (a, b), backward)
+
+
+def _checked_product(a: Tensor, b: Tensor) -> Callable[[Any, Any], Any]:
+    """How to multiply a @ b when the result might be large: refuse it if it is too large for the
+    budget, and compute it a slice at a time if one call would run for long."""
     product = np.matmul
     if may_be_large(a.size * b.size) and a.shape[-1] == b.shape[-2 if b.ndim > 1 else 0]:
         rows = a.shape[-2:-1]
@@ -210,37 +253,7 @@ def matmul(a: Any, b: Any) -> Tensor:
         limits.check_shape((*batch, *rows, *columns), "the result of '@'")
         if rows and columns and math.prod((*batch, *rows, *columns, a.shape[-1])) > _slice_work(a, b):
             product = _by_slices
-    try:
-        data = product(a.data, b.data)
-    except ValueError:
-        raise ShapeError(
-            f"matmul: {a.shape} @ {b.shape}",
-            help=f"the last dimension of the left ({a.shape[-1]}) must equal "
-            f"the {'only' if b.ndim == 1 else 'second-to-last'} dimension of the right "
-            f"({b.shape[0] if b.ndim == 1 else b.shape[-2]})",
-        ) from None
-
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        if a.ndim == 2 and b.ndim == 2:  # the common case: dA = dOut @ Bᵀ, dB = Aᵀ @ dOut
-            return (g @ b.T if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
-        if a.ndim == 1 and b.ndim == 1:  # a dot product
-            return (g * b if a.requires_grad else None), (g * a if b.requires_grad else None)
-        # A matrix times a vector (a recurrent cell's W @ h), and a vector times a matrix: the
-        # general case below would reshape g and both sides, for the same two products.
-        if a.ndim == 2 and b.ndim == 1:  # (m, n) @ (n,): dA = outer(g, b), db = Aᵀ @ g
-            return (g.reshape((-1, 1)) * b if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
-        if a.ndim == 1 and b.ndim == 2:  # (n,) @ (n, k): da = B @ g, dB = outer(a, g)
-            return (b @ g if a.requires_grad else None), (a.reshape((-1, 1)) * g if b.requires_grad else None)
-        # View vectors as matrices (a row on the left, a column on the right), then
-        # dA = dOut @ B^T and dB = A^T @ dOut, summed over any broadcast batch dimensions.
-        a2 = a if a.ndim > 1 else a.reshape((1, *a.shape))
-        b2 = b if b.ndim > 1 else b.reshape((*b.shape, 1))
-        g2 = g.reshape((*np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]), a2.shape[-2], b2.shape[-1]))
-        ga = sum_to(g2 @ b2.mT, a2.shape).reshape(a.shape) if a.requires_grad else None
-        gb = sum_to(a2.mT @ g2, b2.shape).reshape(b.shape) if b.requires_grad else None
-        return ga, gb
-
-    return record(data, MATMUL, (a, b), backward)
+    return product
 
 
 # One NumPy product of two 8192×8192 matrices runs 20 seconds in C, where nothing (Ctrl-C, the

@@ -150,8 +150,11 @@ def sum_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     if a.shape == shape:
         return a
     lead = a.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
-    data = np.add.reduce(a.data, axis=axes, keepdims=True).reshape(shape)
+    if lead > 0 and a.shape[lead:] == shape:  # only leading axes to sum away (a bias's gradient): no reshape
+        data = np.add.reduce(a.data, axis=tuple(range(lead)))
+    else:
+        axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
+        data = np.add.reduce(a.data, axis=axes, keepdims=True).reshape(shape)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (broadcast_to(g, a.shape),)
