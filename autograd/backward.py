@@ -125,7 +125,11 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
                     continue
                 gi = sent[i]
                 if gi is not None:
-                    if gi.shape != inp.shape:
+                    try:  # the arrays' own shapes: Tensor.shape is a property, a call per edge
+                        same = gi.data.shape == inp.data.shape
+                    except AttributeError:  # a Python number inside (a constant made from one)
+                        same = gi.shape == inp.shape
+                    if not same:
                         gi = sum_to(gi, inp.shape)  # undo broadcasting
                     before = peek(inp)
                     grads[inp] = gi if before is None else add(before, gi)
