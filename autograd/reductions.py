@@ -37,7 +37,9 @@ def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...
 def _spread(g: Tensor, a: Tensor, axes: tuple[int, ...]) -> Tensor:
     """The gradient of a reduction of `a` over `axes`: g with the reduced axes put back, broadcast to a's shape."""
     if g.ndim:  # a 0-d g (everything reduced: loss.sum()) broadcasts as it is, without a reshape
-        g = g.reshape(_kept_shape(a.shape, axes))
+        kept = _kept_shape(a.shape, axes)
+        if g.shape != kept:  # nor does one of keepdims=True (logsumexp's)
+            g = g.reshape(kept)
     return broadcast_to(g, a.shape)
 
 

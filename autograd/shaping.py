@@ -165,6 +165,8 @@ def sum_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
 # ---- indexing -----------------------------------------------------------------------------
 def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
     """Turn a DG index (ints, slices, None, lists, int or bool tensors) into a NumPy index tuple."""
+    if type(index) is int:  # x[i], the commonest (a row, a one-hot vector): nothing to check
+        return (index,)
     parts = index if isinstance(index, tuple) else (index,)
     out: list[Any] = []
     for part in parts:
