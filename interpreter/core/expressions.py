@@ -128,7 +128,7 @@ class Expressions(CompilerBase):
             error = self.fail(e, span)
             return explained(explained(error, a, hints[0]), b, hints[1])
 
-        if isinstance(node.right, ast.Constant):  # `i * 0.5`, `lr * g`: the number read here, not called for
+        if isinstance(node.right, ast.Constant):  # `i * 0.5`, `x - 1`: the number read here, not called for
             b = node.right.value
 
             def constant_right(env: Env) -> Any:
