@@ -1,0 +1,202 @@
+"""`dg lsp` through a real pipe: the server runs as `python -m dglang.interpreter lsp` in a process
+of its own, and pygls's LanguageClient talks to it as an editor would."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+pytest.importorskip("pygls", reason="the language server's tests need pygls (uv sync installs it)")
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+URI = "file:///work/lesson.dg"
+PROGRAM = """\
+w = tensor([1.0, 2.0], requires_grad=True)
+
+def loss(weights, scale=2.0):
+    total = (weights * scale).sum()
+    return total
+
+l = loss(w)
+grad l
+print(w.grad)
+"""
+TIMEOUT = 60  # seconds for a whole conversation: the server imports numpy and lark on start
+
+
+class Editor:
+    """What an editor does: open documents, change them, ask; and what it hears back."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self.diagnostics: dict[str, list[types.Diagnostic]] = {}
+        self.published = asyncio.Event()
+
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            self.diagnostics[params.uri] = list(params.diagnostics)
+            self.published.set()
+
+    async def open(self, text: str, uri: str = URI) -> list[types.Diagnostic]:
+        self.published.clear()
+        item = types.TextDocumentItem(uri=uri, language_id="dg", version=1, text=text)
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        await asyncio.wait_for(self.published.wait(), TIMEOUT)
+        return list(self.diagnostics[uri])
+
+    async def change(self, text: str, version: int, uri: str = URI) -> list[types.Diagnostic]:
+        self.published.clear()
+        document = types.VersionedTextDocumentIdentifier(uri=uri, version=version)
+        whole = types.TextDocumentContentChangeWholeDocument(text=text)
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(text_document=document, content_changes=[whole])
+        )
+        await asyncio.wait_for(self.published.wait(), TIMEOUT)
+        return list(self.diagnostics[uri])
+
+
+def at(line: int, character: int) -> dict:
+    return {"text_document": types.TextDocumentIdentifier(uri=URI), "position": types.Position(line, character)}
+
+
+def talk(conversation: Callable[[Editor], Awaitable[None]]) -> None:
+    """Start `dg lsp`, initialize, hold the conversation, shut the server down as an editor does."""
+
+    async def run() -> None:
+        client = LanguageClient("test", "1")
+        editor = Editor(client)
+        await client.start_io(sys.executable, "-m", "dglang.interpreter", "lsp", "--stdio")
+        try:
+            await client.initialize_async(
+                types.InitializeParams(capabilities=types.ClientCapabilities(), process_id=None)
+            )
+            client.initialized(types.InitializedParams())
+            await conversation(editor)
+        finally:  # a failed assertion too: the server is asked to leave, as an editor closing does
+            await client.shutdown_async(None)
+            client.exit(None)
+            await client.stop()
+
+    asyncio.run(asyncio.wait_for(run(), TIMEOUT))
+
+
+def test_syntax_error_is_a_diagnostic_in_dgs_words_and_a_fix_clears_it() -> None:
+    async def conversation(editor: Editor) -> None:
+        [problem] = await editor.open("x = (1 +\nprint(x)\n")
+        assert problem.message == "SyntaxError: '(' was never closed\nhelp: close it with ')'"
+        assert problem.range.start == types.Position(0, 4)
+        assert problem.severity == types.DiagnosticSeverity.Error and problem.source == "dg"
+        assert await editor.change("x = (1 + 2)\nprint(x)\n", version=2) == []
+
+    talk(conversation)
+
+
+def test_unknown_names_argument_counts_and_return_outside_a_function() -> None:
+    async def conversation(editor: Editor) -> None:
+        problems = await editor.open(PROGRAM + "prnt(l)\nloss(w, 1.0, 3)\nrelu(w, w)\n")
+        messages = [(p.range.start.line, p.message) for p in problems]
+        assert messages == [
+            (9, "NameError: name 'prnt' is not defined\nhelp: did you mean 'print'?"),
+            (10, "TypeError: loss() takes 2 arguments but 3 were given\nhelp: def loss(weights, scale=2.0)"),
+            (11, "TypeError: relu() got too many arguments\nhelp: relu(a)"),
+        ]
+        [problem] = await editor.change("return 1\n", version=2)
+        assert problem.message == "SyntaxError: 'return' outside a function"
+
+    talk(conversation)
+
+
+def test_hover_shows_the_help_of_help_and_the_programs_own_functions() -> None:
+    async def conversation(editor: Editor) -> None:
+        await editor.open(PROGRAM)
+        hover = await editor.client.text_document_hover_async(types.HoverParams(**at(0, 6)))  # on `tensor`
+        assert hover is not None and "tensor(data, requires_grad=False, dtype=None)" in hover.contents.value
+        assert "(builtin function)" in hover.contents.value
+        assert hover.range == types.Range(types.Position(0, 4), types.Position(0, 10))
+        hover = await editor.client.text_document_hover_async(types.HoverParams(**at(3, 32)))  # `.sum`
+        assert "x.sum(axis=None, keepdims=False)" in hover.contents.value and "derivative  Sum" in hover.contents.value
+        hover = await editor.client.text_document_hover_async(types.HoverParams(**at(6, 5)))  # `loss(w)`
+        assert "def loss(weights, scale=2.0)" in hover.contents.value
+        hover = await editor.client.text_document_hover_async(types.HoverParams(**at(7, 1)))  # `grad`
+        assert "(keyword)" in hover.contents.value
+
+    talk(conversation)
+
+
+def test_completion_offers_builtins_names_in_scope_and_tensor_methods() -> None:
+    async def conversation(editor: Editor) -> None:
+        await editor.open(PROGRAM)
+        # Half typed: the text no longer parses, completion uses the last version that did.
+        await editor.change(PROGRAM + "lo", version=2)
+        result = await editor.client.text_document_completion_async(types.CompletionParams(**at(9, 2)))
+        labels = {i.label: i for i in result.items}
+        assert {"loss", "log", "log_softmax"} <= labels.keys()
+        assert labels["loss"].detail == "def loss(weights, scale=2.0)"
+        assert labels["loss"].kind == types.CompletionItemKind.Function
+        assert labels["loss"].text_edit.range == types.Range(types.Position(9, 0), types.Position(9, 2))
+        await editor.change(PROGRAM + "w.re", version=3)
+        result = await editor.client.text_document_completion_async(types.CompletionParams(**at(9, 4)))
+        assert {"relu", "requires_grad", "reshape"} <= {i.label for i in result.items}
+        await editor.change(PROGRAM + "wh", version=4)
+        result = await editor.client.text_document_completion_async(types.CompletionParams(**at(9, 2)))
+        assert ("while", types.CompletionItemKind.Keyword) in [(i.label, i.kind) for i in result.items]
+
+    talk(conversation)
+
+
+def test_definition_and_document_symbols() -> None:
+    async def conversation(editor: Editor) -> None:
+        await editor.open(PROGRAM)
+        found = await editor.client.text_document_definition_async(types.DefinitionParams(**at(6, 5)))
+        assert found.uri == URI and found.range == types.Range(types.Position(2, 4), types.Position(2, 8))
+        found = await editor.client.text_document_definition_async(types.DefinitionParams(**at(3, 14)))  # weights
+        assert found.range == types.Range(types.Position(2, 9), types.Position(2, 16))
+        assert await editor.client.text_document_definition_async(types.DefinitionParams(**at(0, 6))) is None
+        symbols = await editor.client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=URI))
+        )
+        assert [(s.name, s.kind) for s in symbols] == [
+            ("w", types.SymbolKind.Variable),
+            ("loss", types.SymbolKind.Function),
+            ("l", types.SymbolKind.Variable),
+        ]
+        assert [c.name for c in symbols[1].children] == ["weights", "scale", "total"]
+        assert symbols[1].range.start.line == 2 and symbols[1].range.end.line >= 4
+
+    talk(conversation)
+
+
+def test_hostile_text_never_stops_the_server() -> None:
+    hostile = [
+        "(" * 5000,
+        "def f(\n" * 300,
+        "x = 1\n" + "\udcff\n",
+        "\x00\x01\x02 def",
+        "x = [" + "1, " * 10_000 + "]\n" * 2,  # a syntax error at the end of a long line
+        "def f():\n" + "  " * 2000 + "pass\n",
+        "a\r\nb =\r\n",
+    ]
+
+    async def conversation(editor: Editor) -> None:
+        for number, text in enumerate(hostile):
+            await editor.open(text, uri=f"file:///hostile{number}.dg")
+            await editor.client.text_document_hover_async(
+                types.HoverParams(
+                    text_document=types.TextDocumentIdentifier(uri=f"file:///hostile{number}.dg"),
+                    position=types.Position(0, 3),
+                )
+            )
+        assert await editor.open(PROGRAM) == []  # and still answers
+
+    talk(conversation)
+
+
+def test_dg_lsp_help_is_what_the_vscode_extension_looks_for() -> None:
+    run = subprocess.run([sys.executable, "-m", "dglang.interpreter", "lsp", "--help"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.startswith("usage: dg lsp")
