@@ -4,9 +4,11 @@ of its own, and pygls's LanguageClient talks to it as an editor would."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import pytest
 
@@ -100,6 +102,7 @@ def test_syntax_error_is_a_diagnostic_in_dgs_words_and_a_fix_clears_it() -> None
 def test_unknown_names_argument_counts_and_return_outside_a_function() -> None:
     async def conversation(editor: Editor) -> None:
         problems = await editor.open(PROGRAM + "prnt(l)\nloss(w, 1.0, 3)\nrelu(w, w)\n")
+        assert {p.severity for p in problems} == {types.DiagnosticSeverity.Warning}  # fails if the line runs
         messages = [(p.range.start.line, p.message) for p in problems]
         assert messages == [
             (9, "NameError: name 'prnt' is not defined\nhelp: did you mean 'print'?"),
@@ -108,6 +111,7 @@ def test_unknown_names_argument_counts_and_return_outside_a_function() -> None:
         ]
         [problem] = await editor.change("return 1\n", version=2)
         assert problem.message == "SyntaxError: 'return' outside a function"
+        assert problem.severity == types.DiagnosticSeverity.Error  # the program cannot start
 
     talk(conversation)
 
@@ -200,3 +204,20 @@ def test_hostile_text_never_stops_the_server() -> None:
 def test_dg_lsp_help_is_what_the_vscode_extension_looks_for() -> None:
     run = subprocess.run([sys.executable, "-m", "dglang.interpreter", "lsp", "--help"], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.startswith("usage: dg lsp")
+
+
+def test_without_pygls_dg_lsp_says_what_to_install(tmp_path: Path) -> None:
+    # A pygls that cannot be imported, ahead of the installed one on the path.
+    (tmp_path / "pygls").mkdir()
+    (tmp_path / "pygls" / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'pygls'\", name='pygls')\n", encoding="utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter", "lsp"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert run.returncode == 69 and run.stdout == ""
+    assert run.stderr == (
+        "dg: ImportError: `dg lsp` needs pygls, which is not installed\n"
+        " = help: pip install 'dglang[lsp]' installs DG with its language server's packages\n"
+    )

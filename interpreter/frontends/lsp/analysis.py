@@ -4,7 +4,9 @@ The text is compiled by the session as `dg` compiles a program before running it
 the size limit, the parser's syntax errors, the resolver's static errors), so a problem reads in the
 editor as it would in the terminal. A compile only builds closures; no statement runs. Then, on a
 text that compiles, the checks of checks.py add what the run would meet: unknown names, calls with
-the wrong arguments.
+the wrong arguments. The compile's problems stop a program before it starts (errors); the checks'
+stop it at the line, if the line runs (warnings: a tests file for `dg grade` calls functions the
+submission defines, and a check cannot know them).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ MAX_PROBLEMS = 100  # an editor's list, not a flood: the first problems are the 
 @dataclass
 class Analysis:
     text: str  # as analysed: line ends made "\n", as `dg` reads a file
-    problems: list[DGError] = field(default_factory=list)
+    problems: list[DGError] = field(default_factory=list)  # the compile's: the program cannot start
+    warnings: list[DGError] = field(default_factory=list)  # the checks': a line that fails when it runs
     module: ast.Module | None = None  # None when the text does not parse
     found: list[Definition] = field(default_factory=list)
 
@@ -55,7 +58,8 @@ def analyze(session: Session, text: str, name: str) -> Analysis:
     except Exception as e:  # a bug in DG: say so in the editor rather than lose the server
         log.exception("compiling %s", name)
         analysis.problems.append(internal_error(e))
-    analysis.module = parsed(text, name, compiled)
+    if compiled or analysis.problems[0].is_syntax:  # not a text too large to read
+        analysis.module = parsed(text, name, compiled)
     if analysis.module is None:
         return analysis
     try:
@@ -63,12 +67,12 @@ def analyze(session: Session, text: str, name: str) -> Analysis:
         builtins = session.builtins.vars
         if compiled:  # else the resolver stopped at a static error, already reported
             resolution = resolve(analysis.module)
-            analysis.problems.extend(unknown_names(resolution, analysis.found, builtins))
-        analysis.problems.extend(argument_counts(analysis.module, analysis.found, builtins))
+            analysis.warnings.extend(unknown_names(resolution, analysis.found, builtins))
+        analysis.warnings.extend(argument_counts(analysis.module, analysis.found, builtins))
     except Exception as e:
         log.exception("checking %s", name)
         analysis.problems.append(internal_error(e))
-    analysis.problems = sorted(analysis.problems, key=position)[:MAX_PROBLEMS]
+    analysis.warnings = sorted(analysis.warnings, key=position)[:MAX_PROBLEMS]
     return analysis
 
 

@@ -22,8 +22,8 @@ def serve(args: argparse.Namespace, report: Callable[[DGError], None]) -> int:
         report(
             DGError(
                 "ImportError",
-                f"`dg lsp` needs the language-server package pygls, which is not installed ({e.name} is missing)",
-                help="pip install 'dglang[lsp]'   (or: uv add 'dglang[lsp]')",
+                f"`dg lsp` needs {e.name or 'pygls'}, which is not installed",
+                help="pip install 'dglang[lsp]' installs DG with its language server's packages",
             )
         )
         return EXIT_UNAVAILABLE

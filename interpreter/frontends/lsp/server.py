@@ -105,7 +105,8 @@ def make_server(session: Session) -> LanguageServer:
     def publish(uri: str) -> None:
         document = server.workspace.get_text_document(uri)
         analysis = documents.update(uri, document.source)
-        diagnostics = [diagnostic(document, problem) for problem in analysis.problems]
+        diagnostics = [diagnostic(document, p, types.DiagnosticSeverity.Error) for p in analysis.problems]
+        diagnostics += [diagnostic(document, p, types.DiagnosticSeverity.Warning) for p in analysis.warnings]
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -202,7 +203,7 @@ def client_range(document: TextDocument, span: Span | None) -> types.Range:
     return document.range_to_client_units(ServerTextRange(start, max(start, end)))
 
 
-def diagnostic(document: TextDocument, problem: DGError) -> types.Diagnostic:
+def diagnostic(document: TextDocument, problem: DGError, severity: types.DiagnosticSeverity) -> types.Diagnostic:
     """A problem as `dg` states it: `Kind: message`, and its help line."""
     message = f"{problem.kind}: {problem.message}"
     if problem.help:
@@ -210,7 +211,7 @@ def diagnostic(document: TextDocument, problem: DGError) -> types.Diagnostic:
     return types.Diagnostic(
         range=client_range(document, problem.span),
         message=message,
-        severity=types.DiagnosticSeverity.Error,
+        severity=severity,
         source="dg",
         code=problem.kind,
     )
