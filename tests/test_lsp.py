@@ -221,3 +221,64 @@ def test_without_pygls_dg_lsp_says_what_to_install(tmp_path: Path) -> None:
         "dg: ImportError: `dg lsp` needs pygls, which is not installed\n"
         " = help: pip install 'dglang[lsp]' installs DG with its language server's packages\n"
     )
+
+
+# ---- what the server reads, without the pipe ----------------------------------------------------
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def analysis_of(text: str):
+    from dglang.interpreter.frontends.lsp.analysis import analyze
+    from dglang.interpreter.frontends.sessions import new_session
+
+    return analyze(new_session(), text, "t.dg")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "programs").glob("*.dg")), ids=lambda p: p.name)
+def test_the_lessons_have_nothing_to_mark(path: Path) -> None:
+    analysis = analysis_of(path.read_text(encoding="utf-8"))
+    assert analysis.problems == [] and analysis.warnings == []
+    assert analysis.found  # and their definitions were read
+
+
+def test_only_what_will_fail_is_marked() -> None:
+    text = """\
+def setup():
+    global_later = 1
+    return [k * k for k in range(3)]
+
+def relu_twice(relu):
+    return relu(relu(1.0))
+
+f = setup
+f(1, 2)
+for i in range(2):
+    print(i, later)
+later = 2
+sum(1, 2, 3, 4)
+sum = 0
+"""
+    # `global_later` is assigned somewhere; `f` may be anything; `relu` is a parameter, `sum` is
+    # assigned: only `k`, `i` and `later` are read, all defined. Nothing to mark.
+    assert [(w.kind, w.message) for w in analysis_of(text).warnings] == []
+
+
+def test_definitions_follow_the_scopes() -> None:
+    from dglang.interpreter.frontends.lsp.symbols import definition_of, functions_at, visible
+
+    text = "x = 1\ndef f(y):\n    x = y\n    return x\nprint(x)\n"
+    found = analysis_of(text).found
+    lines = text.split("\n")
+
+    def around(line: int, column: int) -> list:
+        return functions_at(found, lines, line, column)
+
+    assert definition_of(found, "x", around(4, 12)).span.line == 3  # f's own x
+    assert definition_of(found, "x", around(5, 7)).span.line == 1  # the top level's
+    assert definition_of(found, "y", around(3, 9)).kind == "parameter"
+    assert definition_of(found, "y", around(2, 8)).kind == "parameter"  # on the def's own line
+    assert set(visible(found, around(3, 5))) == {"x", "f", "y"} and set(visible(found, around(5, 1))) == {"x", "f"}
+    # A line being typed at the end of f (the text no longer parses): f's names, from the last parse.
+    typing = [*lines[:4], "    return y.", *lines[4:]]
+    assert set(visible(found, functions_at(found, typing, 5, 13))) == {"x", "f", "y"}
+    assert set(visible(found, functions_at(found, typing, 6, 1))) == {"x", "f"}

@@ -8,7 +8,7 @@ Hover says what `:help NAME` says at the REPL (core/help.py); completion is the 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,7 @@ from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function
 from dglang.interpreter.core.source import Span
 
 from ..completion import completions
-from .symbols import Definition, definition_of, visible
+from .symbols import Definition, definition_of, functions_at, visible
 
 # An operator's symbols, longest first so that `**` is read before `*`.
 OPERATOR = re.compile("|".join(re.escape(s) for s in sorted(OPERATORS, key=len, reverse=True)))
@@ -56,10 +56,10 @@ def word_at(line_text: str, line: int, column: int) -> Word | None:
     return None
 
 
-def hover(found: list[Definition], word: Word, builtins: Mapping[str, Any]) -> str | None:
+def hover(found: list[Definition], lines: Sequence[str], word: Word, builtins: Mapping[str, Any]) -> str | None:
     """What to show for the word: the program's own definition of it, else DG's help for it."""
     if not word.attribute:
-        definition = definition_of(found, word.text, word.line, word.column)
+        definition = definition_of(found, word.text, functions_at(found, lines, word.line, word.column))
         if definition is not None:
             return described(definition)
     entry = describe(word.text, builtins)
@@ -76,19 +76,20 @@ def described(definition: Definition) -> str:
     return f"{definition.name}    (variable {where}, first assigned on line {line})"
 
 
-def definition(found: list[Definition], word: Word) -> Span | None:
+def definition(found: list[Definition], lines: Sequence[str], word: Word) -> Span | None:
     """Where the word under the cursor is defined in this document (a builtin is defined nowhere in it)."""
     if word.attribute:
         return None
-    found_one = definition_of(found, word.text, word.line, word.column)
+    found_one = definition_of(found, word.text, functions_at(found, lines, word.line, word.column))
     return None if found_one is None else found_one.span
 
 
 def complete(
-    found: list[Definition], before_cursor: str, line: int, column: int, builtins: Mapping[str, Any]
+    found: list[Definition], lines: Sequence[str], line: int, column: int, builtins: Mapping[str, Any]
 ) -> tuple[int, list[Item]]:
     """The completions of the word before the cursor, and the column that word starts at."""
-    names = visible(found, line, column)
+    before_cursor = lines[line - 1][: column - 1] if 0 < line <= len(lines) else ""
+    names = visible(found, functions_at(found, lines, line, column))
     env = Env({name: stand_in(d) for name, d in names.items()}, Env(dict(builtins), None))
     items = []
     start = column

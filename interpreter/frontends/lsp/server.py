@@ -132,11 +132,11 @@ def make_server(session: Session) -> LanguageServer:
         document, word = word_at(server, params)
         if word is None:
             return None
-        text = answers.hover(documents.definitions(document.uri), word, session.builtins.vars)
+        text = answers.hover(documents.definitions(document.uri), lines_of(document), word, session.builtins.vars)
         if text is None:
             return None
         content = types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"```text\n{text}\n```")
-        return types.Hover(contents=content, range=client_range(document, word_span(word)))
+        return types.Hover(contents=content, range=editor_range(document, word.line, word.column, word.end_column))
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     @guarded(None)
@@ -144,7 +144,7 @@ def make_server(session: Session) -> LanguageServer:
         document, word = word_at(server, params)
         if word is None:
             return None
-        span = answers.definition(documents.definitions(document.uri), word)
+        span = answers.definition(documents.definitions(document.uri), lines_of(document), word)
         return None if span is None else types.Location(uri=document.uri, range=client_range(document, span))
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
@@ -152,10 +152,9 @@ def make_server(session: Session) -> LanguageServer:
     def completion(params: types.CompletionParams) -> types.CompletionList | None:
         document = server.workspace.get_text_document(params.text_document.uri)
         at = document.position_from_client_units(params.position)
-        line = line_of(document, at.line)[: at.character]
         found = documents.definitions(document.uri)
-        start, items = answers.complete(found, line, at.line + 1, at.character + 1, session.builtins.vars)
-        replaced = client_range(document, Span(None, at.line + 1, start, at.line + 1, at.character + 1))  # type: ignore[arg-type]
+        start, items = answers.complete(found, lines_of(document), at.line + 1, at.character + 1, session.builtins.vars)
+        replaced = editor_range(document, at.line + 1, start, at.character + 1)
         return types.CompletionList(
             is_incomplete=False,
             items=[
@@ -179,6 +178,10 @@ def make_server(session: Session) -> LanguageServer:
 
 
 # ---- positions ---------------------------------------------------------------------------------
+def lines_of(document: TextDocument) -> list[str]:
+    return [line.rstrip("\r\n") for line in document.lines]
+
+
 def line_of(document: TextDocument, index: int) -> str:
     lines = document.lines
     return lines[index].rstrip("\r\n") if 0 <= index < len(lines) else ""
@@ -190,8 +193,10 @@ def word_at(server: LanguageServer, params: Any) -> tuple[TextDocument, answers.
     return document, answers.word_at(line_of(document, at.line), at.line + 1, at.character + 1)
 
 
-def word_span(word: answers.Word) -> Span:
-    return Span(None, word.line, word.column, word.line, word.end_column)  # type: ignore[arg-type]
+def editor_range(document: TextDocument, line: int, column: int, end_column: int) -> types.Range:
+    """Part of one line (1-based line, columns in characters) as the editor counts."""
+    start, end = ServerTextPosition(line - 1, column - 1), ServerTextPosition(line - 1, end_column - 1)
+    return document.range_to_client_units(ServerTextRange(start, end))
 
 
 def client_range(document: TextDocument, span: Span | None) -> types.Range:

@@ -9,7 +9,7 @@ variables live only inside it and are left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 
 from dglang.interpreter.core import ast
@@ -97,31 +97,58 @@ def name_on_line(span: Span, pattern: str) -> Span:
 
 
 # ---- where a name is, and what it means there -------------------------------------------------
-def contains(span: Span, line: int, column: int) -> bool:
-    """Is (line, column), 1-based, inside the span (its end included, where a cursor may sit)?"""
-    return (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column)
+DEF = re.compile(r"\s*def\s+([^\W\d]\w*)")
 
 
-def functions_around(found: list[Definition], line: int, column: int) -> list[ast.FunctionDef]:
-    """The `def`s the position is inside, innermost first."""
-    around = [d.node for d in found if d.node is not None and contains(d.node.span, line, column)]
-    return sorted(around, key=lambda f: (f.span.line, f.span.column), reverse=True)
+def functions_at(found: list[Definition], lines: Sequence[str], line: int, column: int) -> list[ast.FunctionDef]:
+    """The `def`s around a position (1-based), innermost first, told by the indentation of the
+    text as it is now: a line being typed belongs to the function it is indented under, though
+    the text no longer parses and `found` is from the last version that did."""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    indent = indentation(text) if text[: column - 1].strip() else column - 1
+    heads: list[tuple[str, int]] = []  # (name, line) of each enclosing `def`, innermost first
+    own = DEF.match(text)
+    if own is not None and column > own.end(1):  # on a def's own line, after its name: its parameters
+        heads.append((own[1], line))
+    for number in range(min(line, len(lines) + 1) - 1, 0, -1):
+        previous = lines[number - 1]
+        if indent == 0:
+            break
+        if not previous.strip() or previous.lstrip().startswith("#") or indentation(previous) >= indent:
+            continue
+        indent = indentation(previous)
+        head = DEF.match(previous)
+        if head is not None:
+            heads.append((head[1], number))
+    around: list[ast.FunctionDef] = []
+    scope: ast.FunctionDef | None = None
+    for name, number in reversed(heads):  # outermost first: each `def` is looked for inside the last
+        candidates = [d.node for d in found if d.node is not None and d.name == name and d.scope is scope]
+        if not candidates:
+            break
+        scope = min(candidates, key=lambda node: abs(node.span.line - number))
+        around.insert(0, scope)
+    return around
 
 
-def definition_of(found: list[Definition], name: str, line: int, column: int) -> Definition | None:
-    """Where `name`, read at (line, column), is defined: the innermost function around it that
-    has it as a local (its first definition there), else the top level's first."""
-    for scope in [*functions_around(found, line, column), None]:
+def indentation(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def definition_of(found: list[Definition], name: str, around: list[ast.FunctionDef]) -> Definition | None:
+    """Where `name`, read inside the functions `around` (innermost first), is defined: the
+    innermost that has it as a local (its first definition there), else the top level's first."""
+    for scope in [*around, None]:
         for definition in found:
             if definition.name == name and definition.scope is scope:
                 return definition
     return None
 
 
-def visible(found: list[Definition], line: int, column: int) -> dict[str, Definition]:
-    """The names defined in the scopes around a position, each with the definition it means there."""
+def visible(found: list[Definition], around: list[ast.FunctionDef]) -> dict[str, Definition]:
+    """The names defined in the scopes around a place, each with the definition it means there."""
     names: dict[str, Definition] = {}
-    for scope in [None, *reversed(functions_around(found, line, column))]:  # inner scopes win
+    for scope in [None, *reversed(around)]:  # inner scopes win
         for definition in reversed(found):  # the first definition of a scope wins
             if definition.scope is scope:
                 names[definition.name] = definition
