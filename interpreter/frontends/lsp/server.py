@@ -8,6 +8,7 @@ The text an editor sends may be anything, and the server must outlive it: each h
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from .symbols import Definition
 log = logging.getLogger(__name__)
 Result = TypeVar("Result")
 
+PAUSE = 0.15  # seconds without a change before a changed document is read again
 SYMBOL_KINDS = {
     "function": types.SymbolKind.Function,
     "parameter": types.SymbolKind.Variable,
@@ -51,16 +53,14 @@ COMPLETION_KINDS = {
 
 @dataclass
 class Documents:
-    """What the server knows of each open document: its latest analysis, and the latest that
+    """What the server keeps of each open document: the analysis of its latest version that
     parsed (completion and definitions keep working while a line is half typed)."""
 
     session: Session
-    latest: dict[str, Analysis] = field(default_factory=dict)
     parsed: dict[str, Analysis] = field(default_factory=dict)
 
     def update(self, uri: str, text: str) -> Analysis:
         analysis = analyze(self.session, text, document_name(uri))
-        self.latest[uri] = analysis
         if analysis.module is not None:
             self.parsed[uri] = analysis
         return analysis
@@ -70,7 +70,6 @@ class Documents:
         return found.found if found is not None else []
 
     def close(self, uri: str) -> None:
-        self.latest.pop(uri, None)
         self.parsed.pop(uri, None)
 
 
@@ -80,14 +79,14 @@ def document_name(uri: str) -> str:
     return PurePosixPath(path).name or uri
 
 
-def guarded(default: Result) -> Callable[[Callable[[Any], Result]], Callable[[Any], Result]]:
+def guarded(default: Result) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
     """A handler that answers `default` instead of failing (and logs why)."""
 
-    def wrap(handler: Callable[[Any], Result]) -> Callable[[Any], Result]:
+    def wrap(handler: Callable[..., Result]) -> Callable[..., Result]:
         @functools.wraps(handler)
-        def run(params: Any) -> Result:
+        def run(*params: Any) -> Result:
             try:
-                return handler(params)
+                return handler(*params)
             except Exception:
                 log.exception("dg lsp: %s failed", handler.__name__)
                 return default
@@ -114,15 +113,29 @@ def make_server(session: Session) -> LanguageServer:
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
         publish(params.text_document.uri)
 
+    waiting: dict[str, asyncio.TimerHandle] = {}
+
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     @guarded(None)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        publish(params.text_document.uri)
+        # Read the text once typing pauses: a long program takes a second to read, and a change
+        # typed meanwhile would make that reading stale before it is shown.
+        uri = params.text_document.uri
+        if uri in waiting:
+            waiting.pop(uri).cancel()
+        waiting[uri] = asyncio.get_running_loop().call_later(PAUSE, guarded(None)(lambda: finish(uri)))
+
+    def finish(uri: str) -> None:
+        waiting.pop(uri, None)
+        if uri in server.workspace.text_documents:  # not closed meanwhile
+            publish(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @guarded(None)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
+        if uri in waiting:
+            waiting.pop(uri).cancel()
         documents.close(uri)
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
