@@ -16,8 +16,7 @@ EXIT_OK, EXIT_UNAVAILABLE = 0, 69  # as cli.py's, after BSD's sysexits
 
 def serve(args: argparse.Namespace, report: Callable[[DGError], None]) -> int:
     try:
-        import lsprotocol  # noqa: F401
-        import pygls  # noqa: F401
+        import pygls.lsp.server  # noqa: F401  (it imports lsprotocol, pygls's one dependency)
     except ImportError as e:
         report(
             DGError(
