@@ -7,6 +7,7 @@ check each place a stop could fail to arrive, or arrive where it should not.
 
 from __future__ import annotations
 
+import gc
 import io
 import signal
 import subprocess
@@ -21,6 +22,7 @@ import pytest
 from dglang.autograd import Tensor, arithmetic, limits
 from dglang.interpreter.core.errors import DGError
 from dglang.interpreter.core.limits import Limits
+from dglang.interpreter.core.runtime import Builtin
 from dglang.interpreter.frontends import cli
 from dglang.interpreter.frontends.sessions import new_session as Session
 
@@ -229,7 +231,6 @@ def test_the_message_is_not_held_up_by_a_rescan_of_the_graph(tmp_path: Path, mon
     """A loop that grows a graph until its --timeout: Python's collector settings, set back as the
     run ended, started a collection over the whole graph before the error was printed (a second
     late at ten million nodes). Checked by what happens in between, not by a clock."""
-    import gc
 
     from dglang.interpreter.core.watchdog import Watchdog
 
@@ -255,3 +256,30 @@ def test_the_message_is_not_held_up_by_a_rescan_of_the_graph(tmp_path: Path, mon
         gc.callbacks.remove(note_collection)
     after = events[events.index("stopped") :]
     assert after[:2] == ["stopped", "TimeoutError"], after
+
+
+class SlowToFinalize:
+    """Garbage whose finalizer takes a while: the stop arrives while it runs, and Python ignores
+    an exception raised in a finalizer (it prints "Exception ignored in ...")."""
+
+    def __init__(self) -> None:
+        self.cycle = self  # only the collector frees it, in the program's thread
+
+    def __del__(self) -> None:
+        start = time.monotonic()
+        while time.monotonic() - start < 0.4:
+            pass
+
+
+def finalize_slowly() -> None:
+    SlowToFinalize()
+    gc.collect()
+
+
+def test_a_stop_ignored_by_a_finalizer_is_raised_again() -> None:
+    """Without raising it again the run would never end (the watchdog stopped a run once); the
+    step budget ends it here if so, with a LimitError instead of the TimeoutError."""
+    session, _ = session_with(timeout=0.1, max_steps=3_000_000)
+    session.add_builtins({"finalize_slowly": Builtin("finalize_slowly", finalize_slowly, "finalize_slowly()")})
+    error = timeout_error(session, "finalize_slowly()\nwhile True:\n    pass\n")
+    assert "longer than 0.1 seconds" in error.message

@@ -17,13 +17,20 @@ was told to (the CLI prints the located error and exits).
 
 Time at a breakpoint is not the program's: `pause()` stops the clock and `resume()` starts it
 again, and they nest (a breakpoint hit by a cell typed at another breakpoint).
+
+A stop can also arrive while the program's thread runs a finalizer (a `__del__`, a weakref
+callback, the collector's callbacks): Python reports an exception raised there as "ignored" and
+goes on, so the stop would be lost and the run would never end. While it watches, the watchdog
+takes those reports (`sys.unraisablehook`), and raises a lost stop again.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from dglang.autograd.memory import resident_bytes
 
@@ -35,6 +42,7 @@ from .limits import OutOfMemory, OutOfTime, Stopped
 FILL_RATE = 4 << 30  # bytes a second
 PERIOD = (0.005, 0.1)  # seconds: the shortest and the longest wait between two looks
 GRACE = 1.0  # seconds a program has to stop once told to, before `overrun` is called
+AGAIN = 0.05  # seconds between a stop lost in a finalizer and the next one
 OVER_THE_LIMIT = 64 << 20  # bytes a run that starts over the memory limit may grow before it is stopped
 
 
@@ -62,6 +70,9 @@ class Watchdog:
         self.ceiling = max_memory or 0  # the memory at which the run is stopped
         self.fired: type[Stopped] | None = None
         self.fired_at = 0.0
+        self.lost = False  # the stop was raised inside a finalizer, which ignored it
+        self.hook = self._ignored  # one bound method, to know our hook when setting it back
+        self.previous_hook: Callable[[Any], Any] | None = None
 
     # ---- the program's thread -----------------------------------------------------------------
     def start(self) -> None:
@@ -74,6 +85,7 @@ class Watchdog:
                 # run what frees memory or needs little; it is stopped when it grows.
                 held = resident_bytes() or 0
                 self.ceiling = max(self.max_memory, held + OVER_THE_LIMIT)
+            self.previous_hook, sys.unraisablehook = sys.unraisablehook, self.hook
         threading.Thread(target=self._watch, name="dg-watchdog", daemon=True).start()
 
     def stop(self) -> None:
@@ -85,6 +97,8 @@ class Watchdog:
             if self.fired is not None:
                 raise_in(self.target, None)
             self.changed.notify()
+            if sys.unraisablehook is self.hook and self.previous_hook is not None:
+                sys.unraisablehook = self.previous_hook
 
     def pause(self) -> None:
         """Stop the clock and the memory checks (a person at a breakpoint's prompt takes their time)."""
@@ -107,6 +121,15 @@ class Watchdog:
                 self.deadline = time.monotonic() + self.left
             self.changed.notify()
 
+    def _ignored(self, unraisable: Any) -> None:
+        """sys.unraisablehook while watching: a stop of this run ignored by a finalizer is raised
+        again (by the watchdog's thread, which looks at `lost`); anything else is reported as before."""
+        kind = unraisable.exc_type
+        if kind is not None and issubclass(kind, (self.out_of_time, self.out_of_memory)):
+            self.lost = True
+        elif self.previous_hook is not None:
+            self.previous_hook(unraisable)
+
     # ---- the watchdog's thread ----------------------------------------------------------------
     def _watch(self) -> None:
         with self.lock:
@@ -115,7 +138,10 @@ class Watchdog:
                 if self.fired is not None:
                     if self.overrun is not None and now - self.fired_at >= GRACE:
                         break
-                    self.changed.wait(GRACE)
+                    if self.lost:
+                        self.lost = False
+                        raise_in(self.target, self.fired)
+                    self.changed.wait(AGAIN)
                     continue
                 headroom = None
                 if not self.pauses:
