@@ -52,8 +52,10 @@ commands:
                         grade each submission (a .dg file or a folder) in a process of its own
   dg grade --gradescope DIR --tests TESTS.dg
                         write the autograder folder Gradescope runs (see docs/grading.md)
+  dg kernel install [--user | --sys-prefix]
+                        make the DG kernel known to Jupyter (needs the jupyter extra)
 """
-SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade")
+SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "kernel")
 
 
 class UsageError(DGError):
@@ -172,6 +174,20 @@ def grade_parser() -> argparse.ArgumentParser:
     return p
 
 
+def kernel_parser() -> argparse.ArgumentParser:
+    p = ArgumentParser(
+        prog="dg kernel", description="Install the DG kernel for Jupyter, with the limits each cell runs under."
+    )
+    p.add_argument("action", choices=["install"], help="install the kernelspec")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="for this user only")
+    where.add_argument("--sys-prefix", action="store_true", help="for the Jupyter of this Python environment")
+    where.add_argument("--prefix", metavar="DIR", help="under DIR/share/jupyter/kernels")
+    p.add_argument("--name", default="dglang", help="the kernelspec's name (default dglang)")
+    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     use_utf8()
@@ -212,6 +228,10 @@ def dispatch(argv: list[str]) -> int:
         from .grading import grade_command
 
         return grade_command.run(grade_parser().parse_args(argv[1:]))
+    if command == "kernel":
+        from .kernel import install
+
+        return install.install(kernel_parser().parse_args(argv[1:]))
     args = parser().parse_args(argv[1:] if command else argv)
     if command == "run" and args.file is None:
         parser().error("run needs a FILE")
