@@ -138,9 +138,12 @@ class DGKernel(Kernel):
         return inspect_reply(code, cursor_pos, self.repl)
 
     async def do_is_complete(self, code: str) -> dict[str, Any]:
-        if self.completeness.is_complete(code):
+        cell = self.completeness.of(code)
+        if cell.parse.failed:  # runs at once, to show the syntax error
+            return {"status": "invalid"}
+        if cell.complete:
             return {"status": "complete"}
-        return {"status": "incomplete", "indent": self.completeness.next_indent(code)}
+        return {"status": "incomplete", "indent": cell.next_indent()}
 
 
 def _stepper(repl: Repl, argument: str) -> Outcome:

@@ -1,0 +1,123 @@
+"""The DG kernel through Jupyter's messaging protocol, as a notebook or console uses it: the
+protocol's own checks (jupyter_kernel_test) and what DG adds: its located errors, interrupting a
+loop that never ends, a picture inline, and breakpoint() answered through the input box."""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import threading
+import time
+from typing import Any
+
+import jupyter_kernel_test
+import pytest
+from kernel_util import dg_kernel  # noqa: F401  (a fixture)
+
+pytestmark = pytest.mark.usefixtures("dg_kernel")
+GRAPHVIZ = shutil.which("dot") is not None
+
+
+class TestDGKernel(jupyter_kernel_test.KernelTests):
+    kernel_name = "dglang"
+    language_name = "dg"
+    file_extension = ".dg"
+
+    code_hello_world = 'print("hello, world")'
+    code_stderr = "a = tensor(1.0, requires_grad=True)\nb = a * 2\nprint(b.grad)"  # a warning
+    completion_samples = [  # noqa: RUF012  (jupyter_kernel_test reads class attributes)
+        {"text": "zero_g", "matches": {"zero_grad"}},
+        {"text": "w = tensor([1.0])\nw.resh", "matches": {"reshape"}},
+        {"text": ":he", "matches": {":help"}},
+    ]
+    complete_code_samples = ["x = 1", "print(1)", "def f(x):\n    return x\n", ":vars"]  # noqa: RUF012
+    incomplete_code_samples = ["def f(x):", "y = (1 +", "for i in range(3):\n    print(i)"]  # noqa: RUF012
+    invalid_code_samples = ["x = = 1"]  # noqa: RUF012
+    code_generate_error = "y = 1 +* 2"
+    code_execute_result = [  # noqa: RUF012
+        {"code": "1 + 2", "result": "3"},
+        {"code": "tensor([1.0, 2.0]) * 2", "result": "tensor([2., 4.])"},
+    ]
+    code_display_data = [  # noqa: RUF012
+        {"code": "x = tensor(2.0, requires_grad=True)\ny = x * x\ngrad y\ngraph(y)", "mime": "text/plain"},
+        *([{"code": "graph(tensor(1.0, requires_grad=True) * 3)", "mime": "image/svg+xml"}] if GRAPHVIZ else []),
+    ]
+    code_inspect_sample = "relu"
+
+    # ---- what DG adds ---------------------------------------------------------------------------
+    def cell(self, code: str, timeout: float = 30, **options: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        self.flush_channels()
+        outputs: list[dict[str, Any]] = []
+        reply = self.kc.execute_interactive(code, timeout=timeout, output_hook=outputs.append, **options)
+        wanted = ("stream", "display_data", "execute_result", "error")
+        return reply["content"], [m for m in outputs if m["msg_type"] in wanted]
+
+    def test_an_error_is_dgs_located_message_and_the_state_stays(self) -> None:
+        self.cell("kept = 41")
+        reply, outputs = self.cell("kept = kept + 1\nprint(kept)\nz = kept + nothing")
+        assert reply["status"] == "error" and reply["ename"] == "NameError"
+        [printed, error] = outputs
+        assert printed["content"]["text"] == "42\n"
+        traceback = "\n".join(error["content"]["traceback"])
+        assert traceback.startswith("<cell ") and ":3:12: NameError: name 'nothing' is not defined" in traceback
+        assert "3 | z = kept + nothing" in traceback and "^^^^^^^" in traceback
+        assert "Traceback" not in traceback and ".py" not in traceback
+        reply, outputs = self.cell("kept")
+        assert reply["status"] == "ok" and outputs[0]["content"]["data"]["text/plain"] == "42"
+
+    def test_interrupt_stops_an_endless_loop_and_keeps_the_state(self) -> None:
+        self.cell("before = 7")
+        timer = threading.Timer(1.0, self.km.interrupt_kernel)
+        timer.start()
+        started = time.monotonic()
+        reply, outputs = self.cell("while True: pass", timeout=60)
+        timer.join()
+        assert time.monotonic() - started < 30
+        assert reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt"
+        assert "1 | while True: pass" in "\n".join(outputs[-1]["content"]["traceback"])
+        _, outputs = self.cell("before * 6")
+        assert outputs[0]["content"]["data"]["text/plain"] == "42"
+
+    def test_only_a_final_expression_is_the_result(self) -> None:
+        _, outputs = self.cell("3 * 3\nprint('after')")
+        assert [m["msg_type"] for m in outputs] == ["stream"]
+        assert outputs[0]["content"]["text"] == "9\nafter\n"
+
+    def test_inspect_inside_a_call_and_on_a_method(self) -> None:
+        self.cell("w = tensor([1.0, 2.0], requires_grad=True)")
+        for code, expected in [("sigmoid(w, ", "sigmoid(a)"), ("w.sum", "x.sum("), ("w", "tensor")]:
+            self.flush_channels()
+            self.kc.inspect(code, len(code))
+            reply = self.get_non_kernel_info_reply(timeout=10)
+            assert reply is not None and reply["content"]["found"], code
+            assert expected in reply["content"]["data"]["text/plain"], reply["content"]
+
+    def test_breakpoint_reads_debugger_commands_from_the_input_box(self) -> None:
+        self.flush_channels()
+        msg_id = self.kc.execute("def f(n):\n    m = n * 2\n    breakpoint()\n    return m\n\nf(21)", allow_stdin=True)
+        answers = iter(["m", ":continue"])
+        prompts = []
+        while True:
+            try:
+                request = self.kc.get_stdin_msg(timeout=15)
+            except queue.Empty:
+                break
+            prompts.append(request["content"]["prompt"])
+            self.kc.input(next(answers))
+            if len(prompts) == 2:
+                break
+        reply = self.get_non_kernel_info_reply(timeout=15)
+        assert reply is not None and reply["parent_header"]["msg_id"] == msg_id
+        assert reply["content"]["status"] == "ok" and prompts == ["(dg) ", "(dg) "]
+        texts = []
+        while True:
+            try:
+                message = self.kc.get_iopub_msg(timeout=2)
+            except queue.Empty:
+                break
+            if message["msg_type"] == "stream":
+                texts.append(message["content"]["text"])
+            elif message["msg_type"] == "execute_result":
+                texts.append(message["content"]["data"]["text/plain"])
+        shown = "".join(texts)
+        assert "paused at <cell" in shown and "42\n" in shown and shown.endswith("42")
