@@ -5,6 +5,7 @@ loop that never ends, a picture inline, and breakpoint() answered through the in
 from __future__ import annotations
 
 import queue
+import re
 import shutil
 import threading
 import time
@@ -121,3 +122,23 @@ class TestDGKernel(jupyter_kernel_test.KernelTests):
                 texts.append(message["content"]["data"]["text/plain"])
         shown = "".join(texts)
         assert "paused at <cell" in shown and "42\n" in shown and shown.endswith("42")
+
+    def test_command_lines_run_in_order_with_the_cells_code(self) -> None:
+        reply, outputs = self.cell("a = tensor([1.0, 2.0], requires_grad=True)\nb = a.sum()\n:vars\nprint('then')")
+        assert reply["status"] == "ok"
+        text = "".join(m["content"]["text"] for m in outputs)
+        assert re.search(r"^a +float tensor +\(2,\) +requires grad$", text, re.M) and text.endswith("then\n")
+        reply, outputs = self.cell("c = 1\n:nosuch\nprint('never')")
+        assert reply["status"] == "error" and reply["evalue"] == "no command ':nosuch'"
+        assert [m["msg_type"] for m in outputs] == ["error"]
+        reply, outputs = self.cell("\n\nd = e_not_defined\n:vars")
+        assert ":3:5: NameError" in outputs[-1]["content"]["traceback"][0]  # lines counted from the cell's top
+
+    def test_the_stepper_shows_in_a_frame_of_its_own(self) -> None:
+        reply, outputs = self.cell("s = tensor([1.0, 2.0], requires_grad=True)\nt = (s * s).sum()\ngrad t\n:stepper t")
+        if not GRAPHVIZ:
+            assert reply["ename"] == "GraphvizError"
+            return
+        [shown] = [m for m in outputs if m["msg_type"] == "display_data"]
+        page = shown["content"]["data"]["text/html"]
+        assert page.startswith('<iframe sandbox="allow-scripts"') and "&lt;script&gt;" in page and "graph of t" in page

@@ -8,6 +8,7 @@ debugger, whose commands are read through the notebook's input box.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,7 +91,8 @@ class DGKernel(Kernel):
         settings = self.settings
         session = new_session(out=self.out, base_dir=Path.cwd(), max_depth=settings.max_depth, limits=settings.limits)
         self.repl = KernelRepl(session, err=sys.stderr)
-        self.display = self.repl.display = Display(self, self.out, self.repl.seeing)
+        publish = lambda kind, content: self.send_response(self.iopub_socket, kind, content)
+        self.display = self.repl.display = Display(publish, self.out, self.repl.seeing)
         self.repl.commands = {**Repl.commands, "stepper": STEPPER}
         self.repl.seeing.show_graph = self.display.graph
         session.context.show = self.out.echo
@@ -113,12 +115,15 @@ class DGKernel(Kernel):
                 stream.set_parent(parent)  # so the text printed is this cell's output
         self._allow_stdin = allow_stdin
         repl = self.repl
-        repl.last_error = None
-        repl.cells = self.execution_count - 1  # errors name the cell as the notebook numbers it: <cell 3>
-        try:
-            outcome = repl.run_cell(code)
-        except KeyboardInterrupt:  # between statements (compiling, echoing): nothing to locate it at
-            repl.last_error, outcome = DGError("KeyboardInterrupt", "interrupted"), Outcome.ERROR
+        repl.last_error, outcome = None, Outcome.OK
+        for part in parts(code):
+            repl.cells = self.execution_count - 1  # errors name the cell as the notebook numbers it: <cell 3>
+            try:
+                outcome = repl.run_cell(part)
+            except KeyboardInterrupt:  # between statements (compiling, echoing): nothing to locate it at
+                repl.last_error, outcome = DGError("KeyboardInterrupt", "interrupted"), Outcome.ERROR
+            if outcome is Outcome.ERROR:
+                break
         error = repl.last_error if outcome is Outcome.ERROR else None
         if error is not None:
             self.out.take_result()
@@ -144,6 +149,25 @@ class DGKernel(Kernel):
         if cell.complete:
             return {"status": "complete"}
         return {"status": "incomplete", "indent": cell.next_indent()}
+
+
+COMMAND = re.compile(r"^:[A-Za-z]", re.M)
+
+
+def parts(code: str) -> list[str]:
+    """A notebook cell as the REPL's inputs: its DG statements, and each `:command` line apart, in
+    order (`:stepper loss` after the code that computes loss). Each part keeps its lines' numbers."""
+    if not COMMAND.search(code):
+        return [code]
+    found, lines, start = [], code.split("\n"), 0
+    for i, line in enumerate([*lines, ""]):  # the empty line after the last ends the last part
+        if COMMAND.match(line) or i == len(lines):
+            if "\n".join(lines[start:i]).strip():
+                found.append("\n" * start + "\n".join(lines[start:i]))
+            if i < len(lines):
+                found.append(line)
+            start = i + 1
+    return found
 
 
 def _stepper(repl: Repl, argument: str) -> Outcome:

@@ -4,7 +4,9 @@ batches and sends it from its IO thread), the value of the cell's final expressi
 
 from __future__ import annotations
 
+import html
 import io
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dglang.autograd import Tensor
@@ -16,7 +18,8 @@ from dglang.interpreter.seeing.text_picture import text_picture
 if TYPE_CHECKING:
     from dglang.interpreter.seeing.builtins import Seeing
 
-    from .kernel import DGKernel
+STEPPER_FRAME = '<iframe sandbox="allow-scripts" style="width: 100%; height: 640px; border: 0" srcdoc="{}"></iframe>'
+Send = Callable[[str, dict[str, Any]], None]  # an IOPub message: its type and content
 
 
 class CellOutput(io.TextIOBase):
@@ -56,13 +59,13 @@ class CellOutput(io.TextIOBase):
 class Display:
     """Sends a cell's rich output on IOPub, in order with its streamed text."""
 
-    def __init__(self, kernel: DGKernel, out: CellOutput, seeing: Seeing) -> None:
-        self.kernel, self.out, self.seeing = kernel, out, seeing
+    def __init__(self, publish: Send, out: CellOutput, seeing: Seeing) -> None:
+        self.publish, self.out, self.seeing = publish, out, seeing
 
     def send(self, kind: str, content: dict[str, Any]) -> None:
         self.out.settle()
         self.out.flush()  # the text printed before comes first
-        self.kernel.send_response(self.kernel.iopub_socket, kind, content)
+        self.publish(kind, content)
 
     def graph(self, y: Tensor, name: str | None, untaken: bool) -> None:
         """`graph(y)` in a notebook: the SVG Graphviz draws, the text picture as its plain-text form
@@ -78,7 +81,8 @@ class Display:
 
     def stepper(self, y: Tensor, name: str) -> None:
         """The page that steps through `y`'s graph, inline where the front end runs its script."""
-        page = self.seeing.stepper(y, name)
+        # In a frame of its own: the page's styles and element ids stay out of the notebook's.
+        page = STEPPER_FRAME.format(html.escape(self.seeing.stepper(y, name), quote=True))
         data = {"text/html": page, "text/plain": f"(the stepper for {name} needs a front end that runs scripts)"}
         self.send("display_data", {"data": data, "metadata": {}})
 
