@@ -14,8 +14,8 @@ import pytest
 from dglang.interpreter.frontends.kernel.install import KERNEL_NAME, kernelspec
 
 
-def write_kernelspec(folder: Path, **limits: object) -> Path:
-    spec = folder / "kernels" / KERNEL_NAME
+def write_kernelspec(folder: Path, name: str = KERNEL_NAME, **limits: object) -> Path:
+    spec = folder / "kernels" / name
     spec.mkdir(parents=True, exist_ok=True)
     (spec / "kernel.json").write_text(json.dumps(kernelspec(argparse.Namespace(**limits))), encoding="utf-8")
     return spec

@@ -4,16 +4,20 @@ loop that never ends, a picture inline, and breakpoint() answered through the in
 
 from __future__ import annotations
 
+import json
+import os
 import queue
 import re
 import shutil
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import jupyter_kernel_test
 import pytest
-from kernel_util import dg_kernel  # noqa: F401  (a fixture)
+from kernel_util import dg_kernel, write_kernelspec  # noqa: F401  (dg_kernel: a fixture)
 
 pytestmark = pytest.mark.usefixtures("dg_kernel")
 GRAPHVIZ = shutil.which("dot") is not None
@@ -142,3 +146,39 @@ class TestDGKernel(jupyter_kernel_test.KernelTests):
         [shown] = [m for m in outputs if m["msg_type"] == "display_data"]
         page = shown["content"]["data"]["text/html"]
         assert page.startswith('<iframe sandbox="allow-scripts"') and "&lt;script&gt;" in page and "graph of t" in page
+
+    def test_breakpoint_where_the_front_end_cannot_ask_goes_on(self) -> None:
+        reply, outputs = self.cell("def g(n):\n    breakpoint()\n    return n + 1\n\ng(41)", allow_stdin=False)
+        assert reply["status"] == "ok" and outputs[-1]["content"]["data"]["text/plain"] == "42"
+
+
+def test_the_limits_are_kernel_settings(tmp_path: Path, dg_kernel: str) -> None:  # noqa: F811
+    from jupyter_client.manager import start_new_kernel
+
+    write_kernelspec(tmp_path, "dglang-limited", timeout=1.0, max_output=100)
+    before = os.environ["JUPYTER_PATH"]
+    os.environ["JUPYTER_PATH"] = os.pathsep.join([str(tmp_path), before])
+    try:
+        manager, client = start_new_kernel(kernel_name="dglang-limited")
+    finally:
+        os.environ["JUPYTER_PATH"] = before
+    try:
+        errors: list[dict[str, Any]] = []
+        keep = lambda m: errors.append(m["content"]) if m["msg_type"] == "error" else None
+        client.execute_interactive("while True: pass", timeout=30, output_hook=keep, allow_stdin=False)
+        client.execute_interactive("for i in range(100): print(i)", timeout=30, output_hook=keep, allow_stdin=False)
+        assert [e["ename"] for e in errors] == ["TimeoutError", "LimitError"]
+        assert errors[0]["traceback"][-1] == "  = help: the limit was set with --timeout"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel()
+
+
+def test_dg_kernel_install_writes_the_limits_into_the_kernelspec(tmp_path: Path) -> None:
+    from dglang.interpreter.frontends.cli import main
+
+    assert main(["kernel", "install", "--prefix", str(tmp_path), "--timeout", "60", "--max-memory", "2G"]) == 0
+    spec = json.loads((tmp_path / "share" / "jupyter" / "kernels" / "dglang" / "kernel.json").read_text())
+    assert spec["argv"][:5] == [sys.executable, "-m", "dglang.interpreter.frontends.kernel", "-f", "{connection_file}"]
+    assert spec["argv"][5:] == ["--timeout", "60.0", "--max-memory", str(2 << 30)]
+    assert spec["language"] == "dg" and spec["interrupt_mode"] == "signal"

@@ -92,6 +92,8 @@ def test_the_wheel_installs_beside_hips_autograd_and_uninstalls_without_breaking
     parsed = "from dglang.interpreter.core import parser, fast_parser; import sys; "
     parsed += "print(fast_parser.PARSER is not None, 'lark' in sys.modules)"
     assert run(python, "-c", parsed, cwd=tmp_path).split() == ["True", "False"]
+    # Jupyter finds the DG kernel the wheel installed beside the package.
+    assert (venv / "share" / "jupyter" / "kernels" / "dglang" / "kernel.json").is_file()
     # Pygments finds DG's lexer through the installed entry point.
     assert '<span class="k">grad</span>' in run(bin / "pygmentize", "-l", "dglang", "-f", "html", lesson, cwd=tmp_path)
 
