@@ -80,9 +80,6 @@ class DGKernel(Kernel):
         "codemirror_mode": "python",
     }
     banner = f"DG {__version__}: a small language for learning automatic differentiation. :help shows the cheat sheet."
-    help_links: ClassVar[list[dict[str, str]]] = [
-        {"text": "DG language guide", "url": "https://github.com/dglang/dg/blob/main/docs/language.md"}
-    ]
     settings: ClassVar[Settings] = Settings()
 
     def __init__(self, **kwargs: Any) -> None:
