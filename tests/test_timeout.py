@@ -223,3 +223,35 @@ def test_lark_starting_up_is_not_the_programs_time(tmp_path: Path) -> None:
     )
     assert done.returncode == cli.EXIT_SYNTAX, done.stderr
     assert "SyntaxError" in done.stderr
+
+
+def test_the_message_is_not_held_up_by_a_rescan_of_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loop that grows a graph until its --timeout: Python's collector settings, set back as the
+    run ended, started a collection over the whole graph before the error was printed (a second
+    late at ten million nodes). Checked by what happens in between, not by a clock."""
+    import gc
+
+    from dglang.interpreter.core.watchdog import Watchdog
+
+    path = tmp_path / "grow.dg"
+    path.write_text("w = tensor(1.0, requires_grad=True)\ny = w\nwhile True:\n    y = y * 1.0000001 + w\n")
+    events: list[str] = []
+    fire = Watchdog._fire
+
+    def fire_and_note(self: Watchdog, stop: type, now: float) -> None:
+        events.append("stopped")
+        fire(self, stop, now)
+
+    def note_collection(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] >= 1:
+            events.append(f"collection of generation {info['generation']}")
+
+    monkeypatch.setattr(Watchdog, "_fire", fire_and_note)
+    monkeypatch.setattr(cli, "report", lambda error, debug=False: events.append(error.kind))
+    gc.callbacks.append(note_collection)
+    try:
+        assert cli.main(["--timeout", "1", str(path)]) == cli.EXIT_RUNTIME
+    finally:
+        gc.callbacks.remove(note_collection)
+    after = events[events.index("stopped") :]
+    assert after[:2] == ["stopped", "TimeoutError"], after

@@ -160,7 +160,7 @@ requires-python = ">=3.11"
 dependencies = {requirements!r}
 
 [project.scripts]
-dg = "dglang.interpreter.frontends.cli:main"
+dg = "dglang.interpreter.frontends.cli:command"
 
 [build-system]
 requires = ["setuptools>=69"]
