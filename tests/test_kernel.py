@@ -42,6 +42,7 @@ class TestDGKernel(jupyter_kernel_test.KernelTests):
     code_execute_result = [  # noqa: RUF012
         {"code": "1 + 2", "result": "3"},
         {"code": "tensor([1.0, 2.0]) * 2", "result": "tensor([2., 4.])"},
+        {"code": "tensor([[1.0, 2.0], [3.0, 4.0]])", "mime": "text/html"},
     ]
     code_display_data = [  # noqa: RUF012
         {"code": "x = tensor(2.0, requires_grad=True)\ny = x * x\ngrad y\ngraph(y)", "mime": "text/plain"},
@@ -182,3 +183,12 @@ def test_dg_kernel_install_writes_the_limits_into_the_kernelspec(tmp_path: Path)
     assert spec["argv"][:5] == [sys.executable, "-m", "dglang.interpreter.frontends.kernel", "-f", "{connection_file}"]
     assert spec["argv"][5:] == ["--timeout", "60.0", "--max-memory", str(2 << 30)]
     assert spec["language"] == "dg" and spec["interrupt_mode"] == "signal"
+
+
+def test_a_2d_tensor_result_is_also_a_table() -> None:
+    from dglang.autograd import tensor
+    from dglang.interpreter.frontends.kernel.output import table
+
+    shown = table(tensor([[1.0, 2.0], [3.0, 4.5]], requires_grad=True) * 2)
+    assert shown.startswith("<div>float tensor, shape (2, 2), computed by Mul</div><table>")
+    assert shown.count("<td>") == 4 and "<td>9.0</td>" in shown

@@ -29,6 +29,7 @@ class CellOutput(io.TextIOBase):
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.pending: str | None = None
+        self.value: Any = None  # the value behind `pending`
 
     def writable(self) -> bool:
         return True
@@ -43,7 +44,7 @@ class CellOutput(io.TextIOBase):
     def echo(self, value: Any) -> None:
         """What the REPL would print for a top-level expression statement."""
         self.settle()
-        self.pending = show(value)
+        self.pending, self.value = show(value), value
 
     def settle(self) -> None:
         """An echoed value that was not the last output is printed as the REPL prints it."""
@@ -51,9 +52,9 @@ class CellOutput(io.TextIOBase):
             text, self.pending = self.pending, None
             self.stream.write(text + "\n")
 
-    def take_result(self) -> str | None:
-        text, self.pending = self.pending, None
-        return text
+    def take_result(self) -> tuple[str | None, Any]:
+        text, value, self.pending, self.value = self.pending, self.value, None, None
+        return text, value
 
 
 class Display:
@@ -88,9 +89,12 @@ class Display:
 
     def result(self, count: int) -> None:
         """The cell's final expression, as Out[count]."""
-        text = self.out.take_result()
+        text, value = self.out.take_result()
         if text is not None:
-            self.send("execute_result", {"execution_count": count, "data": {"text/plain": text}, "metadata": {}})
+            data = {"text/plain": text}
+            if isinstance(value, Tensor) and value.ndim == 2 and value.size <= MAX_TABLE:
+                data["text/html"] = table(value)
+            self.send("execute_result", {"execution_count": count, "data": data, "metadata": {}})
 
     def error(self, error: DGError) -> dict[str, Any]:
         """The error as Jupyter carries it: DG's located message as the traceback, never Python's."""
@@ -98,3 +102,19 @@ class Display:
         content = {"ename": error.kind, "evalue": error.message, "traceback": traceback}
         self.send("error", content)
         return content
+
+
+MAX_TABLE = 400  # elements of a 2-D tensor shown as a table; a bigger one shows as text only
+
+
+def table(value: Tensor) -> str:
+    """A 2-D tensor as an HTML table, captioned with its type, shape and gradient state (as :vars says them)."""
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(show(x))}</td>" for x in row) + "</tr>" for row in value.numpy().tolist()
+    )
+    caption = f"{value.dtype} tensor, shape {value.shape}"
+    if value.grad_fn is not None:
+        caption += f", computed by {value.grad_fn.op}"
+    elif value.requires_grad:
+        caption += ", requires grad"
+    return f"<div>{html.escape(caption)}</div><table>{rows}</table>"  # a caption would wrap to the table's width
