@@ -53,10 +53,11 @@ commands:
                         grade each submission (a .dg file or a folder) in a process of its own
   dg grade --gradescope DIR --tests TESTS.dg
                         write the autograder folder Gradescope runs (see docs/grading.md)
+  dg lsp                the language server editors start (needs pip install 'dglang[lsp]')
   dg kernel install [--user | --sys-prefix]
-                        make the DG kernel known to Jupyter (needs the jupyter extra)
+                        make the DG kernel known to Jupyter (needs pip install 'dglang[jupyter]')
 """
-SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "kernel")
+SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "lsp", "kernel")
 
 
 class UsageError(DGError):
@@ -189,6 +190,20 @@ def kernel_parser() -> argparse.ArgumentParser:
     return p
 
 
+def lsp_parser() -> argparse.ArgumentParser:
+    p = ArgumentParser(
+        prog="dg lsp",
+        description="Serve the Language Server Protocol over standard input and output, for an editor to start: "
+        "diagnostics, hover, completion, go to definition and document symbols for .dg files. "
+        "It reads programs, never runs them. Needs pygls: pip install 'dglang[lsp]'.",
+    )
+    p.add_argument(
+        "--stdio", action="store_true", help="talk over standard input and output (the default; editors pass it)"
+    )
+    p.add_argument("--verbose", action="store_true", help="log each message to standard error")
+    return p
+
+
 def command() -> NoReturn:
     """The `dg` command: `main`, then an exit that skips freeing what the program built. Python's
     own exit frees every object one by one: seconds for a graph of ten million nodes, after the
@@ -240,6 +255,10 @@ def dispatch(argv: list[str]) -> int:
         from .grading import grade_command
 
         return grade_command.run(grade_parser().parse_args(argv[1:]))
+    if command == "lsp":
+        from .lsp.command import serve
+
+        return serve(lsp_parser().parse_args(argv[1:]), report)
     if command == "kernel":
         from .kernel import install
 

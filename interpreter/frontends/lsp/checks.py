@@ -1,0 +1,90 @@
+"""What the text alone shows will fail when it runs, found without running it: names nothing
+defines, and calls with the wrong arguments. Each problem is the DGError the run would raise there,
+in the same words (core/expressions.py's NameError, core/calls.py's binding), so the editor and `dg`
+agree.
+
+Only what is certain is reported: a name counts as unknown only if the program assigns it nowhere
+and no builtin has it (the resolver's free names); a call is checked only when its name can mean
+one thing, a builtin the program never assigns, or a function defined once and bound no other way.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from dglang.interpreter.core import ast
+from dglang.interpreter.core.calls import bind_arguments, binding_problem
+from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.core.hints import unknown_name
+from dglang.interpreter.core.resolver import Resolution
+from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function
+
+from .symbols import Definition, nodes, signature
+
+PLACEHOLDER: Any = object()  # an argument whose value the check does not need
+
+
+def unknown_names(resolution: Resolution, found: list[Definition], builtins: Mapping[str, Any]) -> list[DGError]:
+    """A NameError at each read of a name that neither the program nor the builtins define."""
+    unknown = resolution.free_names - builtins.keys()
+    if not unknown:
+        return []
+    visible = {*builtins, *(d.name for d in found)}
+    return [
+        DGError("NameError", f"name '{node.name}' is not defined", node.span, help=unknown_name(node.name, visible))
+        for node in resolution.lookups
+        if node.name in unknown
+    ]
+
+
+def argument_counts(module: ast.Module, found: list[Definition], builtins: Mapping[str, Any]) -> list[DGError]:
+    """A TypeError at each call of a builtin or of the program's own function whose arguments
+    cannot bind to its parameters."""
+    bound = Counter(d.name for d in found) + Counter(comprehension_targets(module))
+    functions = {d.name: d.node for d in found if d.node is not None and bound[d.name] == 1}
+    problems = []
+    for node in nodes(module):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        name = node.func.name
+        function = functions.get(name)
+        if function is not None:
+            problem = user_call_problem(function, node)
+        elif bound[name] == 0 and isinstance(builtins.get(name), Builtin):
+            problem = builtin_call_problem(name, builtins[name], node)
+        else:
+            continue
+        if problem is not None:
+            problem.span = node.span
+            problems.append(problem)
+    return problems
+
+
+def user_call_problem(function: ast.FunctionDef, call: ast.Call) -> DGError | None:
+    """What calling the `def` with these arguments raises (core/calls.py's bind_arguments), if anything."""
+    params = tuple(p.name for p in function.params)
+    defaults = tuple(MISSING if p.default is None else PLACEHOLDER for p in function.params)
+    stand_in = Function(function.name, params, defaults, lambda env: None, Env({}, None), function.span)
+    try:
+        bind_arguments(stand_in, [PLACEHOLDER] * len(call.args), {key: PLACEHOLDER for key, _ in call.kwargs})
+    except DGError as e:
+        if e.help is not None and e.help.startswith("def "):  # with the defaults as written, not as values
+            e.help = f"def {signature(function)}"
+        return e
+    return None
+
+
+def builtin_call_problem(name: str, builtin: Builtin, call: ast.Call) -> DGError | None:
+    """What calling the builtin with these arguments raises (core/calls.py's binding_problem), if anything."""
+    args = [PLACEHOLDER] * (len(call.args) + builtin.wants_context)
+    problem = binding_problem(builtin.fn, args, {key: PLACEHOLDER for key, _ in call.kwargs})
+    if problem is None:
+        return None
+    message, help = problem
+    return DGError("TypeError", f"{name}() {message}", help=help or builtin.signature)
+
+
+def comprehension_targets(module: ast.Module) -> list[str]:
+    return [t for node in nodes(module) if isinstance(node, ast.ListComprehension) for t in node.targets]

@@ -1,0 +1,36 @@
+"""`dg lsp`: serve the Language Server Protocol over standard input and output until the editor
+says exit. pygls is an optional extra (`pip install 'dglang[lsp]'`): without it, `dg lsp` says so
+as `dg` says everything, and exits."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+
+from dglang.interpreter.core.errors import DGError
+
+EXIT_OK, EXIT_UNAVAILABLE = 0, 69  # as cli.py's, after BSD's sysexits
+
+
+def serve(args: argparse.Namespace, report: Callable[[DGError], None]) -> int:
+    try:
+        import pygls.lsp.server  # noqa: F401  (it imports lsprotocol, pygls's one dependency)
+    except ImportError as e:
+        report(
+            DGError(
+                "ImportError",
+                f"`dg lsp` needs {e.name or 'pygls'}, which is not installed",
+                help="pip install 'dglang[lsp]' installs DG with its language server's packages",
+            )
+        )
+        return EXIT_UNAVAILABLE
+    from ..sessions import new_session
+    from .server import make_server
+
+    # Standard output carries the protocol: anything else goes to standard error, which editors
+    # show as the server's log.
+    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.verbose else logging.WARNING)
+    make_server(new_session(out=sys.stderr)).start_io()
+    return EXIT_OK
