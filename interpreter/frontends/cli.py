@@ -54,8 +54,7 @@ commands:
   dg grade --gradescope DIR --tests TESTS.dg
                         write the autograder folder Gradescope runs (see docs/grading.md)
   dg lsp                the language server editors start (needs pip install 'dglang[lsp]')
-  dg kernel install [--user | --sys-prefix]
-                        make the DG kernel known to Jupyter (needs pip install 'dglang[jupyter]')
+  dg kernel install     make the DG kernel known to Jupyter (needs pip install 'dglang[jupyter]')
 """
 SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "lsp", "kernel")
 
@@ -177,16 +176,10 @@ def grade_parser() -> argparse.ArgumentParser:
 
 
 def kernel_parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(
-        prog="dg kernel", description="Install the DG kernel for Jupyter, with the limits each cell runs under."
-    )
-    p.add_argument("action", choices=["install"], help="install the kernelspec")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--user", action="store_true", help="for this user only")
-    where.add_argument("--sys-prefix", action="store_true", help="for the Jupyter of this Python environment")
-    where.add_argument("--prefix", metavar="DIR", help="under DIR/share/jupyter/kernels")
-    p.add_argument("--name", default="dglang", help="the kernelspec's name (default dglang)")
-    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    from .kernel.install import install_options
+
+    p = ArgumentParser(prog="dg kernel", description="Install the DG kernel for Jupyter, with the limits of its cells.")
+    install_options(p)
     return p
 
 

@@ -44,6 +44,20 @@ def argparse_default(name: str) -> object:
     return settings_parser().get_default(name)
 
 
+def install_options(p: argparse.ArgumentParser) -> None:
+    """`dg kernel install`'s options: where to install, and the limits of each cell."""
+    from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
+    from dglang.interpreter.frontends.options import limit_options
+
+    p.add_argument("action", choices=["install"], help="install the kernelspec")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="for this user only")
+    where.add_argument("--sys-prefix", action="store_true", help="for the Jupyter of this Python environment")
+    where.add_argument("--prefix", metavar="DIR", help="under DIR/share/jupyter/kernels")
+    p.add_argument("--name", default=KERNEL_NAME, help=f"the kernelspec's name (default {KERNEL_NAME})")
+    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+
+
 def install(args: argparse.Namespace) -> int:
     try:
         from jupyter_client.kernelspec import KernelSpecManager
