@@ -23,8 +23,9 @@ from .ops import Op, public
 from .shaping import check_broadcast, elementwise, may_be_large, normalize_index, sum_to
 from .tensor import Tensor, lift, record, updated_in_place
 
-# A rule that reads nothing but g and out is written once, above its op, instead of as a closure:
-# a closure is a new function object per recorded node (150 bytes), and Add is the commonest node.
+# The rules of the commonest ops are written once, above their op, instead of as a closure inside
+# it: a closure is a new function object per recorded node (150 bytes, and its cells), made on
+# every call. A rule that needs the op's inputs reads them from the node: `out.grad_fn.inputs`.
 ADD = Op("Add", inputs=("a", "b"), rules=("g", "g"))
 
 
@@ -46,6 +47,11 @@ def add(a: Any, b: Any) -> Tensor:
 SUB = Op("Sub", inputs=("a", "b"), rules=("g", "-g"))
 
 
+def _sub_backward(g: Tensor, out: Tensor) -> tuple[Tensor, Tensor | None]:
+    _, b = out.grad_fn.inputs  # type: ignore[union-attr]
+    return g, (-g if b.requires_grad else None)
+
+
 @public()
 def sub(a: Any, b: Any) -> Tensor:
     """a - b, element by element (their shapes broadcast).
@@ -55,14 +61,15 @@ def sub(a: Any, b: Any) -> Tensor:
             [-1.,  0.]])
     """
     a, b = lift(a), lift(b)
-
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor, Tensor | None]:
-        return g, (-g if b.requires_grad else None)
-
-    return record(elementwise(operator.sub, "-", a, b), SUB, (a, b), backward)
+    return record(elementwise(operator.sub, "-", a, b), SUB, (a, b), _sub_backward)
 
 
 MUL = Op("Mul", inputs=("a", "b"), rules=("g·b", "g·a"), nan="a product with an inf or nan value in the forward pass")
+
+
+def _mul_backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
+    a, b = out.grad_fn.inputs  # type: ignore[union-attr]
+    return (g * b if a.requires_grad else None), (g * a if b.requires_grad else None)
 
 
 @public()
@@ -73,14 +80,15 @@ def mul(a: Any, b: Any) -> Tensor:
     tensor([3., 8.])
     """
     a, b = lift(a), lift(b)
-
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        return (g * b if a.requires_grad else None), (g * a if b.requires_grad else None)
-
-    return record(elementwise(operator.mul, "*", a, b), MUL, (a, b), backward)
+    return record(elementwise(operator.mul, "*", a, b), MUL, (a, b), _mul_backward)
 
 
 DIV = Op("Div", inputs=("a", "b"), rules=("g/b", "-g·a/b²"), nan="a division by a value at or near 0")
+
+
+def _div_backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
+    a, b = out.grad_fn.inputs  # type: ignore[union-attr]
+    return (g / b if a.requires_grad else None), (-g * out / b if b.requires_grad else None)
 
 
 @public()
@@ -91,11 +99,7 @@ def div(a: Any, b: Any) -> Tensor:
     tensor([0.2500,    inf])
     """
     a, b = lift(a), lift(b)
-
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        return (g / b if a.requires_grad else None), (-g * out / b if b.requires_grad else None)
-
-    return record(elementwise(operator.truediv, "/", a, b), DIV, (a, b), backward)
+    return record(elementwise(operator.truediv, "/", a, b), DIV, (a, b), _div_backward)
 
 
 NEG = Op("Neg", inputs=("a",), rules=("-g",))
@@ -186,6 +190,29 @@ def mod(a: Any, b: Any) -> Tensor:
 MATMUL = Op("MatMul", inputs=("a", "b"), rules=("g @ bᵀ", "aᵀ @ g"))
 
 
+def _matmul_backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
+    a, b = out.grad_fn.inputs  # type: ignore[union-attr]
+    a_ndim, b_ndim = a.data.ndim, b.data.ndim
+    if a_ndim == 2 and b_ndim == 2:  # the common case: dA = dOut @ Bᵀ, dB = Aᵀ @ dOut
+        return (g @ b.T if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
+    if a_ndim == 1 and b_ndim == 1:  # a dot product
+        return (g * b if a.requires_grad else None), (g * a if b.requires_grad else None)
+    # A matrix times a vector (a recurrent cell's W @ h), and a vector times a matrix: the
+    # general case below would reshape g and both sides, for the same two products.
+    if a_ndim == 2 and b_ndim == 1:  # (m, n) @ (n,): dA = outer(g, b), db = Aᵀ @ g
+        return (g.reshape((-1, 1)) * b if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
+    if a_ndim == 1 and b_ndim == 2:  # (n,) @ (n, k): da = B @ g, dB = outer(a, g)
+        return (b @ g if a.requires_grad else None), (a.reshape((-1, 1)) * g if b.requires_grad else None)
+    # View vectors as matrices (a row on the left, a column on the right), then
+    # dA = dOut @ B^T and dB = A^T @ dOut, summed over any broadcast batch dimensions.
+    a2 = a if a_ndim > 1 else a.reshape((1, *a.shape))
+    b2 = b if b_ndim > 1 else b.reshape((*b.shape, 1))
+    g2 = g.reshape((*np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]), a2.shape[-2], b2.shape[-1]))
+    ga = sum_to(g2 @ b2.mT, a2.shape).reshape(a.shape) if a.requires_grad else None
+    gb = sum_to(a2.mT @ g2, b2.shape).reshape(b.shape) if b.requires_grad else None
+    return ga, gb
+
+
 @public(builtin=True)
 def matmul(a: Any, b: Any) -> Tensor:
     """The matrix product a @ b: (m, n) @ (n, k) is (m, k); a vector is a row on the left and a column on the right.
@@ -194,11 +221,32 @@ def matmul(a: Any, b: Any) -> Tensor:
     tensor([3., 7.])
     """
     a, b = lift(a), lift(b)
-    if a.ndim == 0 or b.ndim == 0:
+    x, y = a.data, b.data
+    if type(x) is np.ndarray and type(y) is np.ndarray and x.ndim and y.ndim and not may_be_large(x.size * y.size):
+        # The common case, two small arrays: what the checks below look at, read once.
+        product: Callable[[Any, Any], Any] = np.matmul
+    elif a.ndim == 0 or b.ndim == 0:
         raise ShapeError(
             f"matmul: {a.shape} @ {b.shape}: both sides need at least one dimension",
             help="use '*' to multiply by a scalar",
         )
+    else:
+        product = _checked_product(a, b)
+    try:
+        data = product(x, y)
+    except ValueError:
+        raise ShapeError(
+            f"matmul: {a.shape} @ {b.shape}",
+            help=f"the last dimension of the left ({a.shape[-1]}) must equal "
+            f"the {'only' if b.ndim == 1 else 'second-to-last'} dimension of the right "
+            f"({b.shape[0] if b.ndim == 1 else b.shape[-2]})",
+        ) from None
+    return record(data, MATMUL, (a, b), _matmul_backward)
+
+
+def _checked_product(a: Tensor, b: Tensor) -> Callable[[Any, Any], Any]:
+    """How to multiply a @ b when the result might be large: refuse it if it is too large for the
+    budget, and compute it a slice at a time if one call would run for long."""
     product = np.matmul
     if may_be_large(a.size * b.size) and a.shape[-1] == b.shape[-2 if b.ndim > 1 else 0]:
         rows = a.shape[-2:-1]
@@ -210,31 +258,7 @@ def matmul(a: Any, b: Any) -> Tensor:
         limits.check_shape((*batch, *rows, *columns), "the result of '@'")
         if rows and columns and math.prod((*batch, *rows, *columns, a.shape[-1])) > _slice_work(a, b):
             product = _by_slices
-    try:
-        data = product(a.data, b.data)
-    except ValueError:
-        raise ShapeError(
-            f"matmul: {a.shape} @ {b.shape}",
-            help=f"the last dimension of the left ({a.shape[-1]}) must equal "
-            f"the {'only' if b.ndim == 1 else 'second-to-last'} dimension of the right "
-            f"({b.shape[0] if b.ndim == 1 else b.shape[-2]})",
-        ) from None
-
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        if a.ndim == 2 and b.ndim == 2:  # the common case: dA = dOut @ Bᵀ, dB = Aᵀ @ dOut
-            return (g @ b.T if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
-        if a.ndim == 1 and b.ndim == 1:  # a dot product
-            return (g * b if a.requires_grad else None), (g * a if b.requires_grad else None)
-        # View vectors as matrices (a row on the left, a column on the right), then
-        # dA = dOut @ B^T and dB = A^T @ dOut, summed over any broadcast batch dimensions.
-        a2 = a if a.ndim > 1 else a.reshape((1, *a.shape))
-        b2 = b if b.ndim > 1 else b.reshape((*b.shape, 1))
-        g2 = g.reshape((*np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]), a2.shape[-2], b2.shape[-1]))
-        ga = sum_to(g2 @ b2.mT, a2.shape).reshape(a.shape) if a.requires_grad else None
-        gb = sum_to(a2.mT @ g2, b2.shape).reshape(b.shape) if b.requires_grad else None
-        return ga, gb
-
-    return record(data, MATMUL, (a, b), backward)
+    return product
 
 
 # One NumPy product of two 8192×8192 matrices runs 20 seconds in C, where nothing (Ctrl-C, the

@@ -173,7 +173,9 @@ def relu(a: Any) -> Tensor:
     a = _floats(a)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (where(a > 0, g, 0.0),)  # passes g where the unit was on, a clean 0 elsewhere
+        # passes g where the unit was on, a clean 0 elsewhere (the mask straight from NumPy: `a > 0`
+        # would go through the engine's comparison, for the same array)
+        return (where(Tensor(a.data > 0), g, 0.0),)
 
     return record(np.maximum(a.data, 0), RELU, (a,), backward)
 

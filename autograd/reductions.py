@@ -34,6 +34,15 @@ def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
+def _spread(g: Tensor, a: Tensor, axes: tuple[int, ...]) -> Tensor:
+    """The gradient of a reduction of `a` over `axes`: g with the reduced axes put back, broadcast to a's shape."""
+    if g.ndim:  # a 0-d g (everything reduced: loss.sum()) broadcasts as it is, without a reshape
+        kept = _kept_shape(a.shape, axes)
+        if g.shape != kept:  # nor does one of keepdims=True (logsumexp's)
+            g = g.reshape(kept)
+    return broadcast_to(g, a.shape)
+
+
 SUM = Op("Sum", inputs=("a",), rules=("g, broadcast",))
 
 
@@ -49,7 +58,7 @@ def sum_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     axes = normalize_axes(axis, a.ndim)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (broadcast_to(g.reshape(_kept_shape(a.shape, axes)), a.shape),)
+        return (_spread(g, a, axes),)
 
     return record(np.add.reduce(a.data, axis=axes, keepdims=keepdims), SUM, (a,), backward)
 
@@ -74,7 +83,7 @@ def mean(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
         raise TensorValueError(f"mean of an empty selection of a tensor of shape {a.shape}")
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (broadcast_to(g.reshape(_kept_shape(a.shape, axes)), a.shape) / count,)
+        return (_spread(g / count, a, axes),)  # dividing g first divides one number per output, not per input
 
     return record(np.add.reduce(a.data, axis=axes, keepdims=keepdims) / count, MEAN, (a,), backward)
 

@@ -150,8 +150,11 @@ def sum_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
     if a.shape == shape:
         return a
     lead = a.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
-    data = np.add.reduce(a.data, axis=axes, keepdims=True).reshape(shape)
+    if lead > 0 and a.shape[lead:] == shape:  # only leading axes to sum away (a bias's gradient): no reshape
+        data = np.add.reduce(a.data, axis=tuple(range(lead)))
+    else:
+        axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
+        data = np.add.reduce(a.data, axis=axes, keepdims=True).reshape(shape)
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (broadcast_to(g, a.shape),)
@@ -162,6 +165,8 @@ def sum_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
 # ---- indexing -----------------------------------------------------------------------------
 def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
     """Turn a DG index (ints, slices, None, lists, int or bool tensors) into a NumPy index tuple."""
+    if type(index) is int:  # x[i], the commonest (a row, a one-hot vector): nothing to check
+        return (index,)
     parts = index if isinstance(index, tuple) else (index,)
     out: list[Any] = []
     for part in parts:
@@ -329,6 +334,9 @@ def shape_of(args: Sequence[Any]) -> tuple[int, ...]:
         args = args[0]
     dims = []
     for n in args:
+        if type(n) is int:  # the usual case, without the checks below (rules reshape in every backward)
+            dims.append(n)
+            continue
         if isinstance(n, bool) or not isinstance(n, int | Tensor | np.integer):
             raise TensorTypeError(f"a shape is made of ints, not {type_name(n)}")
         dims.append(int(n.__index__()))

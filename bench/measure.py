@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import importlib.util
 import io
 import json
 import re
@@ -107,9 +108,14 @@ class Outcome:
     error: str | None = None  # the end of its standard error, when it failed
 
 
-def in_subprocess(target: str, sizes: dict[str, int], repeats: int = 1, timeout: float = 1800) -> Outcome:
-    """Run `module:function` from bench/ `repeats` times in a fresh Python process."""
-    command = [sys.executable, str(BENCH / "measure.py"), target, json.dumps(sizes), str(repeats)]
+def in_subprocess(
+    target: str, sizes: dict[str, int], repeats: int = 1, timeout: float = 1800, python: str | None = None
+) -> Outcome:
+    """Run `module:function` from bench/ `repeats` times in a fresh Python process.
+
+    `python`: the interpreter to run it with (a reference's own environment, holding PyTorch);
+    by default this one. DG need not be installed there: see `importable_dglang`."""
+    command = [python or sys.executable, str(BENCH / "measure.py"), target, json.dumps(sizes), str(repeats)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=BENCH.parent)
     except subprocess.TimeoutExpired:
@@ -124,10 +130,27 @@ def in_subprocess(target: str, sizes: dict[str, int], repeats: int = 1, timeout:
     return Outcome([Result(r["value"], tuple(r["check"]), r["note"]) for r in report["results"]])
 
 
+def importable_dglang() -> None:
+    """Make `import dglang` find this repository in a Python where DG is not installed (a scratch
+    environment holding PyTorch): the references read DG's data and initial weights from the
+    engine, which needs only NumPy."""
+    if importlib.util.find_spec("dglang") is not None:
+        return
+    root = BENCH.parent
+    spec = importlib.util.spec_from_file_location(
+        "dglang", root / "__init__.py", submodule_search_locations=[str(root)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["dglang"] = module
+    spec.loader.exec_module(module)
+
+
 def main(argv: list[str]) -> int:
     target, sizes, repeats = argv[0], json.loads(argv[1]), int(argv[2])
     module_name, function_name = target.split(":")
     sys.path.insert(0, str(BENCH))
+    importable_dglang()
     try:
         function = getattr(importlib.import_module(module_name), function_name)
         results = []

@@ -55,6 +55,17 @@ class Compiler(Expressions, Statements):
         compiled = [self.observed(self.stmt(s), s.span) for s in stmts]
         spans = {id(c): s.span for c, s in zip(compiled, stmts, strict=True)}
         frames = self.frames
+        if len(compiled) == 1:  # a loop body of one statement, the commonest: no loop over the block
+            (only,) = compiled
+
+            def run_one(env: Env) -> Any:
+                try:
+                    return only(env)
+                except KeyboardInterrupt as e:  # Ctrl-C, or the watchdog (--timeout, --max-memory)
+                    kind, message, help = interruption(e)
+                    raise DGError(kind, message, spans[id(only)], help=help, frames=tuple(frames)) from None
+
+            return run_one
 
         def run(env: Env) -> Any:
             step = compiled[0] if compiled else None

@@ -51,12 +51,12 @@ class Expressions(CompilerBase):
         enclosing = lookup is Lookup.ENCLOSING
 
         def scopes(env: Env) -> Any:
-            if not enclosing:  # most often a variable of this very scope: one dictionary read
-                try:
-                    return env.vars[name]
-                except KeyError:
-                    pass
-            value = (env.parent if enclosing else env).lookup(name)  # type: ignore[union-attr]
+            # Most often the first scope looked in has it (this very scope, or a function's
+            # globals): one dictionary read here, and only then the walk up the chain.
+            start: Env = env.parent if enclosing else env  # type: ignore[assignment]
+            value = start.vars.get(name, MISSING)
+            if value is MISSING and start.parent is not None:
+                value = start.parent.lookup(name)
             if value is MISSING:
                 help = unknown_name(name, env.visible_names())
                 raise DGError("NameError", f"name '{name}' is not defined", span, help=help, frames=tuple(frames))
@@ -124,6 +124,23 @@ class Expressions(CompilerBase):
         left, right, op, span = self.expr(node.left), self.expr(node.right), BINARY[node.op], node.span
         hints, site = (why_none(node.left), why_none(node.right)), self.site(span)
 
+        def failed(e: Exception, a: Any, b: Any) -> DGError:
+            error = self.fail(e, span)
+            return explained(explained(error, a, hints[0]), b, hints[1])
+
+        if isinstance(node.right, ast.Constant):  # `i * 0.5`, `x - 1`: the number read here, not called for
+            b = node.right.value
+
+            def constant_right(env: Env) -> Any:
+                a = left(env)
+                recording.where = site
+                try:
+                    return op(a, b)
+                except Exception as e:
+                    raise failed(e, a, b) from None
+
+            return constant_right
+
         def run(env: Env) -> Any:
             a = left(env)
             b = right(env)
@@ -131,8 +148,7 @@ class Expressions(CompilerBase):
             try:
                 return op(a, b)
             except Exception as e:
-                error = self.fail(e, span)
-                raise explained(explained(error, a, hints[0]), b, hints[1]) from None
+                raise failed(e, a, b) from None
 
         return run
 

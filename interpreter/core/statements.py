@@ -234,6 +234,8 @@ class Statements(CompilerBase):
     def for_(self, node: ast.For) -> Exec:
         iterable, span = self.expr(node.iterable), node.iterable.span
         bind, site = unpacker(node.targets), self.site(span)
+        # `for x in ...`, the usual loop, stores x itself rather than calling `bind` each time.
+        only = node.targets[0] if len(node.targets) == 1 else None
         body = self.counted(self.block(node.body), node.span)
         loop = self.loop("for", node, span)
 
@@ -246,7 +248,10 @@ class Statements(CompilerBase):
             with loop() as this:
                 for value in values:
                     this.count += 1
-                    bind(vars, value, span, self)
+                    if only is not None:
+                        vars[only] = value
+                    else:
+                        bind(vars, value, span, self)
                     signal = body(env)
                     if signal is not None:
                         if signal is BREAK:
