@@ -66,7 +66,10 @@ def test_the_wheel_installs_beside_hips_autograd_and_uninstalls_without_breaking
     wheel = build_wheel(tmp_path / "dist")
     with zipfile.ZipFile(wheel) as z:
         top = {name.split("/")[0] for name in z.namelist()}
-    assert top == {"dglang", wheel.name.split("-py3")[0] + ".dist-info"}, f"the wheel installs {top}"
+    name = wheel.name.split("-py3")[0]
+    assert top == {"dglang", f"{name}.dist-info", f"{name}.data"}, f"the wheel installs {top}"
+    with zipfile.ZipFile(wheel) as z:  # the DG kernel, for the Jupyter installed beside it
+        assert f"{name}.data/data/share/jupyter/kernels/dglang/kernel.json" in z.namelist()
     with zipfile.ZipFile(wheel) as z:  # `dg graph -o out.html` inlines these into the page it writes
         assert {f"dglang/interpreter/seeing/stepper.{kind}" for kind in ("html", "css", "js")} <= set(z.namelist())
 
@@ -89,6 +92,8 @@ def test_the_wheel_installs_beside_hips_autograd_and_uninstalls_without_breaking
     parsed = "from dglang.interpreter.core import parser, fast_parser; import sys; "
     parsed += "print(fast_parser.PARSER is not None, 'lark' in sys.modules)"
     assert run(python, "-c", parsed, cwd=tmp_path).split() == ["True", "False"]
+    # Jupyter finds the DG kernel the wheel installed beside the package.
+    assert (venv / "share" / "jupyter" / "kernels" / "dglang" / "kernel.json").is_file()
     # Pygments finds DG's lexer through the installed entry point.
     assert '<span class="k">grad</span>' in run(bin / "pygmentize", "-l", "dglang", "-f", "html", lesson, cwd=tmp_path)
 

@@ -54,8 +54,9 @@ commands:
   dg grade --gradescope DIR --tests TESTS.dg
                         write the autograder folder Gradescope runs (see docs/grading.md)
   dg lsp                the language server editors start (needs pip install 'dglang[lsp]')
+  dg kernel install     make the DG kernel known to Jupyter (needs pip install 'dglang[jupyter]')
 """
-SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "lsp")
+SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "lsp", "kernel")
 
 
 class UsageError(DGError):
@@ -174,6 +175,14 @@ def grade_parser() -> argparse.ArgumentParser:
     return p
 
 
+def kernel_parser() -> argparse.ArgumentParser:
+    from .kernel.install import install_options
+
+    p = ArgumentParser(prog="dg kernel", description="Install the DG kernel for Jupyter, with the limits of its cells.")
+    install_options(p)
+    return p
+
+
 def lsp_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog="dg lsp",
@@ -243,6 +252,10 @@ def dispatch(argv: list[str]) -> int:
         from .lsp.command import serve
 
         return serve(lsp_parser().parse_args(argv[1:]), report)
+    if command == "kernel":
+        from .kernel import install
+
+        return install.install(kernel_parser().parse_args(argv[1:]))
     args = parser().parse_args(argv[1:] if command else argv)
     if command == "run" and args.file is None:
         parser().error("run needs a FILE")

@@ -6,6 +6,7 @@ may also ask for the trace (`dg --trace`) and an anomaly check of every run (`--
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
@@ -38,6 +39,8 @@ class Seeing:
     last_backward: LastBackward = field(default_factory=LastBackward)
     stamper: Stamper | None = None
     keeping: bool = False
+    # How `graph(y)` shows its picture: None prints the text picture; a notebook kernel shows it inline.
+    show_graph: Callable[[Tensor, str | None, bool], None] | None = None
 
     def keep_backward(self) -> None:
         """From now on stamp each node with when it was made (its loop iterations, its place in the
@@ -126,7 +129,11 @@ def add_builtins(seeing: Seeing) -> None:
             raise DGError("TypeError", f"graph() draws the graph behind a tensor, not {type_name(y)}")
         written = source_text(context.span)  # "graph(out_positive)": name the picture as the program does
         name = written[written.find("(") + 1 : -1].split(",")[0].strip()
-        session.write(text_picture(seeing.graph(y), name if name.isidentifier() else None, untaken=bool(untaken)))
+        shown = name if name.isidentifier() else None
+        if seeing.show_graph is not None:
+            seeing.show_graph(y, shown, bool(untaken))
+        else:
+            session.write(text_picture(seeing.graph(y), shown, untaken=bool(untaken)))
 
     def explain(message: str, help: str | None) -> None:  # what `assert gradcheck(...)` says when it fails
         session.context.why_not = (message, help)
