@@ -17,18 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_util import BROWSER_ARGS, CHROMIUM
 from kernel_util import write_kernelspec
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-BROWSER_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TOKEN = "dg-test"
 CELL = "x = tensor(2.0, requires_grad=True)\ny = x * x + 1\ngrad y\ngraph(y)"
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from terminal_util import BACKSPACE, CTRL_C, CTRL_D, Terminal, pasted
+from test_debugger import LOOP
 
 
 def test_a_session_in_a_real_terminal(tmp_path: Path) -> None:
@@ -157,19 +158,6 @@ def test_completion_menu_and_help(tmp_path: Path) -> None:
     term.read_until("Repeat the block as long as the condition is true.")
     term.type(CTRL_D)
     assert term.close() == 0
-
-
-LOOP = """\
-def square(v):
-    s = v * v
-    return s
-
-total = 0
-for i in range(3):
-    breakpoint()
-    total += square(i)
-print("total", total)
-"""
 
 
 def test_a_debugging_session_steps_through_a_loop(tmp_path: Path) -> None:

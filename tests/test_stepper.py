@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_util import BROWSER_ARGS, CHROMIUM
 
 from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.seeing.builtins import install
@@ -27,7 +28,6 @@ from dglang.interpreter.seeing.collapse import MOST, collapse_loops
 from dglang.interpreter.seeing.stepper import STEPPER_LIMIT, stepper_data
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_graphviz = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
 
 
@@ -143,15 +143,6 @@ def test_program_text_cannot_break_out_of_the_page(tmp_path: Path) -> None:
 
 
 # ---- in a real browser ------------------------------------------------------------------------------
-BROWSER_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="module")
