@@ -120,3 +120,22 @@ def test_a_parse_in_another_thread_cannot_see_this_parse_s_brackets() -> None:
         "unexpected end of line; expected an expression",
         1,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "keyword", "word"),
+    [
+        ("for i inrange(3):\n    pass\n", "in", "range"),
+        ("y = [x for x inxs]\n", "in", "xs"),
+        ("z = 1 ifTrue else 2\n", "if", "True"),
+    ],
+)
+def test_a_keyword_run_together_with_a_word(text: str, keyword: str, word: str) -> None:
+    """lark's contextual lexer matches the keyword alone where no name may come; Python refuses it."""
+    error = error_for(text)
+    assert (error.kind, error.message) == ("SyntaxError", f"'{keyword}' run together with '{word}'"), error
+    assert error.help == f"put a space after '{keyword}'"
+
+
+def test_keywords_next_to_brackets_and_operators_are_fine() -> None:
+    parse(Source("t.dg", "x = [1]\nprint(1 in x, not(True), 3 if(True)else 4)\nfor i in[1]:\n    pass\n"))

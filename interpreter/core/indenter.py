@@ -59,12 +59,37 @@ class Brackets:
             yield token
 
 
+def apart(stream: Iterable[Token]) -> Iterator[Token]:
+    """Pass the tokens on, refusing a keyword run together with the word after it. lark's contextual
+    lexer, where a name cannot come, matches the keyword alone: `for i inrange(3)` would read as
+    `in range(3)`, which Python (and DG) reject."""
+    before: Token | None = None
+    for token in stream:
+        if (
+            before is not None
+            and before.end_pos == token.start_pos
+            and before.type != "NAME"
+            and before.isidentifier()
+            and (token[:1].isalnum() or token[:1] == "_")
+        ):
+            raise SyntaxProblem(
+                "SyntaxError",
+                f"'{before}' run together with '{token}'",
+                before.line,
+                before.column,
+                token.end_column,
+                help=f"put a space after '{before}'",
+            )
+        before = token
+        yield token
+
+
 class Indentation(PythonIndenter):
     """One parse's indentation stack and open brackets: lark's PythonIndenter, plus bracket matching
     and indentation errors located in the program."""
 
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        return super().process(Brackets().match(stream))
+        return super().process(Brackets().match(apart(stream)))
 
     def handle_NL(self, token: Token) -> Iterator[Token]:
         try:
