@@ -45,6 +45,20 @@ PYTHON_FRAMES_PER_CALL = 12
 GC_THRESHOLDS = (50_000, 1000, 1000)
 
 
+@contextlib.contextmanager
+def collecting_for_graphs() -> Iterator[None]:
+    """Python's collector set for recorded graphs (GC_THRESHOLDS) while this lasts. A run holds it;
+    a front end holds it longer, until it has reported a run's error: set back at the end of a
+    run, the usual settings start a collection that rescans the whole graph before the message (a
+    second late, for a --timeout in a loop that grew ten million nodes)."""
+    collector = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*collector)
+
+
 COMPILE_FRAMES = 1000  # Python frames the parser and compiler may nest (Python's own default limit)
 
 
@@ -259,10 +273,8 @@ class Session:
         grad_mode = ag.is_grad_enabled()
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, context.max_depth * PYTHON_FRAMES_PER_CALL + 1000))
-        collector = gc.get_threshold()
-        gc.set_threshold(*GC_THRESHOLDS)
         try:
-            with np.errstate(all="ignore"):  # log(0) is -inf and 0/0 is nan, as in PyTorch, without warnings
+            with collecting_for_graphs(), np.errstate(all="ignore"):  # log(0) is -inf and 0/0 is nan, as in PyTorch
                 code(env)
         except RecursionError:
             raise DGError(
@@ -274,7 +286,6 @@ class Session:
             ag.set_grad_enabled(grad_mode)
             del context.frames[depth:], context.loops[loops:]
             sys.setrecursionlimit(limit)
-            gc.set_threshold(*collector)
 
     def _stopped_error(self, stop: Stopped, start: Span | None) -> DGError:
         """The error for a stop that no statement located: at the op that ran last, else at `start`."""

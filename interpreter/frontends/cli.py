@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import io
 import os
 import sys
@@ -335,7 +334,7 @@ def stdin_lines():  # one shared iterator, so the REPL and the debugger read std
 
 
 def run_file(session: Session, path: str, debug: bool = False) -> int:
-    from dglang.interpreter.core.session import GC_THRESHOLDS
+    from dglang.interpreter.core.session import collecting_for_graphs
 
     from .debugger import QuitProgram
 
@@ -345,26 +344,21 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
         report(e)
         return EXIT_NOINPUT
     session.hard_stop = hard_stop  # a program stuck in one call into C past its limit: report it, exit
-    # The session's collector settings last until the error is reported: set back at the end of the
-    # run, they start a collection that rescans the whole graph before the message (a second, late,
-    # for a --timeout in a loop that grew ten million nodes).
-    collector = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLDS)
-    try:
-        session.run(text, name)
-    except DGError as e:
-        report(e, debug)
-        if e.kind == "KeyboardInterrupt":
+    with collecting_for_graphs():  # until the error is reported
+        try:
+            session.run(text, name)
+        except DGError as e:
+            report(e, debug)
+            if e.kind == "KeyboardInterrupt":
+                return EXIT_INTERRUPTED
+            return EXIT_SYNTAX if e.is_syntax else EXIT_RUNTIME
+        except QuitProgram:
+            return EXIT_OK
+        except KeyboardInterrupt:  # between statements, where no statement could locate it
+            report(DGError("KeyboardInterrupt", "interrupted"))
             return EXIT_INTERRUPTED
-        return EXIT_SYNTAX if e.is_syntax else EXIT_RUNTIME
-    except QuitProgram:
-        return EXIT_OK
-    except KeyboardInterrupt:  # between statements, where no statement could locate it
-        report(DGError("KeyboardInterrupt", "interrupted"))
-        return EXIT_INTERRUPTED
-    finally:
-        session.hard_stop = None
-        gc.set_threshold(*collector)
+        finally:
+            session.hard_stop = None
     return EXIT_OK
 
 
@@ -422,6 +416,8 @@ def graph_command(args: argparse.Namespace) -> int:
 
 def repl(session: Session) -> int:
     """The REPL: prompt_toolkit at a terminal, plain statements from a pipe."""
+    from dglang.interpreter.core.session import collecting_for_graphs
+
     from .debugger import QuitProgram
     from .repl import Outcome, Repl, run_piped
 
@@ -429,13 +425,14 @@ def repl(session: Session) -> int:
     # A pause may step into any function typed before it: every cell gets the debugger's events.
     session.context.debug_everything = session.on_breakpoint is not None
     try:
-        if sys.stdin.isatty():
-            from .terminal import interact
+        with collecting_for_graphs():  # a cell's error is reported before the collector rescans its graph
+            if sys.stdin.isatty():
+                from .terminal import interact
 
-            print(f"DG {__version__}. :help shows the cheat sheet, Ctrl-D leaves.")
-            interact(console)
-            return EXIT_OK
-        outcome = run_piped(console, stdin_lines())
+                print(f"DG {__version__}. :help shows the cheat sheet, Ctrl-D leaves.")
+                interact(console)
+                return EXIT_OK
+            outcome = run_piped(console, stdin_lines())
     except QuitProgram:
         return EXIT_OK
     except KeyboardInterrupt:
