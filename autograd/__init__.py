@@ -7,16 +7,16 @@
 tensor([2., 4.])
 """
 
-# Importing the op modules registers their public functions in autograd/ops.py, where Tensor's
+# Importing the op modules registers their public functions in autograd/op.py, where Tensor's
 # methods find them; the names below are the package's face, and test_ops.py keeps them complete.
 from .arithmetic import add, assign_index, compare, div, floordiv, matmul, mod, mul, neg, pow_, sub, update_in_place
 from .backward import backward, gradient
+from .composed import log_softmax, logsumexp, softmax
 from .creation import arange, eye, full, linspace, ones, ones_like, rand, randn, seed, tensor, zeros, zeros_like
 from .datasets import moons
-from .errors import AutogradError, GradError, ShapeError, TensorIndexError, TensorTypeError, TensorValueError
+from .exceptions import AutogradError, GradError, ShapeError, TensorIndexError, TensorTypeError, TensorValueError
 from .functions import abs_, ceil, cos, exp, floor, log, maximum, minimum, relu, sigmoid, sign, sin, sqrt, tanh, where
 from .gradcheck import GradcheckResult, gradcheck
-from .nn import log_softmax, logsumexp, softmax
 from .reductions import all_, any_, argmax, argmin, max_, mean, min_, sum_
 from .shaping import broadcast_to, concat, flatten, getitem, reshape, stack, sum_to, transpose
 from .tensor import Node, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled

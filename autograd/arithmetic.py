@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from . import limits
+from . import allocation as limits
 from . import tensor as _mode
-from .errors import GradError, ShapeError, TensorTypeError
+from .exceptions import GradError, ShapeError, TensorTypeError
 from .functions import log, where
-from .ops import Op, public
+from .op import Op, public
 from .shaping import check_broadcast, elementwise, may_be_large, normalize_index, sum_to
 from .tensor import Tensor, lift, record, updated_in_place
 

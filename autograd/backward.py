@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from .arithmetic import add
-from .errors import GradError, ShapeError, TensorTypeError
-from .ops import public
+from .exceptions import GradError, ShapeError, TensorTypeError
+from .op import public
 from .shaping import sum_to
 from .tensor import Tensor, lift, recording, set_grad_enabled, type_name, updates_in_place
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from . import limits
-from .errors import TensorTypeError, TensorValueError
-from .ops import public
+from . import allocation as limits
+from .exceptions import TensorTypeError, TensorValueError
+from .op import public
 from .shaping import shape_of
 from .tensor import Tensor, type_name
 

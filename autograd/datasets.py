@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import limits
-from .errors import TensorValueError
-from .ops import public
+from . import allocation as limits
+from .exceptions import TensorValueError
+from .op import public
 from .tensor import Tensor, type_name
 
 

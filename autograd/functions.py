@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from . import limits
-from .errors import ShapeError, TensorTypeError
-from .ops import Op, public
+from . import allocation as limits
+from .exceptions import ShapeError, TensorTypeError
+from .op import Op, public
 from .shaping import elementwise, may_be_large
 from .tensor import Tensor, lift, record
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .backward import gradient
-from .errors import TensorTypeError, TensorValueError
+from .exceptions import TensorTypeError, TensorValueError
 from .reductions import sum_
 from .shaping import stack
 from .tensor import Tensor, set_grad_enabled, type_name

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import TensorIndexError, TensorTypeError, TensorValueError
-from .ops import Op, public
+from .exceptions import TensorIndexError, TensorTypeError, TensorValueError
+from .op import Op, public
 from .shaping import broadcast_to
 from .tensor import Axis, Tensor, lift, record, type_name
 

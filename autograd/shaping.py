@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from . import limits
-from .errors import ShapeError, TensorIndexError, TensorTypeError, TensorValueError
-from .ops import Op, public
+from . import allocation as limits
+from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError
+from .op import Op, public
 from .tensor import Tensor, lift, record, type_name
 
 RESHAPE = Op("Reshape", inputs=("a",), rules=("g, reshaped back",))

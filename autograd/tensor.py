@@ -7,7 +7,7 @@ mode is on and some input requires grad, so a constant or a `no_grad` block pays
 the NumPy call.
 
 `class Tensor` lists its whole API in its own body, each method one line handing over to the
-function that does the work (`ops.add`, `ops.exp`, ...: see autograd/ops.py for why they are
+function that does the work (`ops.add`, `ops.exp`, ...: see autograd/op.py for why they are
 reached through `ops`).
 """
 
@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
-from .errors import TensorTypeError, TensorValueError
-from .ops import Op
+from . import op as ops
+from .exceptions import TensorTypeError, TensorValueError
+from .op import Op
 
 Axis = int | tuple[int, ...] | None  # the axes a reduction reduces: None means all of them
 
@@ -270,7 +270,7 @@ class Tensor:
     def floor(self) -> Tensor: return ops.floor(self)
     def ceil(self) -> Tensor: return ops.ceil(self)
 
-    # along one axis, built from the functions above (autograd/nn.py)
+    # along one axis, built from the functions above (autograd/composed.py)
     def softmax(self, axis: int = -1) -> Tensor: return ops.softmax(self, axis)
     def log_softmax(self, axis: int = -1) -> Tensor: return ops.log_softmax(self, axis)
     def logsumexp(self, axis: int = -1, keepdims: bool = False) -> Tensor: return ops.logsumexp(self, axis, keepdims)

@@ -57,17 +57,18 @@ def parse_stages() -> list[tuple[str, Timing]]:
     from lark import Lark
     from parse_program import generate
 
-    from dglang.interpreter.core import fast_parser, parser
-    from dglang.interpreter.core.evaluator import Compiler
-    from dglang.interpreter.core.grammar import LARK, TreeToAST
-    from dglang.interpreter.core.resolver import resolve
-    from dglang.interpreter.core.session import Session
-    from dglang.interpreter.core.source import Source
+    from dglang.interpreter.diagnostics.source import Source
+    from dglang.interpreter.host.session import Session
+    from dglang.interpreter.semantics.evaluator import Compiler
+    from dglang.interpreter.semantics.resolver import resolve
+    from dglang.interpreter.syntax import parser
+    from dglang.interpreter.syntax.fast import fast_parser
+    from dglang.interpreter.syntax.grammar import LARK, TreeToAST
 
     text = generate(10_000)
     source = Source("generated.dg", text)
     fast = fast_parser.PARSER
-    assert fast is not None, "grammar/dg_tables.py is missing or out of date"
+    assert fast is not None, "interpreter/syntax/fast/dg_tables.py is missing or out of date"
     bare = Lark.open(
         str(parser.GRAMMAR), parser="lalr", postlex=parser.Indenter(), maybe_placeholders=True, start=["start", "test"]
     )
@@ -92,16 +93,16 @@ def parse_stages() -> list[tuple[str, Timing]]:
         gc.enable()
 
 
-CORE = "dglang.interpreter.core"
+DG = "dglang.interpreter"
 STEPS = [  # each imports what the one before did, and more
     ("python -c pass", "pass"),
     ("import numpy", "import numpy"),
     ("... dglang.autograd", "import dglang.autograd"),
-    ("... core.ast", f"import dglang.autograd, {CORE}.ast"),
-    ("... core.session", f"import {CORE}.session"),
-    ("... core.parser (the fast parser's tables)", f"import {CORE}.session, {CORE}.parser"),
-    ("... frontends.cli", f"import {CORE}.session, {CORE}.parser, dglang.interpreter.frontends.cli"),
-    ("... frontends.sessions (the seeing tools)", f"import {CORE}.parser, dglang.interpreter.frontends.sessions"),
+    ("... semantics.ast_nodes", f"import dglang.autograd, {DG}.semantics.ast_nodes"),
+    ("... host.session", f"import {DG}.host.session"),
+    ("... syntax.parser (the fast parser's tables)", f"import {DG}.host.session, {DG}.syntax.parser"),
+    ("... frontends.cli", f"import {DG}.host.session, {DG}.syntax.parser, {DG}.frontends.cli"),
+    ("... frontends.sessions (the seeing tools)", f"import {DG}.syntax.parser, {DG}.frontends.sessions"),
     ("import numpy, lark (what lark would add)", "import numpy, lark"),
 ]
 

@@ -60,7 +60,7 @@ def run_dg(name: str, **sizes: int) -> tuple[float, Any]:
 
     Returns the seconds the measured part took and the session (to read its variables).
     """
-    from dglang.interpreter.core.session import Session
+    from dglang.interpreter.host.session import Session
 
     setup, measured = dg_program(name, **sizes)
     session = Session(out=io.StringIO(), base_dir=BENCH)

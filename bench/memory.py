@@ -50,7 +50,7 @@ def dg_no_grad_growth(small: int, big: int) -> Result:
 
 # ---- memory per recorded node (run in a fresh process, once) ----------------------------------
 def dg_bytes_per_node(nodes: int) -> Result:
-    from dglang.interpreter.core.session import Session
+    from dglang.interpreter.host.session import Session
 
     setup, measured = dg_program("node_chain", nodes=nodes)
     session = Session(out=io.StringIO(), base_dir=BENCH)

@@ -108,7 +108,7 @@ def generate_bytes(size: int) -> str:
 
 def compile_and_run(text: str) -> tuple[float, float]:
     """The seconds Session.compile takes for `text`, and what the program computed."""
-    from dglang.interpreter.core.session import Session
+    from dglang.interpreter.host.session import Session
 
     session = Session(out=io.StringIO(), base_dir=BENCH)
     session.compile("x = 1", "warm-up.dg")  # loading the parser's tables is start-up, not parsing

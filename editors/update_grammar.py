@@ -6,7 +6,7 @@ After adding a keyword or a builtin, run
 
     uv run python editors/update_grammar.py
 
-and commit the grammar; tests/test_editors.py fails while it is out of date (`--check` says so too).
+and commit the grammar; tests/frontends/test_editors.py fails while it is out of date (`--check` says so too).
 """
 
 from __future__ import annotations

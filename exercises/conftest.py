@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import pytest
 
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.session import Session
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.host.session import Session
 
 Run = Callable[[str], str]
 Fails = Callable[[str], tuple[DGError, str]]
@@ -23,7 +23,7 @@ def dg() -> Run:
     """dg(code): what a DG program prints (an error fails the test with DG's report)."""
 
     def run(code: str) -> str:
-        from dglang.interpreter.core.report import format_error
+        from dglang.interpreter.diagnostics.report import format_error
 
         out = io.StringIO()
         try:

@@ -4,7 +4,7 @@
 
 Copies the project's files (those git tracks or would track; outside a git checkout, every file
 but environments and caches) into a new folder, leaving out exercises/solutions/. In the copy
-`uv run pytest` passes: the checks that need the solutions skip (tests/test_exercises.py), and
+`uv run pytest` passes: the checks that need the solutions skip (tests/project/test_exercises.py), and
 each exercise's own tests fail until the student solves it (exercises/README.md).
 """
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from .frontends.cli import main
+from dglang.interpreter.frontends.cli import main
 
 sys.exit(main())

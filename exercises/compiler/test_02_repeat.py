@@ -72,9 +72,9 @@ def test_a_negative_count_is_a_value_error(dg_error) -> None:
 def test_each_round_is_a_step() -> None:
     import io
 
-    from dglang.interpreter.core.errors import DGError
-    from dglang.interpreter.core.limits import Limits
-    from dglang.interpreter.core.session import Session
+    from dglang.interpreter.diagnostics.errors import DGError
+    from dglang.interpreter.host.limits import Limits
+    from dglang.interpreter.host.session import Session
 
     session = Session(out=io.StringIO(), limits=Limits(max_steps=1000))
     try:
@@ -86,9 +86,9 @@ def test_each_round_is_a_step() -> None:
 
 
 def test_dg_parse_shows_a_repeat_node() -> None:
-    from dglang.interpreter.core.parser import parse
-    from dglang.interpreter.core.source import Source
+    from dglang.interpreter.diagnostics.source import Source
     from dglang.interpreter.seeing.syntax_view import dump_ast
+    from dglang.interpreter.syntax.parser import parse
 
     tree = dump_ast(parse(Source("t.dg", "repeat 2:\n    pass\n")))
     assert "Repeat  1:1" in tree

@@ -35,7 +35,7 @@ print(x.grad)
 
 def test_clip_gradient_matches_finite_differences() -> None:
     from dglang.autograd import Tensor, tensor
-    from dglang.interpreter.core.session import Session
+    from dglang.interpreter.host.session import Session
 
     clip = Session().builtins.vars.get("clip")
     assert clip is not None, "there is no builtin named clip"

@@ -1,12 +1,12 @@
 """Exercise 4 (compiler): constant folding.
 
-`interpreter/core/folding.py` has `fold_constants(module: ast.Module) -> ast.Module`, which replaces
+`interpreter/semantics/folding.py` has `fold_constants(module: ast.Module) -> ast.Module`, which replaces
 every arithmetic expression (ast.Binary, ast.Unary) whose operands are number constants by one
 ast.Constant holding its value, spanning the whole expression. It folds everywhere: nested
 expressions, function bodies, conditions, arguments. An expression that would fail (`1 / 0`,
 `2 ** 1000000`) is left as it is, so the error still happens at run time, at its place.
-`Session.compile` folds every program between parsing it and handing it to the resolver and the
-evaluator (`compile_program`).
+`compile` in interpreter/pipeline.py folds every program between parsing it and handing it to
+the resolver and the evaluator (`compile_program`).
 See docs/for-compiler-courses.md, exercise 4.
 """
 
@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from dglang.interpreter.core import ast
-from dglang.interpreter.core.parser import parse
-from dglang.interpreter.core.source import Source
+from dglang.interpreter.diagnostics.source import Source
+from dglang.interpreter.semantics import ast_nodes as ast
+from dglang.interpreter.syntax.parser import parse
 
 PROJECT = Path(__file__).resolve().parents[2]
 
 
 def folded(text: str) -> ast.Module:
-    from dglang.interpreter.core.folding import fold_constants
+    from dglang.interpreter.semantics.folding import fold_constants
 
     return fold_constants(parse(Source("t.dg", text)))
 
@@ -67,9 +67,10 @@ def test_failing_expressions_are_left_for_run_time(expression: str) -> None:
     assert isinstance(value, ast.Binary)
 
 
-def test_the_session_folds_before_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
-    import dglang.interpreter.core.session
-    from dglang.interpreter.core.folding import fold_constants
+def test_the_pipeline_folds_before_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dglang.interpreter.host.session
+    import dglang.interpreter.pipeline
+    from dglang.interpreter.semantics.folding import fold_constants
 
     seen = []
 
@@ -77,15 +78,15 @@ def test_the_session_folds_before_compiling(monkeypatch: pytest.MonkeyPatch) -> 
         seen.append(module)
         return fold_constants(module)
 
-    monkeypatch.setattr(dglang.interpreter.core.session, "fold_constants", spy)
+    monkeypatch.setattr(dglang.interpreter.pipeline, "fold_constants", spy)
     out = io.StringIO()
-    dglang.interpreter.core.session.Session(out=out).run("print(2 ** 10)\n")
+    dglang.interpreter.host.session.Session(out=out).run("print(2 ** 10)\n")
     assert out.getvalue() == "1024\n" and len(seen) == 1
 
 
 @pytest.mark.parametrize("lesson", ["01_hello", "05_recursion", "06_broadcasting"])
 def test_lessons_print_the_same(lesson: str) -> None:
-    from dglang.interpreter.core.session import Session
+    from dglang.interpreter.host.session import Session
 
     program = PROJECT / "programs" / f"{lesson}.dg"
     out = io.StringIO()

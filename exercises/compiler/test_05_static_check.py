@@ -9,7 +9,7 @@ count inside their comprehension. A name defined later in the file is fine (func
 each other in any order); a name assigned only in a branch that does not run is statically
 fine and fails at run time as before.
 
-The check is the resolver's (interpreter/core/resolver.py), which already walks every scope before
+The check is the resolver's (interpreter/semantics/resolver.py), which already walks every scope before
 anything runs: `resolve(module, known)` takes the names defined outside the program (builtins and
 the session's variables, which `Session.run` passes down); `resolve(module)` alone checks no names,
 as for a REPL cell.
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pytest
 
-from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.diagnostics.errors import DGError
 
 
 def test_nothing_runs_when_a_name_is_unknown(dg_error) -> None:
@@ -65,9 +65,9 @@ print(f(4), make_scaler(3)(a), b, squares, len(squares), pi > 3)
 
 
 def test_the_resolver_does_the_check() -> None:
-    from dglang.interpreter.core.parser import parse
-    from dglang.interpreter.core.resolver import resolve
-    from dglang.interpreter.core.source import Source
+    from dglang.interpreter.diagnostics.source import Source
+    from dglang.interpreter.semantics.resolver import resolve
+    from dglang.interpreter.syntax.parser import parse
 
     module = parse(Source("t.dg", "def f():\n    return [x * y for x in range(3)]\n"))
     resolve(module)  # no names given: no check
@@ -79,7 +79,7 @@ def test_the_resolver_does_the_check() -> None:
 def test_the_session_s_variables_count() -> None:
     import io
 
-    from dglang.interpreter.core.session import Session
+    from dglang.interpreter.host.session import Session
 
     out = io.StringIO()
     session = Session(out=out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from dglang.autograd import Tensor
-from dglang.autograd.ops import Op
+from dglang.autograd.op import Op
 from dglang.autograd.tensor import lift, record
 
 CUBE = Op("Cube", inputs=("a",), rules=("g·3a²",))

@@ -1,4 +1,4 @@
-"""Central finite differences, the check every derivative rule must pass (as tests/gradcheck_util.py does).
+"""Central finite differences, the check every derivative rule must pass (as tests/support/gradcheck_util.py does).
 
 d f / d x[i]  ~  (f(x + eps e_i) - f(x - eps e_i)) / (2 eps)
 """

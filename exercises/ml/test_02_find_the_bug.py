@@ -22,7 +22,7 @@ def test_rule_matches_finite_differences(op) -> None:
 
 
 def test_the_check_catches_a_wrong_rule() -> None:
-    from dglang.autograd.ops import Op
+    from dglang.autograd.op import Op
     from dglang.autograd.tensor import lift, record
 
     def wrong_square(a):

@@ -1,6 +1,6 @@
 """Cells: how typed lines group into the inputs the REPL runs, at a terminal and through a pipe alike.
 
-A cell runs as soon as it is complete, which the parser decides (core/incremental.py), fed one
+A cell runs as soon as it is complete, which the parser decides (syntax/incremental.py), fed one
 line at a time so that a cell of n lines costs time linear in n:
 - a blank line, or a `:command`, is complete at once;
 - a simple statement runs at its first Enter (`x = 1`, `[i * i for i in range(4)]`,
@@ -24,7 +24,7 @@ class Cell:
 
     def __init__(self) -> None:
         # lark loads with the first cell, not when `dg FILE` starts (its debugger imports the REPL)
-        from dglang.interpreter.core.incremental import LineParser
+        from dglang.interpreter.syntax.incremental import LineParser
 
         self.lines: list[str] = []
         self.parse = LineParser()

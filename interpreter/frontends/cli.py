@@ -1,7 +1,7 @@
 """The `dg` command: run a program, open the REPL, print its syntax tree or draw its graph.
 
 Whatever goes wrong, from a mistyped option to a bug in DG itself, is reported as a DGError by the
-one formatter (core/report.py), as `dg: Kind: message` with a help line where the fix is known.
+one formatter (diagnostics/report.py), as `dg: Kind: message` with a help line where the fix is known.
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from dglang import __version__
-from dglang.interpreter.core.errors import DGError, OutputClosed
-from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
-from dglang.interpreter.core.report import format_error
+from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
+from dglang.interpreter.diagnostics.report import format_error
+from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
 from .options import limit_options, limits_from, positive_int, seconds
 from .program_files import read_program
 from .streams import use_utf8
 
 if TYPE_CHECKING:
-    from dglang.interpreter.core.session import Session
+    from dglang.interpreter.host.session import Session
 
 # Exit codes, after BSD's sysexits (as jlox uses them).
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
@@ -143,7 +143,7 @@ def test_parser() -> argparse.ArgumentParser:
 
 
 def grade_parser() -> argparse.ArgumentParser:
-    from .grading.gradescope import VISIBILITIES
+    from dglang.interpreter.frontends.grading.gradescope import VISIBILITIES
 
     p = ArgumentParser(
         prog="dg grade",
@@ -175,7 +175,7 @@ def grade_parser() -> argparse.ArgumentParser:
 
 
 def kernel_parser() -> argparse.ArgumentParser:
-    from .kernel.install import install_options
+    from dglang.interpreter.frontends.kernel.install import install_options
 
     p = ArgumentParser(prog="dg kernel", description="Install the DG kernel for Jupyter, with the limits of its cells.")
     install_options(p)
@@ -240,19 +240,19 @@ def dispatch(argv: list[str]) -> int:
     if command == "graph":
         return graph_command(graph_parser().parse_args(argv[1:]))
     if command == "test":
-        from .grading import testing
+        from dglang.interpreter.frontends.grading import testing
 
         return testing.run(test_parser().parse_args(argv[1:]))
     if command == "grade":
-        from .grading import grade_command
+        from dglang.interpreter.frontends.grading import grade_command
 
         return grade_command.run(grade_parser().parse_args(argv[1:]))
     if command == "lsp":
-        from .lsp.command import serve
+        from dglang.interpreter.frontends.lsp.command import serve
 
         return serve(lsp_parser().parse_args(argv[1:]), report)
     if command == "kernel":
-        from .kernel import install
+        from dglang.interpreter.frontends.kernel import install
 
         return install.install(kernel_parser().parse_args(argv[1:]))
     args = parser().parse_args(argv[1:] if command else argv)
@@ -265,7 +265,7 @@ def dispatch(argv: list[str]) -> int:
     session = new_session(args)
     tracer = None
     if args.trace:
-        from dglang.interpreter.seeing.builtins import install
+        from dglang.interpreter.seeing.tools import install
         from dglang.interpreter.seeing.trace import Tracer
 
         tracer = Tracer(session.write, limit=args.trace_limit)
@@ -334,7 +334,7 @@ def stdin_lines():  # one shared iterator, so the REPL and the debugger read std
 
 
 def run_file(session: Session, path: str, debug: bool = False) -> int:
-    from dglang.interpreter.core.session import collecting_for_graphs
+    from dglang.interpreter.host.session import collecting_for_graphs
 
     from .debugger import QuitProgram
 
@@ -386,9 +386,9 @@ def report(error: DGError, debug: bool = False) -> None:
 
 
 def parse_command(args: argparse.Namespace) -> int:
-    from dglang.interpreter.core.parser import parse
-    from dglang.interpreter.core.source import Source
+    from dglang.interpreter.diagnostics.source import Source
     from dglang.interpreter.seeing.syntax_view import dump_ast, dump_tokens
+    from dglang.interpreter.syntax.parser import parse
 
     try:
         text, name = read_program(args.file)
@@ -401,7 +401,7 @@ def parse_command(args: argparse.Namespace) -> int:
         report(e)
         return EXIT_SYNTAX
     except Exception as e:  # the lexer's own errors, before any parse
-        from dglang.interpreter.core.parser import syntax_error
+        from dglang.interpreter.syntax.parser import syntax_error
 
         report(syntax_error(e, Source(name, text)))
         return EXIT_SYNTAX
@@ -416,7 +416,7 @@ def graph_command(args: argparse.Namespace) -> int:
 
 def repl(session: Session) -> int:
     """The REPL: prompt_toolkit at a terminal, plain statements from a pipe."""
-    from dglang.interpreter.core.session import collecting_for_graphs
+    from dglang.interpreter.host.session import collecting_for_graphs
 
     from .debugger import QuitProgram
     from .repl import Outcome, Repl, run_piped

@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass
 
 from dglang.autograd import Tensor
-from dglang.interpreter.core.attributes import METHODS, PROPERTIES, TENSOR_METHODS, TENSOR_PROPERTIES
-from dglang.interpreter.core.help import describe, everything
-from dglang.interpreter.core.parser import keywords
-from dglang.interpreter.core.runtime import Builtin, Env, Function, GradMode
+from dglang.interpreter.library.attributes import METHODS, PROPERTIES, TENSOR_METHODS, TENSOR_PROPERTIES
+from dglang.interpreter.library.help import describe, everything
+from dglang.interpreter.library.runtime import Builtin, Env, Function, GradMode
+from dglang.interpreter.syntax.parser import keywords
 
 from .repl import COMMANDS, Commands, describe_vars
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import ClassVar, TextIO
 from weakref import WeakKeyDictionary
 
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.report import call_stack, snippet
-from dglang.interpreter.core.runtime import CallContext, Env
-from dglang.interpreter.core.session import Session
-from dglang.interpreter.core.source import Source, Span
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.report import call_stack, snippet
+from dglang.interpreter.diagnostics.source import Source, Span
+from dglang.interpreter.host.session import Session
+from dglang.interpreter.library.runtime import CallContext, Env
 
 from .repl import COMMANDS, CommandFunction, Commands, Outcome, QuitProgram, Repl, command, run_piped
 

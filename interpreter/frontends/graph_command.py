@@ -15,11 +15,11 @@ from typing import Any
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.runtime import MISSING
-from dglang.interpreter.seeing.builtins import install
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.library.runtime import MISSING
 from dglang.interpreter.seeing.dot import DotOptions
 from dglang.interpreter.seeing.render import graphviz, render
+from dglang.interpreter.seeing.tools import install
 
 EXIT_OK, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 2, 69
 KINDS = ("dot", "gv", "svg", "png", "html")

@@ -3,7 +3,7 @@ notebook kernel (editors get a TextMate grammar whose word lists are written fro
 editors/update_grammar.py).
 
 Which words are keywords is read from the grammar, and which are builtins from the builtins table
-of a session (the interpreter's own and those @public declares in autograd/ops.py), so a builtin
+of a session (the interpreter's own and those @public declares in autograd/op.py), so a builtin
 added in either place is coloured without touching this file.
 """
 
@@ -39,7 +39,7 @@ PYTHON_ONLY = re.compile(r"^[ \t]*(?:import|from|class|try|lambda)\b", re.MULTIL
 DG_LIKELY = re.compile(r"\b(?:requires_grad\s*=|gradient\(|tensor\()")
 
 # Keywords that read as values or as operators get their own token kinds, as in Python's lexer;
-# tests/test_highlighting.py checks that each is still a keyword of the grammar.
+# tests/frontends/test_highlighting.py checks that each is still a keyword of the grammar.
 CONSTANTS = frozenset({"True", "False", "None"})
 WORD_OPERATORS = frozenset({"and", "in", "not", "or"})
 
@@ -49,7 +49,7 @@ def keyword_names() -> frozenset[str]:
     """The grammar's keywords: `if`, `grad`, `True`, ..."""
     # Imported here, not at the top: Pygments imports every installed plugin's module to look up any
     # lexer by file name, and the grammar (lark) and the builtins (NumPy) would slow them all down.
-    from dglang.interpreter.core.grammar import keywords
+    from dglang.interpreter.syntax.grammar import keywords
 
     return frozenset(keywords())
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from dglang.interpreter.core.limits import MAX_TIMEOUT
+from dglang.interpreter.host.limits import MAX_TIMEOUT
 
 if TYPE_CHECKING:
-    from dglang.interpreter.core.limits import Limits
+    from dglang.interpreter.host.limits import Limits
 
 # Each DG call holds about a dozen Python frames: 100,000 calls deep is about a gigabyte of them.
 MAX_DEPTH = 100_000
@@ -59,7 +59,7 @@ def limit_options(p: argparse.ArgumentParser, default_output: int, timeout: floa
 
 def limits_from(args: argparse.Namespace) -> Limits:
     """The Limits the options ask for (options a command does not have keep their defaults)."""
-    from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT, Limits
+    from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT, Limits
 
     max_output = getattr(args, "max_output", DEFAULT_MAX_OUTPUT)
     limits = Limits(

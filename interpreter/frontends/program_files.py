@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.files import short
-from dglang.interpreter.core.limits import MAX_PROGRAM_BYTES
-from dglang.interpreter.core.source import program_text
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.source import program_text
+from dglang.interpreter.host.limits import MAX_PROGRAM_BYTES
+from dglang.interpreter.library.data_files import short
 
 
 def read_program(path: str) -> tuple[str, str]:

@@ -15,13 +15,13 @@ from typing import ClassVar, TextIO
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.help import describe, everything, register, render
-from dglang.interpreter.core.report import format_error
-from dglang.interpreter.core.runtime import MISSING, Env, Function, show_short, suggest
-from dglang.interpreter.core.session import Session
-from dglang.interpreter.seeing.builtins import install
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.report import format_error
+from dglang.interpreter.host.session import Session
+from dglang.interpreter.library.help import describe, everything, register, render
+from dglang.interpreter.library.runtime import MISSING, Env, Function, show_short, suggest
 from dglang.interpreter.seeing.text_picture import text_picture
+from dglang.interpreter.seeing.tools import install
 
 from .cells import is_complete as is_complete  # where front ends look for it (a notebook kernel too)
 from .cells import read_cells

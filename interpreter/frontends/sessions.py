@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from dglang.interpreter.core.limits import Limits
-from dglang.interpreter.core.session import Session
-from dglang.interpreter.seeing.builtins import install
+from dglang.interpreter.host.limits import Limits
+from dglang.interpreter.host.session import Session
+from dglang.interpreter.seeing.tools import install
 
 
 def new_session(

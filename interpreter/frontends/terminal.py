@@ -24,7 +24,7 @@ from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
-from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.diagnostics.errors import DGError
 
 from .cells import INDENT, Completeness, next_indent
 from .completion import completions

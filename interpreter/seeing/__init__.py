@@ -1,3 +1,4 @@
 """Tools that show what happened: the graph as text and DOT, the trace, anomaly mode, the gradcheck
-table and the syntax view. They build on `core/` and the engine; front ends install them.
+table and the syntax view. They build on the language (syntax/, semantics/, library/, host/) and
+the engine; front ends install them.
 """

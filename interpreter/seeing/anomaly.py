@@ -17,8 +17,8 @@ import numpy as np
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.runtime import WithContext
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.library.runtime import WithContext
 
 
 class AnomalyCheck:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from dglang.autograd import Tensor
-from dglang.interpreter.core.source import LoopRun
+from dglang.interpreter.diagnostics.source import LoopRun
 
 from .graph import Edge, Graph, GraphNode
 from .provenance import iteration_number

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dglang.interpreter.core.errors import CallFrame
+from dglang.interpreter.diagnostics.errors import CallFrame
 
 from .graph import Edge, Graph, GraphNode, arm_phrase
 from .provenance import call_phrase, iteration_phrase, ran_phrase

@@ -15,8 +15,8 @@ import numpy as np
 from dglang import autograd as ag
 from dglang.autograd.gradcheck import ATOL, EPS, RTOL, GradcheckResult
 from dglang.autograd.tensor import type_name
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.runtime import BoundMethod, Builtin, CallContext, Function
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.library.runtime import BoundMethod, Builtin, CallContext, Function
 
 MAX_ROWS = 10  # a table longer than this shows its first rows and its worst one
 SIGNATURE = f"gradcheck(f, x, order=1, eps={EPS:g}, atol={ATOL:g}, rtol={RTOL:g}, quiet=False)"

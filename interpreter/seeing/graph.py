@@ -12,9 +12,9 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from dglang.autograd import Tensor
-from dglang.autograd.ops import Op
-from dglang.interpreter.core.errors import CallFrame
-from dglang.interpreter.core.source import Branch, LoopRun, Site
+from dglang.autograd.op import Op
+from dglang.interpreter.diagnostics.errors import CallFrame
+from dglang.interpreter.diagnostics.source import Branch, LoopRun, Site
 
 from .passes import BackwardPass
 from .provenance import own_iterations

@@ -14,7 +14,7 @@ from typing import Any
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
-from dglang.interpreter.core.source import Site
+from dglang.interpreter.diagnostics.source import Site
 
 
 @dataclass(slots=True, eq=False)

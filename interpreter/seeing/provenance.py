@@ -10,9 +10,9 @@ only programs that draw pay for it (a Site per node); the others keep sharing on
 from __future__ import annotations
 
 from dglang.autograd import Tensor
-from dglang.interpreter.core.context import RunContext
-from dglang.interpreter.core.errors import CallFrame
-from dglang.interpreter.core.source import Iteration, LoopRun, Site
+from dglang.interpreter.diagnostics.errors import CallFrame
+from dglang.interpreter.diagnostics.source import Iteration, LoopRun, Site
+from dglang.interpreter.semantics.context import RunContext
 
 
 class Stamper:

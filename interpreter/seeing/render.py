@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.diagnostics.errors import DGError
 
 DEFAULT_DPI = 192  # PNG: twice a screen's 96, sharp on slides and paper
 TIMEOUT = 300  # seconds: a layout of a few thousand nodes takes seconds, not minutes

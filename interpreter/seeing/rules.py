@@ -1,6 +1,6 @@
 """An edge's rule with its numbers: `a: g·b = 1·2 = 2`, read from the op's own declaration.
 
-The rule's text is the one the op declares (autograd/ops.py); the numbers come from the pass
+The rule's text is the one the op declares (autograd/op.py); the numbers come from the pass
 drawn: `g` is the gradient that arrived at the op, the input names stand for the inputs' values,
 and the result is what the rule sent along this edge. Values are put into the text only when all
 of them are small enough to read; otherwise the edge shows the rule and the result alone.
@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from dglang.autograd import Tensor
-from dglang.autograd.ops import Op
+from dglang.autograd.op import Op
 from dglang.autograd.shaping import sum_to
 
 from .values import MOST, nested, summary

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.interpreter.core.source import Source
+from dglang.interpreter.diagnostics.source import Source
 
 from .dot import DEFAULT, DotOptions, copy_id, edge_label, hubs, label_lines, to_dot
 from .graph import Edge, Graph, GraphNode

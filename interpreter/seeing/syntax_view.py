@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from dglang.interpreter.core import ast
-from dglang.interpreter.core.parser import lex
-from dglang.interpreter.core.source import Span
+from dglang.interpreter.diagnostics.source import Span
+from dglang.interpreter.semantics import ast_nodes as ast
+from dglang.interpreter.syntax.parser import lex
 
 SKIP = ("span", "else_line")
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dglang.interpreter.core.errors import CallFrame
-from dglang.interpreter.core.source import Arm, Branch, Iteration, Site, Source
+from dglang.interpreter.diagnostics.errors import CallFrame
+from dglang.interpreter.diagnostics.source import Arm, Branch, Iteration, Site, Source
 
 from .provenance import iteration_phrase
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dglang.interpreter.core.source import Span
+from dglang.interpreter.diagnostics.source import Span
 
 MOST = 6  # values written out in full; a larger tensor shows its first few, its shape and its norm
 

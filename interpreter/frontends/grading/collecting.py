@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from dglang.interpreter.core import ast
-from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.semantics import ast_nodes as ast
 
 PREFIX = "test_"
 

@@ -18,12 +18,12 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TextIO
 
-from dglang.interpreter.core.errors import DGError, OutputClosed
-from dglang.interpreter.core.parser import parse
-from dglang.interpreter.core.report import format_error
-from dglang.interpreter.core.source import Source
+from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
+from dglang.interpreter.diagnostics.report import format_error
+from dglang.interpreter.diagnostics.source import Source
+from dglang.interpreter.frontends.program_files import read_program
+from dglang.interpreter.syntax.parser import parse
 
-from ..program_files import read_program
 from .collecting import collect
 from .grader import Assignment, Graded, grade, not_run
 from .gradescope import results_json, write_autograder

@@ -20,10 +20,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.report import format_error
-from dglang.interpreter.core.runtime import Env
-from dglang.interpreter.core.session import Session
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.report import format_error
+from dglang.interpreter.host.session import Session
+from dglang.interpreter.library.runtime import Env
 
 from .collecting import Case
 from .snapshot import copy_state

@@ -22,7 +22,7 @@ import gc
 from typing import Any
 
 from dglang.autograd.tensor import Node, Tensor
-from dglang.interpreter.core.runtime import BoundMethod, Env, Function
+from dglang.interpreter.library.runtime import BoundMethod, Env, Function
 
 # For each copied type: the attributes that may hold something to copy, and those shared as they are.
 LINKS: dict[type, tuple[str, ...]] = {

@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from dglang.interpreter.core.errors import DGError, OutputClosed
-from dglang.interpreter.core.parser import parse
-from dglang.interpreter.core.report import format_error
-from dglang.interpreter.core.source import Source
+from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
+from dglang.interpreter.diagnostics.report import format_error
+from dglang.interpreter.diagnostics.source import Source
+from dglang.interpreter.frontends.options import limits_from
+from dglang.interpreter.frontends.program_files import read_program
+from dglang.interpreter.frontends.sessions import new_session
+from dglang.interpreter.syntax.parser import parse
 
-from ..options import limits_from
-from ..program_files import read_program
-from ..sessions import new_session
 from .collecting import collect
 from .running import Outcome, Runner
 

@@ -59,8 +59,8 @@ def main() -> int:
 
 def grade(request: Request, channel: TextIO) -> None:
     # Imported after the limits are set: from here on, a student's code is running.
-    from dglang.interpreter.core.errors import DGError
-    from dglang.interpreter.core.limits import Limits, default_max_memory
+    from dglang.interpreter.diagnostics.errors import DGError
+    from dglang.interpreter.host.limits import Limits, default_max_memory
 
     def run_limits(given: dict[str, Any]) -> Limits:
         memory = given.get("max_memory")  # None: DG's default; 0: none
@@ -71,10 +71,10 @@ def grade(request: Request, channel: TextIO) -> None:
             default_max_memory() if memory is None else memory or None,
         )
 
-    from dglang.interpreter.core.report import format_error
+    from dglang.interpreter.diagnostics.report import format_error
+    from dglang.interpreter.frontends.program_files import read_program
+    from dglang.interpreter.frontends.sessions import new_session
 
-    from ..program_files import read_program
-    from ..sessions import new_session
     from .collecting import Case
     from .running import Runner
 

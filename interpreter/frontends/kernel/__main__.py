@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 
-from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
 from dglang.interpreter.frontends.options import limit_options, limits_from
+from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
 
 def settings_parser() -> argparse.ArgumentParser:

@@ -1,15 +1,15 @@
 """Tab completion and Shift-Tab help in a notebook, from what the terminal REPL uses: completion.py's
-candidates and the help data behind `:help` (core/help.py)."""
+candidates and the help data behind `:help` (library/help.py)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from dglang.interpreter.core.help import describe, describe_value, render
-from dglang.interpreter.core.runtime import MISSING, Builtin, Function
 from dglang.interpreter.frontends.completion import KEYWORDS, completions
 from dglang.interpreter.frontends.repl import Repl
+from dglang.interpreter.library.help import describe, describe_value, render
+from dglang.interpreter.library.runtime import MISSING, Builtin, Function
 
 NAME = re.compile(r"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)?|:\w+")
 

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.diagnostics.errors import DGError
 
 KERNEL_NAME = "dglang"
 SPEC = Path(__file__).parent / "kernelspec" / "kernel.json"
@@ -46,8 +46,8 @@ def argparse_default(name: str) -> object:
 
 def install_options(p: argparse.ArgumentParser) -> None:
     """`dg kernel install`'s options: where to install, and the limits of each cell."""
-    from dglang.interpreter.core.limits import DEFAULT_MAX_OUTPUT
     from dglang.interpreter.frontends.options import limit_options
+    from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
     p.add_argument("action", choices=["install"], help="install the kernelspec")
     where = p.add_mutually_exclusive_group()

@@ -17,12 +17,12 @@ from typing import Any, ClassVar
 from ipykernel.kernelbase import Kernel
 
 from dglang import __version__
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.limits import Limits
+from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends.cells import Completeness
 from dglang.interpreter.frontends.debugger import Debugger
 from dglang.interpreter.frontends.repl import Command, Outcome, Repl
 from dglang.interpreter.frontends.sessions import new_session
+from dglang.interpreter.host.limits import Limits
 
 from .inspection import complete_reply, inspect_reply
 from .output import CellOutput, Display
@@ -170,7 +170,7 @@ def parts(code: str) -> list[str]:
 def _stepper(repl: Repl, argument: str) -> Outcome:
     """`:stepper NAME`: the page that steps through NAME's graph, forward and backward."""
     from dglang.autograd import Tensor
-    from dglang.interpreter.core.runtime import MISSING
+    from dglang.interpreter.library.runtime import MISSING
 
     value = repl.env.lookup(argument) if argument.isidentifier() else MISSING
     display = getattr(repl, "display", None)

@@ -2,7 +2,7 @@
 
     uv run python -m dglang.interpreter.frontends.kernel.notebooks
 
-(never edited by hand: tests/test_notebooks.py fails when one differs from what this writes). A
+(never edited by hand: tests/frontends/test_notebooks.py fails when one differs from what this writes). A
 lesson's opening comment becomes the notebook's first markdown cell; the rest is cut at its blank
 lines into code cells, each a whole statement, and a comment that opens a part becomes the markdown
 cell before it. The notebooks are written without outputs: they are run in the tests and by the

@@ -10,13 +10,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dglang.autograd import Tensor
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.report import format_error
-from dglang.interpreter.core.runtime import show
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.report import format_error
+from dglang.interpreter.library.runtime import show
 from dglang.interpreter.seeing.text_picture import text_picture
 
 if TYPE_CHECKING:
-    from dglang.interpreter.seeing.builtins import Seeing
+    from dglang.interpreter.seeing.tools import Seeing
 
 STEPPER_FRAME = '<iframe sandbox="allow-scripts" style="width: 100%; height: 640px; border: 0" srcdoc="{}"></iframe>'
 Send = Callable[[str, dict[str, Any]], None]  # an IOPub message: its type and content

@@ -15,12 +15,13 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from dglang.interpreter.core import ast, fast_parser
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.parser import expression_parser, parse
-from dglang.interpreter.core.resolver import resolve
-from dglang.interpreter.core.session import Session
-from dglang.interpreter.core.source import Source, with_newline
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.source import Source, with_newline
+from dglang.interpreter.host.session import Session
+from dglang.interpreter.semantics import ast_nodes as ast
+from dglang.interpreter.semantics.resolver import resolve
+from dglang.interpreter.syntax.fast import fast_parser
+from dglang.interpreter.syntax.parser import expression_parser, parse
 
 from .checks import argument_counts, unknown_names
 from .symbols import Definition, definitions

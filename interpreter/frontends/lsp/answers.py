@@ -1,7 +1,7 @@
 """Hover, completion and go-to-definition, as plain data: a position is a 1-based line and a
 1-based column counted in characters (server.py converts to and from the editor's units).
 
-Hover says what `:help NAME` says at the REPL (core/help.py); completion is the REPL's
+Hover says what `:help NAME` says at the REPL (library/help.py); completion is the REPL's
 (frontends/completion.py), asked with the names the program defines around the cursor.
 """
 
@@ -12,12 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dglang.interpreter.core.attributes import TENSOR_PROPERTIES
-from dglang.interpreter.core.help import OPERATORS, describe, render
-from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function
-from dglang.interpreter.core.source import Span
+from dglang.interpreter.diagnostics.source import Span
+from dglang.interpreter.frontends.completion import completions
+from dglang.interpreter.library.attributes import TENSOR_PROPERTIES
+from dglang.interpreter.library.help import OPERATORS, describe, render
+from dglang.interpreter.library.runtime import MISSING, Builtin, Env, Function
 
-from ..completion import completions
 from .symbols import Definition, definition_of, functions_at, visible
 
 # An operator's symbols, longest first so that `**` is read before `*`.

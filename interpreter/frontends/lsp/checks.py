@@ -1,6 +1,6 @@
 """What the text alone shows will fail when it runs, found without running it: names nothing
 defines, and calls with the wrong arguments. Each problem is the DGError the run would raise there,
-in the same words (core/expressions.py's NameError, core/calls.py's binding), so the editor and `dg`
+in the same words (semantics/expressions.py's NameError, semantics/calls.py's binding), so the editor and `dg`
 agree.
 
 Only what is certain is reported: a name counts as unknown only if the program assigns it nowhere
@@ -14,12 +14,12 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from dglang.interpreter.core import ast
-from dglang.interpreter.core.calls import bind_arguments, binding_problem
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.hints import unknown_name
-from dglang.interpreter.core.resolver import Resolution
-from dglang.interpreter.core.runtime import MISSING, Builtin, Env, Function
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.library.runtime import MISSING, Builtin, Env, Function
+from dglang.interpreter.semantics import ast_nodes as ast
+from dglang.interpreter.semantics.calls import bind_arguments, binding_problem
+from dglang.interpreter.semantics.hints import unknown_name
+from dglang.interpreter.semantics.resolver import Resolution
 
 from .symbols import Definition, nodes, signature
 
@@ -63,7 +63,7 @@ def argument_counts(module: ast.Module, found: list[Definition], builtins: Mappi
 
 
 def user_call_problem(function: ast.FunctionDef, call: ast.Call) -> DGError | None:
-    """What calling the `def` with these arguments raises (core/calls.py's bind_arguments), if anything."""
+    """What calling the `def` with these arguments raises (semantics/calls.py's bind_arguments), if anything."""
     params = tuple(p.name for p in function.params)
     defaults = tuple(MISSING if p.default is None else PLACEHOLDER for p in function.params)
     stand_in = Function(function.name, params, defaults, lambda env: None, Env({}, None), function.span)
@@ -77,7 +77,7 @@ def user_call_problem(function: ast.FunctionDef, call: ast.Call) -> DGError | No
 
 
 def builtin_call_problem(name: str, builtin: Builtin, call: ast.Call) -> DGError | None:
-    """What calling the builtin with these arguments raises (core/calls.py's binding_problem), if anything."""
+    """What calling the builtin with these arguments raises (semantics/calls.py's binding_problem), if anything."""
     args = [PLACEHOLDER] * (len(call.args) + builtin.wants_context)
     problem = binding_problem(builtin.fn, args, {key: PLACEHOLDER for key, _ in call.kwargs})
     if problem is None:

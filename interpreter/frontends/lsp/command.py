@@ -9,7 +9,7 @@ import logging
 import sys
 from collections.abc import Callable
 
-from dglang.interpreter.core.errors import DGError
+from dglang.interpreter.diagnostics.errors import DGError
 
 EXIT_OK, EXIT_UNAVAILABLE = 0, 69  # as cli.py's, after BSD's sysexits
 
@@ -26,7 +26,8 @@ def serve(args: argparse.Namespace, report: Callable[[DGError], None]) -> int:
             )
         )
         return EXIT_UNAVAILABLE
-    from ..sessions import new_session
+    from dglang.interpreter.frontends.sessions import new_session
+
     from .server import make_server
 
     # Standard output carries the protocol: anything else goes to standard error, which editors

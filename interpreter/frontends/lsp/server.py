@@ -23,9 +23,9 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
 from dglang import __version__
-from dglang.interpreter.core.errors import DGError
-from dglang.interpreter.core.session import Session
-from dglang.interpreter.core.source import Span
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.source import Span
+from dglang.interpreter.host.session import Session
 
 from . import answers
 from .analysis import Analysis, analyze

@@ -1,7 +1,7 @@
 """The names a program defines, read from its AST: each function, parameter and variable, where its
 name is written, and the function it belongs to (None at the top level).
 
-Scopes follow the resolver's (core/resolver.py): a function's locals are its parameters and the
+Scopes follow the resolver's (semantics/resolver.py): a function's locals are its parameters and the
 names it assigns anywhere in its body; everything else is the program's top level. A comprehension's
 variables live only inside it and are left out.
 """
@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 
-from dglang.interpreter.core import ast
-from dglang.interpreter.core.source import Span
+from dglang.interpreter.diagnostics.source import Span
+from dglang.interpreter.semantics import ast_nodes as ast
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,275 @@
+"""Help for every name a program or a person uses: builtins, tensor attributes and methods,
+operators, keywords and REPL commands, as data that `:help NAME`, the `help()` builtin, the
+completion menu, a notebook's inspection and a language server's hover all read.
+
+Each fact has one home, beside what it describes:
+- a function (a builtin, a tensor method or attribute): its own docstring. The first line is the
+  one-sentence summary; an example is written as REPL input (`>>> ...`) with what it prints under
+  it, and tests/language/test_help.py runs every example and compares;
+- a derivative rule: the declaration (`Op`) of the op the engine function records, in autograd;
+- what is not a function (keywords, constants, `with` contexts, REPL commands): an entry
+  registered with `register` where that thing is defined (keyword_help.py, builtins.py, the
+  seeing tools, the REPL's commands).
+docs/language.md is checked against this data by tests/language/test_help.py, so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dglang.autograd import Tensor
+from dglang.autograd.op import FUNCTIONS, Op, PublicFunction
+from dglang.autograd.tensor import type_name
+
+from .attributes import TENSOR_METHODS, TENSOR_PROPERTIES
+from .keyword_help import KEYWORDS
+from .runtime import BoundMethod, Builtin, Function, show
+
+
+@dataclass(frozen=True)
+class Example:
+    """One cell typed at the REPL (a line, or a `def` with its body) and what it prints."""
+
+    code: str
+    output: str = ""
+
+
+@dataclass(frozen=True)
+class Help:
+    """What help says about one name.
+
+    name       as it is looked up: "relu", "x.sum", "x.grad", "+", "if", ":step"
+    kind       "builtin function", "tensor method", "tensor attribute", "operator", "keyword",
+               "constant", "context" (for `with`), "REPL command", "debugger command", ...
+    signature  how it is written: "relu(x)", "x.sum(axis=None, keepdims=False)", ":break LINE [if COND]"
+    summary    one sentence
+    rule       the derivative rule, where there is one: "Relu: a receives g where a > 0"
+    example    cells typed at the REPL and what each prints
+    also       the same thing reached another way: "also x.relu()"
+    """
+
+    name: str
+    kind: str
+    signature: str
+    summary: str
+    rule: str | None = None
+    example: tuple[Example, ...] = ()
+    also: str | None = None
+
+
+ENTRIES: dict[str, Help] = {}  # what is not a function, by name: keywords, constants, contexts, commands
+ENGINE: dict[str, PublicFunction] = {f.dg_name: f for f in FUNCTIONS}
+# The operators and the engine functions that compute them on tensors (their rules are the ops').
+OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod", "**": "pow", "@": "matmul"}
+GRADIENT = "g is the gradient arriving at the result"
+
+
+def register(name: str, kind: str, signature: str, doc: str) -> Help:
+    """Add help for a name that is not a function (a keyword, a constant, a command); `doc` is
+    written as a docstring is: the summary, then the example."""
+    summary, example = docstring_parts(doc)
+    entry = ENTRIES[name] = Help(name, kind, signature, summary, example=example)
+    return entry
+
+
+# ---- reading docstrings -----------------------------------------------------------------------
+@functools.lru_cache(maxsize=1024)  # the completion menu asks for many summaries at a time
+def docstring_parts(doc: str | None) -> tuple[str, tuple[Example, ...]]:
+    """(summary, example) from a docstring: its first line, and the REPL session written in it, as
+    doctest writes one: each cell after `>>> ` (its further lines after `... `), and under it what
+    it prints, up to a blank line or the next `>>> `."""
+    lines = inspect.cleandoc(doc or "").splitlines()
+    summary = lines[0].strip() if lines else ""
+    cells: list[tuple[list[str], list[str]]] = []
+    reading = False
+    for line in lines[1:]:  # an output of "..." stands for any output (a picture shown elsewhere)
+        if line.startswith(">>> "):
+            cells.append(([line[4:]], []))
+            reading = True
+        elif line.startswith("... ") and reading and not cells[-1][1]:
+            cells[-1][0].append(line[4:])
+        elif reading and line.strip():
+            cells[-1][1].append(line)
+        else:
+            reading = False
+    return summary, tuple(Example("\n".join(code), "\n".join(out)) for code, out in cells)
+
+
+def documented(
+    name: str,
+    kind: str,
+    signature: str,
+    fn: Callable[..., Any] | None,
+    rule: str | None = None,
+    also: str | None = None,
+) -> Help:
+    summary, example = docstring_parts(getattr(fn, "__doc__", None))
+    return Help(name, kind, signature, summary, rule, example, also)
+
+
+@functools.lru_cache(maxsize=512)  # each session makes its builtins anew; inspecting signatures is the slow part
+def signature_text(name: str, fn: Callable[..., Any], method: bool = False) -> str:
+    """`zeros(*shape, requires_grad=False)`, or for a method `x.sum(axis=None, keepdims=False)`:
+    a signature as DG writes it, without Python's annotations (and without the tensor itself)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return f"{name}(...)"
+    parts = []
+    for p in params[1:] if method else params:
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+        elif p.default is p.empty:
+            parts.append(p.name)
+        else:
+            parts.append(f"{p.name}={show(p.default)}")
+    return f"{'x.' if method else ''}{name}({', '.join(parts)})"
+
+
+# ---- derivative rules, from the ops' declarations -----------------------------------------------
+def rule_of(engine_name: str) -> str | None:
+    """The rule of the op the engine function `engine_name` records ("Mul: a receives g·b, ...")."""
+    function = ENGINE.get(engine_name)
+    if function is None or not function.records:
+        return None
+    return "; ".join(op_rule(op) for op in function.records)
+
+
+def op_rule(op: Op) -> str:
+    if op.variadic:
+        return f"{op.name}: each {op.inputs[0]} receives {op.rules[0]}"
+    parts = [f"{name} receives {rule}" for name, rule in zip(op.inputs, op.rules, strict=True)]
+    return f"{op.name}: {', '.join(parts)}"
+
+
+# ---- looking names up ---------------------------------------------------------------------------
+def describe(name: str, builtins: Mapping[str, Any] | None = None) -> Help | None:
+    """Help for `name` as a person writes it: "relu", "x.sum" or ".sum", "+", "if", ":step";
+    `builtins` is a session's builtin scope (with the tools' builtins). None if nothing is known."""
+    name = name.strip()
+    builtins = builtins or {}
+    if name.startswith(":"):
+        return ENTRIES.get(name)
+    if "." in name and name not in ENTRIES:
+        return tensor_member(name.rpartition(".")[2])
+    if name in OPERATORS:
+        return operator_help(name)
+    if name in ENTRIES and ENTRIES[name].kind == "keyword":
+        return ENTRIES[name]
+    if name in builtins:
+        return builtin_help(name, builtins[name], builtins)
+    found = tensor_member(name) or ENTRIES.get(name) or ENTRIES.get(":" + name)
+    return found
+
+
+def builtin_help(name: str, value: Any, builtins: Mapping[str, Any]) -> Help:
+    if isinstance(value, Builtin):
+        method = TENSOR_METHODS.get(name)
+        also = f"also {signature_text(name, method, method=True)}" if method is not None else None
+        return documented(name, "builtin function", value.signature, value.fn, rule_of(name), also)
+    if name in ENTRIES:
+        return ENTRIES[name]
+    return Help(name, type_name(value), name, f"a builtin {type_name(value)}: {show(value)}")
+
+
+def tensor_member(name: str) -> Help | None:
+    if name in TENSOR_PROPERTIES:
+        return documented(f"x.{name}", "tensor attribute", f"x.{name}", TENSOR_PROPERTIES[name])
+    fn = TENSOR_METHODS.get(name)
+    if fn is None:
+        return None
+    engine = ENGINE.get(name)
+    also = f"also {signature_text(name, engine.fn)}" if engine is not None and engine.builtin else None
+    return documented(f"x.{name}", "tensor method", signature_text(name, fn, method=True), fn, rule_of(name), also)
+
+
+def operator_help(symbol: str) -> Help:
+    engine = ENGINE[OPERATORS[symbol]]
+    return documented(symbol, "operator", f"a {symbol} b", engine.fn, rule_of(engine.dg_name))
+
+
+def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
+    """Help for a value, as `help(value)` gives it: a builtin, a method, a function, a tensor..."""
+    if value is None or value is True or value is False:
+        return ENTRIES[str(value)]
+    if isinstance(value, str):
+        found = describe(value, builtins)
+        if found is not None:
+            return found
+        return Help(value, "unknown", value, f"no help for '{value}'; help() lists what there is")
+    for name, builtin in builtins.items():
+        if builtin is value:
+            return builtin_help(name, value, builtins)
+    if isinstance(value, BoundMethod):
+        if isinstance(value.obj, Tensor):
+            return tensor_member(value.name) or Help(value.name, "method", value.name, "")
+        kind = f"{type_name(value.obj)} method"
+        return Help(
+            value.name, kind, f"{type_name(value.obj)}.{value.name}(...)", f"a method of every {type_name(value.obj)}"
+        )
+    if isinstance(value, Function):
+        return Help(value.name, "function", f"def {value.signature()}", f"a function defined at {value.span}")
+    if isinstance(value, Tensor):
+        state = " that requires grad" if value.requires_grad and value.is_leaf else ""
+        if value.grad_fn is not None:
+            state = f" computed by {value.grad_fn.op}"
+        summary = f"a {value.dtype} tensor of shape {value.shape}{state}"
+        return Help("tensor", "value", "x", summary, also="its attributes and methods: " + ", ".join(tensor_names()))
+    return Help(type_name(value), "value", show_value(value), f"a value of type {type_name(value)}")
+
+
+def show_value(value: Any) -> str:
+    text = show(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def tensor_names() -> list[str]:
+    return [*TENSOR_PROPERTIES, *TENSOR_METHODS]
+
+
+def everything(builtins: Mapping[str, Any]) -> Iterator[Help]:
+    """Help for every name there is help for, grouped: keywords, builtins, tensor members, operators, commands."""
+    yield from (e for e in ENTRIES.values() if e.kind == "keyword")
+    for name, value in builtins.items():
+        yield builtin_help(name, value, builtins)
+    for name in tensor_names():
+        found = tensor_member(name)
+        if found is not None:
+            yield found
+    for symbol in OPERATORS:
+        yield operator_help(symbol)
+    yield from (e for e in ENTRIES.values() if e.name.startswith(":"))
+
+
+# ---- as text --------------------------------------------------------------------------------------
+def render(entry: Help) -> str:
+    """Plain text, as `:help NAME` and `help(NAME)` print it."""
+    head = f"{entry.signature}    ({entry.kind}{'; ' + entry.also if entry.also else ''})"
+    lines = [head, f"    {entry.summary}"] if entry.summary else [head]
+    if entry.rule:
+        lines.append(f"    derivative  {entry.rule}   ({GRADIENT})")
+    if entry.example:
+        lines.append("    example")
+        prompt = "(dg) " if entry.kind == "debugger command" else ">>> "
+        lines.extend(f"      {line}" for line in transcript(entry.example, prompt))
+    return "\n".join(lines)
+
+
+def transcript(example: tuple[Example, ...], prompt: str = ">>> ") -> list[str]:
+    """The example as a REPL session shows it: the prompt before each cell, `... ` before its
+    further lines, and what it prints (an output of "...", shown elsewhere, is left out)."""
+    lines = []
+    for cell in example:
+        code = cell.code.split("\n")
+        lines.append(prompt + code[0])
+        lines.extend("... " + line for line in code[1:])
+        lines.extend(cell.output.split("\n") if cell.output and cell.output != "..." else [])
+    return lines
+
+
+for _keyword, (_signature, _doc) in KEYWORDS.items():
+    register(_keyword, "keyword", _signature, _doc)

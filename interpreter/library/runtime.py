@@ -1,0 +1,248 @@
+"""What exists while a DG program runs: scopes, functions, builtins, and control-flow signals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import recording, set_grad_enabled, type_name
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.source import Site, Span
+
+MISSING: Any = object()  # "no value here", distinct from DG's None
+
+
+class Env:
+    """One scope's variables, and the scope that encloses it (globals → builtins at the end)."""
+
+    __slots__ = ("parent", "vars")
+
+    def __init__(self, vars: dict[str, Any], parent: Env | None) -> None:
+        self.vars = vars
+        self.parent = parent
+
+    def lookup(self, name: str) -> Any:
+        """The value `name` has here or in an enclosing scope, or MISSING."""
+        env: Env | None = self
+        while env is not None:
+            value = env.vars.get(name, MISSING)
+            if value is not MISSING:
+                return value
+            env = env.parent
+        return MISSING
+
+    def visible_names(self) -> set[str]:
+        names: set[str] = set()
+        env: Env | None = self
+        while env is not None:
+            names.update(env.vars)
+            env = env.parent
+        return names
+
+    def contexts(self) -> list[str]:
+        """The names of the `with` contexts visible here, outermost scope (the builtins) first."""
+        chain: list[Env] = []
+        env: Env | None = self
+        while env is not None:
+            chain.append(env)
+            env = env.parent
+        return [n for e in reversed(chain) for n, v in e.vars.items() if isinstance(v, WithContext)]
+
+
+@dataclass(slots=True, eq=False)
+class Function:
+    """A function defined with `def`: its parameters, compiled body, and the scope it closes over."""
+
+    name: str
+    params: tuple[str, ...]
+    defaults: tuple[Any, ...]  # one per parameter; MISSING where there is none
+    body: Callable[[Env], Any]
+    env: Env
+    span: Span
+    dg_type_name: ClassVar[str] = "function"
+
+    def signature(self) -> str:
+        parts = [p if d is MISSING else f"{p}={show_short(d)}" for p, d in zip(self.params, self.defaults, strict=True)]
+        return f"{self.name}({', '.join(parts)})"
+
+    def __repr__(self) -> str:
+        return f"<function {self.signature()}>"
+
+
+@dataclass(slots=True, eq=False)
+class Builtin:
+    """A function the language provides, implemented in Python."""
+
+    name: str
+    fn: Callable[..., Any]
+    signature: str  # as shown in help and error messages: "zeros(*shape, requires_grad=False)"
+    wants_context: bool = False  # called as fn(CallContext, ...), like breakpoint()
+    # Called once when a program that names this builtin is compiled: a tool that must watch the
+    # run for the builtin to work (graph() needs the backward passes kept) starts watching then.
+    when_used: Callable[[], None] | None = None
+    dg_type_name: ClassVar[str] = "builtin function"
+
+    def __repr__(self) -> str:
+        return f"<builtin {self.signature}>"
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """What a builtin such as breakpoint() sees of the code that called it."""
+
+    env: Env
+    span: Span
+    stack: list[Any]  # the session's DG call stack (CallFrames), of which the first `depth` are the caller's
+    depth: int
+    call: Callable[[Any, list[Any]], Any]  # call a DG value (a function passed in) from this call site
+
+    @property
+    def frames(self) -> tuple[Any, ...]:
+        """The DG call stack at the call, innermost last. Copied only when asked: a builtin called
+        in a recursion 10,000 deep would otherwise copy 10,000 frames at every level."""
+        return tuple(self.stack[: self.depth])
+
+
+@dataclass(slots=True, eq=False)
+class BoundMethod:
+    """`x.sum` before it is called: the method and the value it belongs to."""
+
+    obj: Any
+    name: str
+    fn: Callable[..., Any]
+    dg_type_name: ClassVar[str] = "method"
+
+    def __repr__(self) -> str:
+        return f"<method {self.name} of {type_name(self.obj)}>"
+
+
+class WithContext:
+    """A value a `with` statement accepts (no_grad here; tools add their own, such as detect_anomaly).
+
+    `enter()` runs before the block and returns what `exit()` needs to undo it; `exit()` runs
+    after the block, however the block ends."""
+
+    __slots__ = ()
+    dg_type_name: ClassVar[str] = "context"
+
+    def enter(self) -> Any:
+        raise NotImplementedError
+
+    def exit(self, token: Any) -> None:
+        raise NotImplementedError
+
+
+@dataclass(slots=True, eq=False)
+class GradMode(WithContext):
+    """The value of `no_grad` (and `enable_grad`): used as `with no_grad:` or `with no_grad():`."""
+
+    name: str
+    enabled: bool
+
+    def enter(self) -> bool:
+        return set_grad_enabled(self.enabled)
+
+    def exit(self, previous: bool) -> None:
+        set_grad_enabled(previous)
+
+    def __repr__(self) -> str:
+        return f"<context {self.name}>"
+
+
+class ReturnValue:
+    """Signal from a `return` statement, passed up through the blocks to the call."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+BREAK: Any = object()
+CONTINUE: Any = object()
+
+
+def iterate(value: Any, site: Site | None = None) -> Iterable[Any]:
+    """What `for` loops over: ranges, lists, tuples, strings, and the first axis of a tensor.
+
+    A tensor's rows are recorded indexing ops; `site` (the loop's iterable) is their origin."""
+    if type(value) in (range, list, tuple, str):
+        return value
+    if isinstance(value, Tensor):
+        if value.ndim == 0:
+            raise DGError("TypeError", "cannot loop over a 0-d tensor", help="it holds one value: use it directly")
+        return rows(value, site)
+    raise DGError("TypeError", f"cannot loop over {type_name(value)}", help="loop over range(n), a list, or a tensor")
+
+
+def rows(t: Tensor, site: Site | None) -> Iterator[Tensor]:
+    for i in range(len(t)):
+        recording.where = site
+        yield t[i]
+
+
+MAX_TEXT = 10_000_000  # longest text show() builds: a list repeated inside itself could be astronomically long
+
+
+def show(value: Any) -> str:
+    """A value as the REPL echoes it and as it appears inside lists: strings quoted."""
+    if value is True or value is False or value is None:
+        return str(value)
+    if type(value) is list or type(value) is tuple:
+        parts: list[str] = []
+        _show_into(parts, value, set(), [0])
+        return "".join(parts)
+    try:
+        return repr(value)
+    except ValueError:  # Python will not write ints of more than 4,300 digits
+        raise DGError("ValueError", "this number is too long to show") from None
+
+
+def _show_into(parts: list[str], value: Any, open_: set[int], length: list[int]) -> None:
+    """Append the text of a list or tuple to `parts`; a list inside itself shows as [...], as in Python.
+
+    The walk recurses in Python (never through C), so a list nested 100,000 deep raises a
+    RecursionError the evaluator reports, instead of overflowing the C stack."""
+    if id(value) in open_:
+        parts.append("[...]" if type(value) is list else "(...)")
+        return
+    open_.add(id(value))
+    parts.append("[" if type(value) is list else "(")
+    for i, item in enumerate(value):
+        if i:
+            parts.append(", ")
+        nested = type(item) is list or type(item) is tuple
+        text = "" if nested else show(item)
+        length[0] += len(text) + 2
+        if length[0] > MAX_TEXT:
+            raise DGError("ValueError", f"this value is too long to show (more than {MAX_TEXT:,} characters)")
+        if nested:
+            _show_into(parts, item, open_, length)
+        else:
+            parts.append(text)
+    parts.append("]" if type(value) is list else (",)" if len(value) == 1 else ")"))
+    open_.discard(id(value))
+
+
+def text(value: Any) -> str:
+    """A value as print and str() write it: strings as they are."""
+    return value if type(value) is str else show(value)
+
+
+def show_short(value: Any, limit: int = 40) -> str:
+    """A value cut to `limit` characters, for :vars, signatures and messages; never an error."""
+    try:
+        s = show(value)
+    except (DGError, RecursionError):  # a list nested too deeply to show at all
+        return f"<a {type_name(value)} too deeply nested to show>"
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def suggest(name: str, candidates: Iterable[str]) -> str | None:
+    """`did you mean 'weight'?` for a near miss, or None."""
+    import difflib  # only when there is a mistake to explain, not at every start-up
+
+    close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("_")], n=1, cutoff=0.7)
+    return f"did you mean '{close[0]}'?" if close else None

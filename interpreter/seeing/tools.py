@@ -1,0 +1,149 @@
+"""The seeing tools as builtins of a session: `graph(y)`, `gradcheck(f, x)`, `with detect_anomaly:`.
+
+The language core never names a tool: a front end calls `install` on each session it makes, and
+may also ask for the trace (`dg --trace`) and an anomaly check of every run (`--detect-anomaly`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import recording, type_name
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.host.session import Session
+from dglang.interpreter.library.help import register
+from dglang.interpreter.library.runtime import Builtin, CallContext
+
+from .anomaly import AnomalyCheck, AnomalyMode
+from .gradcheck_table import SIGNATURE, make_gradcheck
+from .graph import MAX_NODES, Graph, collect
+from .passes import LastBackward
+from .provenance import Stamper
+from .text_picture import text_picture
+from .trace import Tracer
+from .values import source_text
+
+if TYPE_CHECKING:
+    from .dot import DotOptions
+
+
+@dataclass
+class Seeing:
+    """The tools installed in one session, and what they keep of its runs."""
+
+    session: Session
+    last_backward: LastBackward = field(default_factory=LastBackward)
+    stamper: Stamper | None = None
+    keeping: bool = False
+    # How `graph(y)` shows its picture: None prints the text picture; a notebook kernel shows it inline.
+    show_graph: Callable[[Tensor, str | None, bool], None] | None = None
+
+    def keep_backward(self) -> None:
+        """From now on stamp each node with when it was made (its loop iterations, its place in the
+        recording) and keep each backward pass, so pictures can show gradients and steps.
+
+        Only programs that may draw pay for it: the `graph` builtin asks when a program naming it
+        is compiled, the REPL and `dg graph` from the start."""
+        if self.keeping:
+            return
+        self.keeping = True
+        self.stamper = Stamper(self.session.context)
+        for listener in (self.stamper, self.last_backward):
+            self.session.listeners.append(listener)
+            if self.session.running:  # asked from a breakpoint's cell: listen in the run under way too
+                recording.listen(listener)
+
+    def graph(self, y: Tensor, limit: int = MAX_NODES) -> Graph:
+        """The recorded graph behind `y`, with what the last backward pass did if it went through it."""
+        return collect(y, self.last_backward.last, limit)
+
+    # What a front end shows (the command line writes them to files; a notebook shows them inline).
+    # Their modules load when first asked for, so a program that never draws starts no slower.
+    def dot(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
+        """The picture of `y`'s graph as DOT text."""
+        from .dot import DEFAULT, to_dot
+
+        return to_dot(self.graph(y), name, options or DEFAULT)
+
+    def svg(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
+        """The picture of `y`'s graph as SVG text, laid out by Graphviz (a GraphvizError without it)."""
+        from .render import svg
+
+        return svg(self.dot(y, name, options))
+
+    def stepper(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
+        """The page that steps through `y`'s graph, forward and backward, as HTML text (see stepper.py)."""
+        from .collapse import collapse_loops
+        from .dot import DEFAULT
+        from .stepper import STEPPER_LIMIT, stepper_html
+
+        return stepper_html(collapse_loops(self.graph(y, STEPPER_LIMIT)), name, options or DEFAULT)
+
+
+INSTALLED: WeakKeyDictionary[Session, Seeing] = WeakKeyDictionary()
+
+register(
+    "detect_anomaly",
+    "context",
+    "with detect_anomaly:",
+    """Inside the block every backward step is checked: the first op to make nan or inf is an error at its line.
+
+    >>> x = tensor(0.0, requires_grad=True)
+    >>> with detect_anomaly:
+    ...     grad x * x
+    >>> x.grad
+    tensor(0.)
+    """,
+)
+
+
+def install(session: Session, trace: Tracer | None = None, detect_anomaly: bool = False) -> Seeing:
+    """Add the seeing tools to `session` (once; a second call returns the same tools), and let
+    `trace` and an anomaly check watch every run."""
+    seeing = INSTALLED.get(session)
+    if seeing is None:
+        seeing = INSTALLED[session] = Seeing(session)
+        add_builtins(seeing)
+    if trace is not None:
+        session.listeners.append(trace)
+    if detect_anomaly:
+        session.listeners.append(AnomalyCheck())
+    return seeing
+
+
+def add_builtins(seeing: Seeing) -> None:
+    session = seeing.session
+
+    def graph(context: CallContext, y: Tensor, untaken: bool = False) -> None:
+        """Print the recorded graph that produced y (after grad, with what backward sent along each edge).
+
+        >>> x = tensor(2.0, requires_grad=True)
+        >>> graph(x * x + 1)
+        ...
+        """
+        if not isinstance(y, Tensor):
+            raise DGError("TypeError", f"graph() draws the graph behind a tensor, not {type_name(y)}")
+        written = source_text(context.span)  # "graph(out_positive)": name the picture as the program does
+        name = written[written.find("(") + 1 : -1].split(",")[0].strip()
+        shown = name if name.isidentifier() else None
+        if seeing.show_graph is not None:
+            seeing.show_graph(y, shown, bool(untaken))
+        else:
+            session.write(text_picture(seeing.graph(y), shown, untaken=bool(untaken)))
+
+    def explain(message: str, help: str | None) -> None:  # what `assert gradcheck(...)` says when it fails
+        session.context.why_not = (message, help)
+
+    session.add_builtins(
+        {
+            "graph": Builtin(
+                "graph", graph, "graph(y, untaken=False)", wants_context=True, when_used=seeing.keep_backward
+            ),
+            "gradcheck": Builtin("gradcheck", make_gradcheck(session.write, explain), SIGNATURE, wants_context=True),
+            "detect_anomaly": AnomalyMode(),
+        }
+    )

@@ -1,0 +1,9 @@
+"""The semantics stage: an AST in, a program out that runs when called.
+
+    AST (ast_nodes.py) ─ resolver.py ─▶ resolved AST (every name's scope settled, static errors
+    found) ─ evaluator.py ─▶ one Python closure per node; running the program is calling them
+
+The evaluator's cases, one per kind of node, are in `expressions.py` and `statements.py`; what
+they share, in `compiling.py`. A run sees the world only through `context.py`'s RunContext, so a
+host can wrap it with limits without the cases knowing.
+"""

@@ -1,0 +1,251 @@
+"""The abstract syntax tree: one small dataclass per construct, each carrying its source span.
+
+The parse tree lark builds mirrors the grammar (tokens, helper rules); this tree mirrors the
+language: `Binary('+', left, right)` whatever the precedence rules took to parse it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dglang.interpreter.diagnostics.source import Span
+
+# Nodes compare by identity (eq=False): nothing compares trees by value, and generating 36
+# __eq__ methods was a third of the time DG takes to import this module at start-up.
+
+# ---- expressions -------------------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
+class Expr:
+    span: Span
+
+
+@dataclass(slots=True, eq=False)
+class Constant(Expr):
+    """A number, string, True, False or None written in the program."""
+
+    value: Any
+
+
+@dataclass(slots=True, eq=False)
+class FString(Expr):
+    """f"loss {loss:.4f}": literal text and formatted expressions, in order."""
+
+    parts: list[str | FormattedValue]
+
+
+@dataclass(slots=True, eq=False)
+class FormattedValue:
+    expr: Expr
+    spec: str
+
+
+@dataclass(slots=True, eq=False)
+class Name(Expr):
+    name: str
+
+
+@dataclass(slots=True, eq=False)
+class TupleExpr(Expr):
+    items: list[Expr]
+
+
+@dataclass(slots=True, eq=False)
+class ListExpr(Expr):
+    items: list[Expr]
+
+
+@dataclass(slots=True, eq=False)
+class ListComprehension(Expr):
+    """[element for targets in iterable if condition]"""
+
+    element: Expr
+    targets: list[str]
+    iterable: Expr
+    condition: Expr | None
+
+
+@dataclass(slots=True, eq=False)
+class Binary(Expr):
+    op: str  # + - * / // % @ **
+    left: Expr
+    right: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Unary(Expr):
+    op: str  # + -
+    operand: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Compare(Expr):
+    """a < b <= c: operands and the operators between them."""
+
+    operands: list[Expr]
+    ops: list[str]  # == != < <= > >= in, "not in"
+
+
+@dataclass(slots=True, eq=False)
+class And(Expr):
+    left: Expr
+    right: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Or(Expr):
+    left: Expr
+    right: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Not(Expr):
+    operand: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Conditional(Expr):
+    """then if condition else otherwise"""
+
+    condition: Expr
+    then: Expr
+    otherwise: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Attribute(Expr):
+    obj: Expr
+    name: str
+
+
+@dataclass(slots=True, eq=False)
+class Call(Expr):
+    func: Expr
+    args: list[Expr]
+    kwargs: list[tuple[str, Expr]]
+
+
+@dataclass(slots=True, eq=False)
+class Slice(Expr):
+    start: Expr | None
+    stop: Expr | None
+    step: Expr | None
+
+
+@dataclass(slots=True, eq=False)
+class Index(Expr):
+    """obj[items]; several items (x[0, 1:]) index several axes."""
+
+    obj: Expr
+    items: list[Expr]
+
+
+# ---- statements --------------------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
+class Stmt:
+    span: Span
+
+
+@dataclass(slots=True, eq=False)
+class Assign(Stmt):
+    target: Expr  # Name, TupleExpr of targets, Index or Attribute
+    value: Expr
+
+
+@dataclass(slots=True, eq=False)
+class AugAssign(Stmt):
+    target: Expr  # Name or Index
+    op: str  # + - * / // % ** @
+    value: Expr
+
+
+@dataclass(slots=True, eq=False)
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Pass(Stmt):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Return(Stmt):
+    value: Expr | None
+
+
+@dataclass(slots=True, eq=False)
+class Grad(Stmt):
+    """grad output [with seed]"""
+
+    output: Expr
+    seed: Expr | None
+
+
+@dataclass(slots=True, eq=False)
+class Assert(Stmt):
+    test: Expr
+    message: Expr | None
+
+
+@dataclass(slots=True, eq=False)
+class If(Stmt):
+    """if/elif chains become a list of (condition, body) branches plus an optional else body."""
+
+    branches: list[tuple[Expr, list[Stmt]]]
+    orelse: list[Stmt] | None
+    else_line: int | None = None  # the line of `else:`
+
+
+@dataclass(slots=True, eq=False)
+class While(Stmt):
+    condition: Expr
+    body: list[Stmt]
+
+
+@dataclass(slots=True, eq=False)
+class For(Stmt):
+    targets: list[str]
+    iterable: Expr
+    body: list[Stmt]
+
+
+@dataclass(slots=True, eq=False)
+class Parameter:
+    name: str
+    default: Expr | None
+    span: Span
+
+
+@dataclass(slots=True, eq=False)
+class FunctionDef(Stmt):
+    name: str
+    params: list[Parameter]
+    body: list[Stmt]
+
+
+@dataclass(slots=True, eq=False)
+class With(Stmt):
+    context: Expr
+    body: list[Stmt]
+
+
+@dataclass(slots=True, eq=False)
+class Module:
+    """A whole program (or one REPL cell)."""
+
+    body: list[Stmt]

@@ -1,0 +1,93 @@
+"""Call binding: matching a call's arguments to what the function takes, with DG's own messages.
+
+A DG function (`def`) binds its arguments here as Python would. A builtin or a method is Python
+code: it is called directly, and only when the call fails with a TypeError does this module
+compare the arguments with the function's signature to say, in DG's words, what was wrong.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.library.runtime import MISSING, Function, suggest
+
+# How deep builtins that call back into the program may nest (gradcheck inside a function it
+# checks, a breakpoint's cell calling a function that pauses again). A DG call uses no C stack
+# (CPython 3.11+ runs Python-to-Python calls in one C frame), but a call into a builtin and back
+# does: a few hundred bytes on Linux with CPython 3.11, more with other compilers. 200 levels fit
+# with room to spare in the smallest stack DG runs on (512 KB, a secondary thread on macOS);
+# no program that means to end nests gradcheck more than a few deep.
+MAX_INSIDE_BUILTINS = 200
+
+
+def bind_arguments(f: Function, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Match a call's arguments to a DG function's parameters, as Python does."""
+    params = f.params
+    if not kwargs and len(args) == len(params):
+        return dict(zip(params, args, strict=True))
+    if len(args) > len(params):
+        raise DGError(
+            "TypeError",
+            f"{f.name}() takes {len(params)} argument{'s' * (len(params) != 1)} but {len(args)} were given",
+            help=f"def {f.signature()}",
+        )
+    bound = dict(zip(params, args, strict=False))
+    for key, value in kwargs.items():
+        if key not in params:
+            raise DGError(
+                "TypeError", f"{f.name}() has no parameter '{key}'", help=suggest(key, params) or f"def {f.signature()}"
+            )
+        if key in bound:
+            raise DGError("TypeError", f"{f.name}() got two values for '{key}'")
+        bound[key] = value
+    for param, default in zip(params, f.defaults, strict=True):
+        if param not in bound:
+            if default is MISSING:
+                raise DGError("TypeError", f"{f.name}() is missing its argument '{param}'", help=f"def {f.signature()}")
+            bound[param] = default
+    return bound
+
+
+def call_python(
+    name: str, fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], method: bool = False
+) -> Any:
+    """Call a builtin or method, turning a mismatch with its parameters into a DG TypeError."""
+    try:
+        return fn(*args, **kwargs)
+    except TypeError as e:
+        problem = binding_problem(fn, args, kwargs)
+        if problem is None:  # the arguments fit: the TypeError came from inside the function
+            raise DGError("TypeError", plain_python_message(str(e))) from None
+        shown = f".{name}()" if method else f"{name}()"
+        raise DGError("TypeError", f"{shown} {problem[0]}", help=problem[1]) from None
+
+
+def binding_problem(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> tuple[str, str | None] | None:
+    """What is wrong with calling `fn` with these arguments, read from its signature; None if nothing."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a function Python cannot describe
+        return None
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    by_keyword = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if len(args) > len(positional) and not any(p.kind is p.VAR_POSITIONAL for p in params):
+        return "got too many arguments", None
+    filled = {p.name for p in positional[: len(args)]}
+    for key in kwargs:
+        if key not in by_keyword and not any(p.kind is p.VAR_KEYWORD for p in params):
+            return f"has no parameter '{key}'", suggest(key, [p.name for p in params])
+        if key in filled:
+            return f"got two values for '{key}'", None
+    for p in params:
+        required = p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        if required and p.name not in filled and p.name not in kwargs:
+            return f"is missing its argument '{p.name}'", None
+    return None
+
+
+def plain_python_message(message: str) -> str:
+    """Python's TypeError text, minus the words that only make sense in Python."""
+    return message.replace(" object", "").replace("'NoneType'", "None")

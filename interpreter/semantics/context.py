@@ -1,0 +1,55 @@
+"""What running a program needs from whoever hosts it: the evaluator's whole view of the world.
+
+A Session owns one RunContext and hands it to the compiler; nothing else outside the program's
+own values reaches the evaluator, so this class lists everything a run can touch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dglang.interpreter.diagnostics.errors import CallFrame
+from dglang.interpreter.diagnostics.source import LoopRun, Span
+
+
+@dataclass(eq=False)
+class RunContext:
+    """frames       the DG call stack, innermost last (error messages, `breakpoint()`, recursion depth)
+    loops        the loops running, innermost last, each counting its iterations (for pictures)
+    max_depth    deepest nesting of DG calls before a RecursionError
+    max_steps    loop iterations, comprehension items and calls a run may make (None: no limit)
+    inside_builtins  how many builtins that may call back into the program (gradcheck, breakpoint)
+                 are running, one inside another; each holds C frames on the stack (see calls.py)
+    steps        how many it has made so far (counted only when there is a limit)
+    show         shows the value of an expression statement in a REPL cell
+    pause        what `breakpoint()` does (open a debugger), or None to carry on
+    rebound_parameter  where a program last rebound a parameter inside `no_grad`, for `grad`'s hint
+    why_not      set by a builtin that answered no (gradcheck returning False): its message and help,
+                 which an `assert` of that answer shows instead of "assertion failed"
+    warn         reports a warning (through the one formatter, to standard error)
+
+    The debugger's statement events, compiled in only where a debugger may stop (see
+    CompilerBase.observed); a program compiled without them pays nothing:
+    debugger     a debugger is attached: programs that name `breakpoint` get the events
+    debug_everything  every program gets them (the REPL, where a pause may step into code typed before)
+    on_statement called with (span, env) before each statement of such a program; None: no one listens
+    scopes       (depth, env) of each DG call under way in such a program, for the debugger's :up
+    """
+
+    frames: list[CallFrame] = field(default_factory=list)
+    loops: list[LoopRun] = field(default_factory=list)
+    max_depth: int = 10_000
+    max_steps: int | None = None
+    inside_builtins: int = 0
+    steps: int = 0
+    show: Callable[[Any], None] = lambda value: None
+    pause: Callable[[Any], None] | None = None
+    rebound_parameter: tuple[str, Span] | None = None
+    why_not: tuple[str, str | None] | None = None
+    warn: Callable[[Any], None] = lambda warning: None
+    debugger: bool = False
+    debug_everything: bool = False
+    on_statement: Callable[[Span, Any], None] | None = None
+    scopes: list[tuple[int, Any]] = field(default_factory=list)

@@ -1,0 +1,133 @@
+"""The evaluator: each AST node is turned into a Python closure once; running is calling them.
+
+    program text ──parser──▶ AST ──resolver──▶ checked AST ──evaluator──▶ closures ──call──▶ effects
+
+Compiling first means the tree is walked once, not once per loop iteration, and names, operators
+and scopes are settled before the program starts. The tables below list every kind of node with
+the case that compiles it: expressions in `expressions.py`, statements in `statements.py`.
+
+Errors: an exception escaping a node's closure is located there (`CompilerBase.fail`), with the DG
+call stack at that moment; outer nodes let an already-located error pass untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.library.runtime import Env
+
+from . import ast_nodes as ast
+from .compiling import Eval, Exec
+from .context import RunContext
+from .expressions import Expressions
+from .locating import interruption
+from .resolver import Resolution, resolve
+from .statements import Statements
+
+
+class Program(NamedTuple):
+    """A compiled program: its code (call it with the scope to run in) and what the resolver found."""
+
+    code: Exec
+    resolution: Resolution
+
+
+def compile_program(module: ast.Module, context: RunContext, echo: bool = False) -> Program:
+    """Check a parsed program with the resolver, then compile it; raises a static error first.
+    Returns the program's code and what the resolver found (the names it reads, ...).
+
+    With a debugger attached, a program that may pause (it names `breakpoint`, or every program
+    when `debug_everything`) is compiled with the debugger's statement events."""
+    resolution = resolve(module)
+    stepping = context.debugger and (context.debug_everything or "breakpoint" in resolution.free_names)
+    return Program(Compiler(context, resolution, echo=echo, stepping=stepping).block(module.body), resolution)
+
+
+def compile_expression(expr: ast.Expr, context: RunContext) -> Eval:
+    """An expression on its own (a debugger's `:break LINE if CONDITION`), read in any scope."""
+    resolution = resolve(ast.Module([ast.ExprStmt(expr.span, expr)]))
+    return Compiler(context, resolution).expr(expr)
+
+
+class Compiler(Expressions, Statements):
+    def expr(self, node: ast.Expr) -> Eval:
+        return EXPRESSIONS[type(node)](self, node)
+
+    def stmt(self, node: ast.Stmt) -> Exec:
+        return STATEMENTS[type(node)](self, node)
+
+    def block(self, stmts: list[ast.Stmt]) -> Exec:
+        """Run statements in order; stop at the first signal. Ctrl-C is located at the statement it hit."""
+        compiled = [self.observed(self.stmt(s), s.span) for s in stmts]
+        spans = {id(c): s.span for c, s in zip(compiled, stmts, strict=True)}
+        frames = self.frames
+        if len(compiled) == 1:  # a loop body of one statement, the commonest: no loop over the block
+            (only,) = compiled
+
+            def run_one(env: Env) -> Any:
+                try:
+                    return only(env)
+                except KeyboardInterrupt as e:  # Ctrl-C, or the watchdog (--timeout, --max-memory)
+                    kind, message, help = interruption(e)
+                    raise DGError(kind, message, spans[id(only)], help=help, frames=tuple(frames)) from None
+
+            return run_one
+
+        def run(env: Env) -> Any:
+            step = compiled[0] if compiled else None
+            # One try around the whole loop (free until something is raised), so that Ctrl-C or a
+            # stop from the watchdog between two statements is located too: at the one just run.
+            try:
+                for step in compiled:
+                    signal = step(env)
+                    if signal is not None:
+                        return signal
+            except KeyboardInterrupt as e:  # Ctrl-C, or the watchdog (--timeout, --max-memory)
+                if step is None:
+                    raise
+                kind, message, help = interruption(e)
+                raise DGError(kind, message, spans[id(step)], help=help, frames=tuple(frames)) from None
+            return None
+
+        return run
+
+
+Case = Callable[[Compiler, Any], Any]
+
+EXPRESSIONS: dict[type, Case] = {
+    ast.Constant: Compiler.constant,  # 3, "text", True, None
+    ast.Name: Compiler.name,  # x
+    ast.TupleExpr: Compiler.tuple_expr,  # (a, b)
+    ast.ListExpr: Compiler.list_expr,  # [a, b]
+    ast.ListComprehension: Compiler.list_comprehension,  # [f(x) for x in xs if x > 0]
+    ast.FString: Compiler.fstring,  # f"loss {loss:.4f}"
+    ast.Binary: Compiler.binary,  # a + b, a @ b, ...
+    ast.Unary: Compiler.unary,  # -a
+    ast.Compare: Compiler.compare,  # a < b <= c
+    ast.And: Compiler.and_,  # a and b
+    ast.Or: Compiler.or_,  # a or b
+    ast.Not: Compiler.not_,  # not a
+    ast.Conditional: Compiler.conditional,  # a if cond else b
+    ast.Attribute: Compiler.attribute,  # x.grad
+    ast.Call: Compiler.call,  # f(x, y=2), x.sum(axis=0)
+    ast.Index: Compiler.index,  # x[0, 1:3]
+}
+
+STATEMENTS: dict[type, Case] = {
+    ast.ExprStmt: Compiler.expr_stmt,  # print(x)
+    ast.Assign: Compiler.assign,  # x = ..., a, b = ..., x[i] = ..., x.grad = ...
+    ast.AugAssign: Compiler.aug_assign,  # x += 1
+    ast.Pass: Compiler.pass_,
+    ast.Break: Compiler.break_,
+    ast.Continue: Compiler.continue_,
+    ast.Return: Compiler.return_,
+    ast.Grad: Compiler.grad,  # grad loss, grad y with seed
+    ast.Assert: Compiler.assert_,
+    ast.If: Compiler.if_,
+    ast.While: Compiler.while_,
+    ast.For: Compiler.for_,
+    ast.FunctionDef: Compiler.function_def,
+    ast.With: Compiler.with_,  # with no_grad: ...
+}

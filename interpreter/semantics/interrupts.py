@@ -1,0 +1,30 @@
+"""What stops a run from outside: Ctrl-C, or the host's watchdog when time or memory runs out.
+
+The host raises these in the middle of whatever runs; the statement they interrupt locates them
+(locating.py). The step limit is counted by the compiler itself (compiling.py `counted`), and its
+message is here beside the others.
+"""
+
+from __future__ import annotations
+
+
+class Stopped(KeyboardInterrupt):
+    """Raised in the middle of whatever runs by the watchdog, like Ctrl-C; the statement it
+    interrupts locates it (see locating.py). A KeyboardInterrupt, so no `except Exception` in DG
+    or in the engine swallows it. The watchdog raises a subclass made for its run, whose class
+    attributes say what ran out (CPython raises an asynchronous exception from its class)."""
+
+
+class OutOfTime(Stopped):
+    seconds: float = 0.0
+
+
+class OutOfMemory(Stopped):
+    limit: int = 0
+
+
+def steps_message(limit: int) -> tuple[str, str]:
+    return (
+        f"more than {limit:,} steps (loop iterations and function calls)",
+        "the limit was set with --max-steps; look for a loop that never ends",
+    )

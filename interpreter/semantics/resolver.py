@@ -1,0 +1,227 @@
+"""The resolver: one pass over the AST before anything runs, as jlox's Resolver.
+
+It settles what can be known from the text alone, so the evaluator only has to run:
+- the static errors: `return` outside a function, `break` or `continue` outside a loop;
+- where each variable read looks its name up (a function's own local, or the scopes around it);
+- which assignments sit inside a `with no_grad:` block (for the hint about `w = w - lr * w.grad`);
+- which names the program reads without ever assigning them (builtins it may call).
+
+Scopes are as in Python: a function's locals are the names it assigns anywhere in its body
+(so a local read before its assignment is an error, not the global of the same name); a
+comprehension's variables live in a scope of its own; the top level of a program, a REPL cell
+or a breakpoint's cell reads its own scope first, then the ones around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from dglang.interpreter.diagnostics.errors import DGError
+
+from . import ast_nodes as ast
+
+
+class Lookup(Enum):
+    """Where a variable read starts looking for its name."""
+
+    LOCAL = "local"  # a function's own variable: its scope only ("used before assigned" if unset)
+    ENCLOSING = "enclosing"  # read in a function, assigned outside it: the scopes around the function
+    HERE = "here"  # read at top level or in a comprehension: this scope, then the ones around it
+
+
+@dataclass
+class Resolution:
+    """What the resolver found, for the evaluator: keyed by the AST nodes themselves."""
+
+    lookups: dict[ast.Name, Lookup] = field(default_factory=dict)
+    in_no_grad: set[ast.Stmt] = field(default_factory=set)  # assignments written inside `with no_grad:`
+    free_names: set[str] = field(default_factory=set)  # read somewhere, assigned nowhere in this text
+
+
+@dataclass(frozen=True)
+class Scope:
+    kind: str  # "module", "function", "comprehension"
+    local_names: frozenset[str] = frozenset()
+    in_loop: bool = False
+    in_no_grad: bool = False
+
+
+def resolve(module: ast.Module) -> Resolution:
+    """Check and annotate a whole program (or REPL cell); raises the first static error."""
+    resolver = Resolver()
+    resolver.block(module.body, Scope("module"))
+    resolver.found.free_names = resolver.read - resolver.assigned
+    return resolver.found
+
+
+class Resolver:
+    def __init__(self) -> None:
+        self.found = Resolution()
+        self.read: set[str] = set()
+        self.assigned: set[str] = set()
+
+    # ---- statements ---------------------------------------------------------------------------
+    def block(self, body: list[ast.Stmt], scope: Scope) -> None:
+        for statement in body:
+            self.statement(statement, scope)
+
+    def statement(self, node: ast.Stmt, scope: Scope) -> None:
+        match node:
+            case ast.Assign(target=target, value=value) | ast.AugAssign(target=target, value=value):
+                self.expr(value, scope)
+                if isinstance(node, ast.AugAssign):
+                    self.expr(target, scope)  # `x += 1` reads x before it stores
+                self.target(target, scope)
+                if scope.in_no_grad:
+                    self.found.in_no_grad.add(node)
+            case ast.ExprStmt(expr=expr):
+                self.expr(expr, scope)
+            case ast.Break() | ast.Continue():
+                if not scope.in_loop:
+                    word = "break" if isinstance(node, ast.Break) else "continue"
+                    raise DGError("SyntaxError", f"'{word}' outside a loop", node.span)
+            case ast.Return(value=value):
+                if scope.kind != "function":
+                    raise DGError("SyntaxError", "'return' outside a function", node.span)
+                self.optional(value, scope)
+            case ast.Grad(output=output, seed=seed):
+                self.expr(output, scope)
+                self.optional(seed, scope)
+            case ast.Assert(test=test, message=message):
+                self.expr(test, scope)
+                self.optional(message, scope)
+            case ast.If(branches=branches, orelse=orelse):
+                for condition, body in branches:
+                    self.expr(condition, scope)
+                    self.block(body, scope)
+                self.block(orelse or [], scope)
+            case ast.While(condition=condition, body=body):
+                self.expr(condition, scope)
+                self.block(body, Scope(scope.kind, scope.local_names, True, scope.in_no_grad))
+            case ast.For(targets=targets, iterable=iterable, body=body):
+                self.expr(iterable, scope)
+                self.assigned.update(targets)
+                self.block(body, Scope(scope.kind, scope.local_names, True, scope.in_no_grad))
+            case ast.FunctionDef():
+                self.function(node, scope)
+            case ast.With(context=context, body=body):
+                self.expr(context, scope)
+                no_grad = scope.in_no_grad or names_no_grad(context)
+                self.block(body, Scope(scope.kind, scope.local_names, scope.in_loop, no_grad))
+            case ast.Pass():
+                pass
+            case _:  # a new kind of statement needs its case here, or its names go unresolved
+                raise TypeError(f"the resolver has no case for {type(node).__name__}")
+
+    def function(self, node: ast.FunctionDef, scope: Scope) -> None:
+        """Defaults are read where the `def` runs; the body in a scope of the function's own."""
+        for param in node.params:
+            self.optional(param.default, scope)
+        self.assigned.add(node.name)
+        params = frozenset(p.name for p in node.params)
+        self.assigned.update(params)
+        self.block(node.body, Scope("function", params | assigned_names(node.body)))
+
+    def target(self, target: ast.Expr, scope: Scope) -> None:
+        """An assignment target: a name is stored, an x[i] or x.grad reads x (and i)."""
+        match target:
+            case ast.Name(name=name):
+                self.assigned.add(name)
+            case ast.TupleExpr(items=items):
+                for item in items:
+                    self.target(item, scope)
+            case ast.Index(obj=obj, items=items):
+                self.expr(obj, scope)
+                self.exprs(items, scope)
+            case ast.Attribute(obj=obj):
+                self.expr(obj, scope)
+
+    # ---- expressions --------------------------------------------------------------------------
+    def optional(self, node: ast.Expr | None, scope: Scope) -> None:
+        if node is not None:
+            self.expr(node, scope)
+
+    def exprs(self, nodes: list[ast.Expr], scope: Scope) -> None:
+        for node in nodes:
+            self.expr(node, scope)
+
+    def expr(self, node: ast.Expr, scope: Scope) -> None:
+        match node:
+            case ast.Name(name=name):
+                self.read.add(name)
+                if scope.kind != "function":
+                    self.found.lookups[node] = Lookup.HERE
+                else:
+                    self.found.lookups[node] = Lookup.LOCAL if name in scope.local_names else Lookup.ENCLOSING
+            case ast.ListComprehension(element=element, targets=targets, iterable=iterable, condition=condition):
+                self.expr(iterable, scope)
+                inner = Scope("comprehension", frozenset(targets))
+                self.assigned.update(targets)
+                self.expr(element, inner)
+                self.optional(condition, inner)
+            case ast.Binary(left=left, right=right) | ast.And(left=left, right=right) | ast.Or(left=left, right=right):
+                self.expr(left, scope)
+                self.expr(right, scope)
+            case ast.Unary(operand=operand) | ast.Not(operand=operand):
+                self.expr(operand, scope)
+            case ast.Compare(operands=operands) | ast.TupleExpr(items=operands) | ast.ListExpr(items=operands):
+                self.exprs(operands, scope)
+            case ast.Conditional(condition=condition, then=then, otherwise=otherwise):
+                self.exprs([condition, then, otherwise], scope)
+            case ast.Attribute(obj=obj):
+                self.expr(obj, scope)
+            case ast.Call(func=func, args=args, kwargs=kwargs):
+                self.expr(func, scope)
+                self.exprs(args, scope)
+                self.exprs([value for _, value in kwargs], scope)
+            case ast.Index(obj=obj, items=items):
+                self.expr(obj, scope)
+                self.exprs(items, scope)
+            case ast.Slice(start=start, stop=stop, step=step):
+                for part in (start, stop, step):
+                    self.optional(part, scope)
+            case ast.FString(parts=parts):
+                self.exprs([p.expr for p in parts if isinstance(p, ast.FormattedValue)], scope)
+            case ast.Constant():
+                pass
+            case _:
+                raise TypeError(f"the resolver has no case for {type(node).__name__}")
+
+
+def names_no_grad(node: ast.Expr) -> bool:
+    """`no_grad` or `no_grad()`, as written (to spot the classic `w = w - lr * w.grad` inside it)."""
+    if isinstance(node, ast.Call) and not node.args and not node.kwargs:
+        node = node.func
+    return isinstance(node, ast.Name) and node.name == "no_grad"
+
+
+def assigned_names(stmts: list[ast.Stmt]) -> frozenset[str]:
+    """The names a function body assigns (its locals), not looking inside nested functions."""
+    names: set[str] = set()
+
+    def targets(t: ast.Expr) -> None:
+        if isinstance(t, ast.Name):
+            names.add(t.name)
+        elif isinstance(t, ast.TupleExpr):
+            for item in t.items:
+                targets(item)
+
+    def visit(body: list[ast.Stmt]) -> None:
+        for s in body:
+            if isinstance(s, ast.Assign | ast.AugAssign):
+                targets(s.target)
+            elif isinstance(s, ast.For):
+                names.update(s.targets)
+                visit(s.body)
+            elif isinstance(s, ast.FunctionDef):
+                names.add(s.name)
+            elif isinstance(s, ast.If):
+                for _, branch in s.branches:
+                    visit(branch)
+                visit(s.orelse or [])
+            elif isinstance(s, ast.While | ast.With):
+                visit(s.body)
+
+    visit(stmts)
+    return frozenset(names)

@@ -1,0 +1,83 @@
+"""grammar/dg.lark built into lark's LALR parser, and what the rest of DG asks of it: tokens,
+keywords, an interactive parser, and how a token type reads in a message."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Transformer_NonRecursive, Tree
+from lark.lexer import ContextualLexer, PatternStr
+from lark.parsers.lalr_interactive_parser import InteractiveParser
+
+from dglang.interpreter.diagnostics.source import with_newline
+
+from .indenter import Indenter
+
+GRAMMAR = Path(__file__).resolve().parents[2] / "grammar" / "dg.lark"
+
+LARK = Lark.open(
+    str(GRAMMAR),
+    parser="lalr",
+    postlex=Indenter(),
+    propagate_positions=True,
+    maybe_placeholders=True,
+    start=["start", "test"],  # a program, or an expression (inside an f-string's braces)
+    # No `cache=True`: lark would pickle its tables into the temporary folder and unpickle them at the
+    # next start, so whoever can write there could make DG run any code. fast_parser.py has the
+    # tables from interpreter/syntax/fast/dg_tables.py instead, written by grammar_tables.py and shipped with DG.
+)
+
+
+class TreeToAST(Transformer_NonRecursive):
+    """lark's parse tree → AST: each node, children first, goes to the method of `rules` (an
+    ASTBuilder) named like its rule, with its positions (`meta`) and its children already built."""
+
+    __visit_tokens__ = False  # tokens reach the rule methods as they are
+
+    def __init__(self, rules: Any) -> None:
+        super().__init__()
+        self.rules = rules
+
+    def _call_userfunc(self, tree: Tree, new_children: list[Any] | None = None) -> Any:
+        # lark's `v_args(meta=True)` does the same but builds a new wrapper on every call, which
+        # made building the AST twice as slow.
+        return getattr(self.rules, tree.data)(tree.meta, tree.children if new_children is None else new_children)
+
+
+def lex(text: str) -> list[Token]:
+    """The token stream the parser sees, INDENT/DEDENT included (for `dg parse --tokens`)."""
+    return list(tokens(text))
+
+
+def tokens(text: str) -> Iterator[Token]:
+    """The same stream, one token at a time (a lexing error arrives after the tokens before it)."""
+    return LARK.lex(with_newline(text), dont_ignore=False)
+
+
+def keywords() -> list[str]:
+    """The grammar's keywords (`if`, `grad`, `True`, ...), read from the grammar itself."""
+    literals = [t.pattern.value for t in LARK.terminals if isinstance(t.pattern, PatternStr)]
+    return sorted(word for word in literals if word.isidentifier())
+
+
+def interactive(text: str) -> InteractiveParser:
+    """lark's interactive parser over `text`, to be fed token by token (incremental.py feeds one by lines)."""
+    return LARK.parse_interactive(text, start="start")
+
+
+def literal(token_type: str) -> str | None:
+    """The text of a keyword or punctuation token type ('COLON' -> ':'); None for a pattern like NAME."""
+    try:
+        pattern = LARK.get_terminal(token_type).pattern
+    except KeyError:
+        return None
+    return pattern.value if isinstance(pattern, PatternStr) else None
+
+
+def contextual_lexer() -> ContextualLexer:
+    """The lexer the parser itself uses (lark wraps it with the post-lexer), for lexing that follows
+    a parser fed token by token (incremental.py)."""
+    lexer = LARK.parser.lexer
+    return getattr(lexer, "lexer", lexer)

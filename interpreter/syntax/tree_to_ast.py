@@ -1,0 +1,339 @@
+"""Parse tree → AST. One method per grammar rule; each builds one node with its source span.
+
+The parser calls these bottom-up (children first), without recursion, so a method's `children`
+are already AST nodes, lists, tokens (a token is its text, a str, that also knows where it is),
+or None for an optional part that was absent. `meta` is where the rule's text is, for `span()`.
+Two parsers call them: lark's, walking its parse tree (parser.py), and the fast parser, straight
+from its reductions (fast_parser.py); nothing here depends on which.
+"""
+
+from __future__ import annotations
+
+import ast as python_ast
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.source import Source, Span
+from dglang.interpreter.semantics import ast_nodes as ast
+
+# Parses the text of an f-string's {expression}, found at (line, column) of the source.
+ParseExpression = Callable[[str, int, int], ast.Expr]
+# Where a rule's text or a token is: lark's Meta or Token (line, column, end_line, end_column), or
+# the fast parser's offsets. Only span() looks inside.
+Meta = Any
+Token = str
+
+
+class ASTBuilder:
+    def __init__(self, source: Source, parse_expression: ParseExpression, line_offset: int = 0) -> None:
+        self.source = source
+        self.parse_expression = parse_expression  # the parser's, passed in: the parser imports this module
+        self.line_offset = line_offset  # for expressions parsed out of an f-string
+
+    def span(self, meta: Meta | Token) -> Span:
+        return Span(
+            self.source,
+            meta.line + self.line_offset,
+            meta.column,
+            meta.end_line + self.line_offset,
+            meta.end_column,
+        )
+
+    def error(self, message: str, where: Meta | Token | Span, help: str | None = None) -> DGError:
+        span = where if isinstance(where, Span) else self.span(where)
+        return DGError("SyntaxError", message, span, help=help)
+
+    # ---- program and blocks -------------------------------------------------------------
+    def start(self, meta: Meta, children: list[ast.Stmt]) -> ast.Module:
+        return ast.Module(children)
+
+    def suite(self, meta: Meta, children: list[ast.Stmt]) -> list[ast.Stmt]:
+        return children
+
+    # ---- simple statements --------------------------------------------------------------
+    def assign(self, meta: Meta, children: list[Any]) -> ast.Assign:
+        target, value = children
+        self.check_target(target, allow_tuple=True)
+        return ast.Assign(self.span(meta), target, value)
+
+    def aug_assign(self, meta: Meta, children: list[Any]) -> ast.AugAssign:
+        target, op, value = children
+        self.check_target(target, allow_tuple=False)
+        return ast.AugAssign(self.span(meta), target, str(op)[:-1], value)
+
+    def check_target(self, target: ast.Expr, allow_tuple: bool) -> None:
+        if isinstance(target, ast.Name | ast.Index | ast.Attribute):
+            return
+        if isinstance(target, ast.TupleExpr) and allow_tuple:
+            for item in target.items:
+                self.check_target(item, allow_tuple=False)
+            return
+        what = {
+            ast.Call: "a function call",
+            ast.Constant: "a literal",
+            ast.Binary: "an expression",
+            ast.TupleExpr: "a tuple here",
+        }.get(type(target), "this")
+        raise self.error(
+            f"cannot assign to {what}",
+            target.span,
+            help="the left of '=' must be a name, an indexed item (x[0]) or a tuple of names",
+        )
+
+    def expr_stmt(self, meta: Meta, children: list[Any]) -> ast.ExprStmt:
+        return ast.ExprStmt(self.span(meta), children[0])
+
+    def pass_stmt(self, meta: Meta, children: list[Any]) -> ast.Pass:
+        return ast.Pass(self.span(meta))
+
+    def break_stmt(self, meta: Meta, children: list[Any]) -> ast.Break:
+        return ast.Break(self.span(meta))
+
+    def continue_stmt(self, meta: Meta, children: list[Any]) -> ast.Continue:
+        return ast.Continue(self.span(meta))
+
+    def return_stmt(self, meta: Meta, children: list[Any]) -> ast.Return:
+        return ast.Return(self.span(meta), children[1])
+
+    def grad_stmt(self, meta: Meta, children: list[Any]) -> ast.Grad:
+        _, output, _, seed = children
+        return ast.Grad(self.span(meta), output, seed)
+
+    def assert_stmt(self, meta: Meta, children: list[Any]) -> ast.Assert:
+        _, test, _, message = children
+        return ast.Assert(self.span(meta), test, message)
+
+    # ---- compound statements ----------------------------------------------------------
+    def if_stmt(self, meta: Meta, children: list[Any]) -> ast.If:
+        condition, body, *elifs, orelse = children
+        else_line, else_body = orelse if orelse is not None else (None, None)
+        return ast.If(self.span(meta), [(condition, body), *elifs], else_body, else_line)
+
+    def else_clause(self, meta: Meta, children: list[Any]) -> tuple[int, list[ast.Stmt]]:
+        keyword, _, body = children
+        return self.span(keyword).line, body
+
+    def elif_clause(self, meta: Meta, children: list[Any]) -> tuple[ast.Expr, list[ast.Stmt]]:
+        return children[0], children[1]
+
+    def while_stmt(self, meta: Meta, children: list[Any]) -> ast.While:
+        return ast.While(self.span(meta), children[0], children[1])
+
+    def for_stmt(self, meta: Meta, children: list[Any]) -> ast.For:
+        targets, iterable, body = children
+        return ast.For(self.span(meta), targets, iterable, body)
+
+    def for_target(self, meta: Meta, children: list[Any]) -> list[str]:
+        names = [str(t) for t in children if t is not None]
+        self.check_unique(names, children, "loop variable")
+        return names
+
+    def funcdef(self, meta: Meta, children: list[Any]) -> ast.FunctionDef:
+        name, params, body = children
+        return ast.FunctionDef(self.span(meta), str(name), params or [], body)
+
+    def parameters(self, meta: Meta, children: list[Any]) -> list[ast.Parameter]:
+        params = [p for p in children if p is not None]
+        self.check_unique([p.name for p in params], params, "parameter")
+        seen_default = False
+        for p in params:
+            if p.default is not None:
+                seen_default = True
+            elif seen_default:
+                raise self.error(f"parameter '{p.name}' without a default follows one with a default", p.span)
+        return params
+
+    def parameter(self, meta: Meta, children: list[Any]) -> ast.Parameter:
+        name, default = children
+        return ast.Parameter(str(name), default, self.span(name))
+
+    def with_stmt(self, meta: Meta, children: list[Any]) -> ast.With:
+        return ast.With(self.span(meta), children[0], children[1])
+
+    def check_unique(self, names: list[str], items: list[Any], what: str) -> None:
+        seen: set[str] = set()
+        for name, item in zip(names, items, strict=False):
+            if name in seen:
+                where = item.span if hasattr(item, "span") else item
+                raise self.error(f"{what} '{name}' appears twice", where)
+            seen.add(name)
+
+    # ---- expressions ----------------------------------------------------------------------
+    def tuple(self, meta: Meta, children: list[Any]) -> ast.TupleExpr:
+        return ast.TupleExpr(self.span(meta), [c for c in children if c is not None])
+
+    def list(self, meta: Meta, children: list[Any]) -> ast.ListExpr:
+        return ast.ListExpr(self.span(meta), [c for c in children if c is not None])
+
+    def list_comprehension(self, meta: Meta, children: list[Any]) -> ast.ListComprehension:
+        element, targets, iterable, condition = children
+        return ast.ListComprehension(self.span(meta), element, targets, iterable, condition)
+
+    def conditional(self, meta: Meta, children: list[Any]) -> ast.Conditional:
+        then, condition, otherwise = children
+        return ast.Conditional(self.span(meta), condition, then, otherwise)
+
+    def or_op(self, meta: Meta, children: list[Any]) -> ast.Or:
+        return ast.Or(self.span(meta), children[0], children[1])
+
+    def and_op(self, meta: Meta, children: list[Any]) -> ast.And:
+        return ast.And(self.span(meta), children[0], children[1])
+
+    def not_op(self, meta: Meta, children: list[Any]) -> ast.Not:
+        return ast.Not(self.span(meta), children[0])
+
+    def compare(self, meta: Meta, children: list[Any]) -> ast.Compare:
+        operands, ops = [children[0]], []
+        items = iter(children[1:])
+        for item in items:
+            op = str(item)
+            if op == "not":  # "not" "in" arrive as two tokens
+                next(items)
+                op = "not in"
+            ops.append(op)
+            operands.append(next(items))
+        return ast.Compare(self.span(meta), operands, ops)
+
+    def binary(self, meta: Meta, children: list[Any]) -> ast.Binary:
+        left, op, right = children
+        return ast.Binary(self.span(meta), str(op), left, right)
+
+    def unary(self, meta: Meta, children: list[Any]) -> ast.Unary:
+        op, operand = children
+        return ast.Unary(self.span(meta), str(op), operand)
+
+    def attribute(self, meta: Meta, children: list[Any]) -> ast.Attribute:
+        obj, name = children
+        return ast.Attribute(self.span(meta), obj, str(name))
+
+    def call(self, meta: Meta, children: list[Any]) -> ast.Call:
+        func, arguments = children
+        args: list[ast.Expr] = []
+        kwargs: list[tuple[str, ast.Expr]] = []
+        for arg in arguments or []:
+            if isinstance(arg, ast.Expr):
+                if kwargs:
+                    raise self.error("a positional argument cannot follow a keyword argument", arg.span)
+                args.append(arg)
+            else:
+                name, value, span = arg
+                if any(name == k for k, _ in kwargs):
+                    raise self.error(f"keyword argument '{name}' is given twice", span)
+                kwargs.append((name, value))
+        return ast.Call(self.span(meta), func, args, kwargs)
+
+    def arguments(self, meta: Meta, children: list[Any]) -> list[Any]:
+        return [c for c in children if c is not None]
+
+    def keyword(self, meta: Meta, children: list[Any]) -> tuple[str, ast.Expr, Span]:
+        name, value = children
+        return str(name), value, self.span(meta)
+
+    def index(self, meta: Meta, children: list[Any]) -> ast.Index:
+        obj, items = children
+        return ast.Index(self.span(meta), obj, items)
+
+    def subscripts(self, meta: Meta, children: list[Any]) -> list[ast.Expr]:
+        return [c for c in children if c is not None]
+
+    def slice(self, meta: Meta, children: list[Any]) -> ast.Slice:
+        start, stop, step = children
+        return ast.Slice(self.span(meta), start, stop, step)
+
+    # ---- atoms ----------------------------------------------------------------------------
+    def name(self, meta: Meta, children: list[Token]) -> ast.Name:
+        return ast.Name(self.span(meta), str(children[0]))
+
+    def int(self, meta: Meta, children: list[Token]) -> ast.Constant:
+        return ast.Constant(self.span(meta), int(children[0].replace("_", "")))
+
+    def float(self, meta: Meta, children: list[Token]) -> ast.Constant:
+        return ast.Constant(self.span(meta), float(children[0].replace("_", "")))
+
+    def true(self, meta: Meta, children: list[Any]) -> ast.Constant:
+        return ast.Constant(self.span(meta), True)
+
+    def false(self, meta: Meta, children: list[Any]) -> ast.Constant:
+        return ast.Constant(self.span(meta), False)
+
+    def none(self, meta: Meta, children: list[Any]) -> ast.Constant:
+        return ast.Constant(self.span(meta), None)
+
+    def string(self, meta: Meta, children: list[Token]) -> ast.Expr:
+        """One or more adjacent string literals, joined; f-strings become an FString."""
+        parts: list[str | ast.FormattedValue] = []
+        for token in children:
+            if token[0] in "fF":
+                parts.extend(self.fstring_parts(token))
+            else:
+                parts.append(self.decode(token, str(token)))
+        if all(isinstance(p, str) for p in parts):
+            return ast.Constant(self.span(meta), "".join(parts))  # type: ignore[arg-type]
+        return ast.FString(self.span(meta), parts)
+
+    def decode(self, token: Token, literal: str) -> str:
+        """The value of a string literal, escapes and all (Python's rules)."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return python_ast.literal_eval(literal)
+        except (SyntaxError, ValueError) as e:
+            raise self.error(f"invalid string: {e.msg if isinstance(e, SyntaxError) else e}", token) from None
+
+    def fstring_parts(self, token: Token) -> list[str | ast.FormattedValue]:
+        """Split f"a {x:.2f} b" into text and {expression:spec} parts, parsing each expression."""
+        quote, body = token[1], token[2:-1]
+        where = self.span(token)
+        body_column = where.column + 2  # where `body` starts on the line
+        parts: list[str | ast.FormattedValue] = []
+        text, i = "", 0
+        while i < len(body):
+            c = body[i]
+            if body.startswith("{{", i) or body.startswith("}}", i):
+                text, i = text + c, i + 2
+                continue
+            if c == "}":
+                raise self.error("single '}' in an f-string", self.at(where, body_column + i), help="write '}}'")
+            if c != "{":
+                text, i = text + c, i + 1
+                continue
+            end, colon = self.closing_brace(body, i, where, body_column)
+            if text:
+                parts.append(self.decode(token, quote + text + quote))
+                text = ""
+            expr_end = colon if colon is not None else end
+            source = body[i + 1 : expr_end]
+            if not source.strip():
+                raise self.error("empty expression in an f-string", self.at(where, body_column + i))
+            expr = self.parse_expression(source, where.line, body_column + i + 1)
+            spec = body[colon + 1 : end] if colon is not None else ""
+            parts.append(ast.FormattedValue(expr, spec))
+            i = end + 1
+        if text:
+            parts.append(self.decode(token, quote + text + quote))
+        return parts
+
+    def closing_brace(self, body: str, start: int, where: Span, body_column: int) -> tuple[int, int | None]:
+        """The index of the '}' closing the '{' at `start`, and of a top-level ':' before it."""
+        depth, colon = 0, None
+        for j in range(start + 1, len(body)):
+            c = body[j]
+            if c in "([{":
+                depth += 1
+            elif c in ")]" or (c == "}" and depth > 0):
+                depth -= 1
+            elif c == "}":
+                return j, colon
+            elif c == ":" and depth == 0 and colon is None:
+                colon = j
+        raise self.error(
+            "'{' in an f-string is never closed",
+            self.at(where, body_column + start),
+            help="write '{{' for a literal brace",
+        )
+
+    def at(self, where: Span, column: int) -> Span:
+        """One character of the line `where` is on."""
+        return Span(self.source, where.line, column, where.line, column + 1)

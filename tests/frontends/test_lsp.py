@@ -1,0 +1,284 @@
+"""`dg lsp` through a real pipe: the server runs as `python -m dglang.interpreter lsp` in a process
+of its own, and pygls's LanguageClient talks to it as an editor would."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls", reason="the language server's tests need pygls (uv sync installs it)")
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+URI = "file:///work/lesson.dg"
+PROGRAM = """\
+w = tensor([1.0, 2.0], requires_grad=True)
+
+def loss(weights, scale=2.0):
+    total = (weights * scale).sum()
+    return total
+
+l = loss(w)
+grad l
+print(w.grad)
+"""
+TIMEOUT = 60  # seconds for a whole conversation: the server imports numpy and lark on start
+
+
+class Editor:
+    """What an editor does: open documents, change them, ask; and what it hears back."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self.diagnostics: dict[str, list[types.Diagnostic]] = {}
+        self.published = asyncio.Event()
+
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            self.diagnostics[params.uri] = list(params.diagnostics)
+            self.published.set()
+
+    async def open(self, text: str, uri: str = URI) -> list[types.Diagnostic]:
+        self.published.clear()
+        item = types.TextDocumentItem(uri=uri, language_id="dg", version=1, text=text)
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        await asyncio.wait_for(self.published.wait(), TIMEOUT)
+        return list(self.diagnostics[uri])
+
+    async def change(self, text: str, version: int, uri: str = URI) -> list[types.Diagnostic]:
+        self.published.clear()
+        document = types.VersionedTextDocumentIdentifier(uri=uri, version=version)
+        whole = types.TextDocumentContentChangeWholeDocument(text=text)
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(text_document=document, content_changes=[whole])
+        )
+        await asyncio.wait_for(self.published.wait(), TIMEOUT)
+        return list(self.diagnostics[uri])
+
+
+def at(line: int, character: int) -> dict:
+    return {"text_document": types.TextDocumentIdentifier(uri=URI), "position": types.Position(line, character)}
+
+
+def talk(conversation: Callable[[Editor], Awaitable[None]]) -> None:
+    """Start `dg lsp`, initialize, hold the conversation, shut the server down as an editor does."""
+
+    async def run() -> None:
+        client = LanguageClient("test", "1")
+        editor = Editor(client)
+        await client.start_io(sys.executable, "-m", "dglang.interpreter", "lsp", "--stdio")
+        try:
+            await client.initialize_async(
+                types.InitializeParams(capabilities=types.ClientCapabilities(), process_id=None)
+            )
+            client.initialized(types.InitializedParams())
+            await conversation(editor)
+        finally:  # a failed assertion too: the server is asked to leave, as an editor closing does
+            await client.shutdown_async(None)
+            client.exit(None)
+            await client.stop()
+
+    asyncio.run(asyncio.wait_for(run(), TIMEOUT))
+
+
+def test_syntax_error_is_a_diagnostic_in_dgs_words_and_a_fix_clears_it() -> None:
+    async def conversation(editor: Editor) -> None:
+        [problem] = await editor.open("x = (1 +\nprint(x)\n")
+        assert problem.message == "SyntaxError: '(' was never closed\nhelp: close it with ')'"
+        assert problem.range.start == types.Position(0, 4)
+        assert problem.severity == types.DiagnosticSeverity.Error and problem.source == "dg"
+        assert await editor.change("x = (1 + 2)\nprint(x)\n", version=2) == []
+
+    talk(conversation)
+
+
+def test_unknown_names_argument_counts_and_return_outside_a_function() -> None:
+    async def conversation(editor: Editor) -> None:
+        problems = await editor.open(PROGRAM + "prnt(l)\nloss(w, 1.0, 3)\nrelu(w, w)\n")
+        assert {p.severity for p in problems} == {types.DiagnosticSeverity.Warning}  # fails if the line runs
+        messages = [(p.range.start.line, p.message) for p in problems]
+        assert messages == [
+            (9, "NameError: name 'prnt' is not defined\nhelp: did you mean 'print'?"),
+            (10, "TypeError: loss() takes 2 arguments but 3 were given\nhelp: def loss(weights, scale=2.0)"),
+            (11, "TypeError: relu() got too many arguments\nhelp: relu(a)"),
+        ]
+        [problem] = await editor.change("return 1\n", version=2)
+        assert problem.message == "SyntaxError: 'return' outside a function"
+        assert problem.severity == types.DiagnosticSeverity.Error  # the program cannot start
+
+    talk(conversation)
+
+
+def test_hover_shows_the_help_of_help_and_the_programs_own_functions() -> None:
+    async def conversation(editor: Editor) -> None:
+        await editor.open(PROGRAM)
+        hover = await editor.client.text_document_hover_async(types.HoverParams(**at(0, 6)))  # on `tensor`
+        assert hover is not None and "tensor(data, requires_grad=False, dtype=None)" in hover.contents.value
+        assert "(builtin function)" in hover.contents.value
+        assert hover.range == types.Range(types.Position(0, 4), types.Position(0, 10))
+        hover = await editor.client.text_document_hover_async(types.HoverParams(**at(3, 32)))  # `.sum`
+        assert "x.sum(axis=None, keepdims=False)" in hover.contents.value and "derivative  Sum" in hover.contents.value
+        hover = await editor.client.text_document_hover_async(types.HoverParams(**at(6, 5)))  # `loss(w)`
+        assert "def loss(weights, scale=2.0)" in hover.contents.value
+        hover = await editor.client.text_document_hover_async(types.HoverParams(**at(7, 1)))  # `grad`
+        assert "(keyword)" in hover.contents.value
+
+    talk(conversation)
+
+
+def test_completion_offers_builtins_names_in_scope_and_tensor_methods() -> None:
+    async def conversation(editor: Editor) -> None:
+        await editor.open(PROGRAM)
+        # Half typed: the text no longer parses, completion uses the last version that did.
+        await editor.change(PROGRAM + "lo", version=2)
+        result = await editor.client.text_document_completion_async(types.CompletionParams(**at(9, 2)))
+        labels = {i.label: i for i in result.items}
+        assert {"loss", "log", "log_softmax"} <= labels.keys()
+        assert labels["loss"].detail == "def loss(weights, scale=2.0)"
+        assert labels["loss"].kind == types.CompletionItemKind.Function
+        assert labels["loss"].text_edit.range == types.Range(types.Position(9, 0), types.Position(9, 2))
+        await editor.change(PROGRAM + "w.re", version=3)
+        result = await editor.client.text_document_completion_async(types.CompletionParams(**at(9, 4)))
+        assert {"relu", "requires_grad", "reshape"} <= {i.label for i in result.items}
+        await editor.change(PROGRAM + "wh", version=4)
+        result = await editor.client.text_document_completion_async(types.CompletionParams(**at(9, 2)))
+        assert ("while", types.CompletionItemKind.Keyword) in [(i.label, i.kind) for i in result.items]
+
+    talk(conversation)
+
+
+def test_definition_and_document_symbols() -> None:
+    async def conversation(editor: Editor) -> None:
+        await editor.open(PROGRAM)
+        found = await editor.client.text_document_definition_async(types.DefinitionParams(**at(6, 5)))
+        assert found.uri == URI and found.range == types.Range(types.Position(2, 4), types.Position(2, 8))
+        found = await editor.client.text_document_definition_async(types.DefinitionParams(**at(3, 14)))  # weights
+        assert found.range == types.Range(types.Position(2, 9), types.Position(2, 16))
+        assert await editor.client.text_document_definition_async(types.DefinitionParams(**at(0, 6))) is None
+        symbols = await editor.client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=URI))
+        )
+        assert [(s.name, s.kind) for s in symbols] == [
+            ("w", types.SymbolKind.Variable),
+            ("loss", types.SymbolKind.Function),
+            ("l", types.SymbolKind.Variable),
+        ]
+        assert [c.name for c in symbols[1].children] == ["weights", "scale", "total"]
+        assert symbols[1].range.start.line == 2 and symbols[1].range.end.line >= 4
+
+    talk(conversation)
+
+
+def test_hostile_text_never_stops_the_server() -> None:
+    hostile = [
+        "(" * 5000,
+        "def f(\n" * 300,
+        "x = 1\n" + "\udcff\n",
+        "\x00\x01\x02 def",
+        "x = [" + "1, " * 10_000 + "]\n" * 2,  # a syntax error at the end of a long line
+        "def f():\n" + "  " * 2000 + "pass\n",
+        "a\r\nb =\r\n",
+    ]
+
+    async def conversation(editor: Editor) -> None:
+        for number, text in enumerate(hostile):
+            await editor.open(text, uri=f"file:///hostile{number}.dg")
+            await editor.client.text_document_hover_async(
+                types.HoverParams(
+                    text_document=types.TextDocumentIdentifier(uri=f"file:///hostile{number}.dg"),
+                    position=types.Position(0, 3),
+                )
+            )
+        assert await editor.open(PROGRAM) == []  # and still answers
+
+    talk(conversation)
+
+
+def test_dg_lsp_help_is_what_the_vscode_extension_looks_for() -> None:
+    run = subprocess.run([sys.executable, "-m", "dglang.interpreter", "lsp", "--help"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.startswith("usage: dg lsp")
+
+
+def test_without_pygls_dg_lsp_says_what_to_install(tmp_path: Path) -> None:
+    # A pygls that cannot be imported, ahead of the installed one on the path.
+    (tmp_path / "pygls").mkdir()
+    (tmp_path / "pygls" / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'pygls'\", name='pygls')\n", encoding="utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter", "lsp"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert run.returncode == 69 and run.stdout == ""
+    assert run.stderr == (
+        "dg: ImportError: `dg lsp` needs pygls, which is not installed\n"
+        " = help: pip install 'dglang[lsp]' installs DG with its language server's packages\n"
+    )
+
+
+# ---- what the server reads, without the pipe ----------------------------------------------------
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def analysis_of(text: str):
+    from dglang.interpreter.frontends.lsp.analysis import analyze
+    from dglang.interpreter.frontends.sessions import new_session
+
+    return analyze(new_session(), text, "t.dg")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "programs").glob("*.dg")), ids=lambda p: p.name)
+def test_the_lessons_have_nothing_to_mark(path: Path) -> None:
+    analysis = analysis_of(path.read_text(encoding="utf-8"))
+    assert analysis.problems == [] and analysis.warnings == []
+    assert analysis.found  # and their definitions were read
+
+
+def test_only_what_will_fail_is_marked() -> None:
+    text = """\
+def setup():
+    global_later = 1
+    return [k * k for k in range(3)]
+
+def relu_twice(relu):
+    return relu(relu(1.0))
+
+f = setup
+f(1, 2)
+for i in range(2):
+    print(i, later)
+later = 2
+sum(1, 2, 3, 4)
+sum = 0
+"""
+    # `global_later` is assigned somewhere; `f` may be anything; `relu` is a parameter, `sum` is
+    # assigned: only `k`, `i` and `later` are read, all defined. Nothing to mark.
+    assert [(w.kind, w.message) for w in analysis_of(text).warnings] == []
+
+
+def test_definitions_follow_the_scopes() -> None:
+    from dglang.interpreter.frontends.lsp.symbols import definition_of, functions_at, visible
+
+    text = "x = 1\ndef f(y):\n    x = y\n    return x\nprint(x)\n"
+    found = analysis_of(text).found
+    lines = text.split("\n")
+
+    def around(line: int, column: int) -> list:
+        return functions_at(found, lines, line, column)
+
+    assert definition_of(found, "x", around(4, 12)).span.line == 3  # f's own x
+    assert definition_of(found, "x", around(5, 7)).span.line == 1  # the top level's
+    assert definition_of(found, "y", around(3, 9)).kind == "parameter"
+    assert definition_of(found, "y", around(2, 8)).kind == "parameter"  # on the def's own line
+    assert set(visible(found, around(3, 5))) == {"x", "f", "y"} and set(visible(found, around(5, 1))) == {"x", "f"}
+    # A line being typed at the end of f (the text no longer parses): f's names, from the last parse.
+    typing = [*lines[:4], "    return y.", *lines[4:]]
+    assert set(visible(found, functions_at(found, typing, 5, 13))) == {"x", "f", "y"}
+    assert set(visible(found, functions_at(found, typing, 6, 1))) == {"x", "f"}

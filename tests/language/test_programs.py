@@ -1,0 +1,222 @@
+"""Golden-output tests for the lessons in programs/.
+
+Every `programs/NAME.dg` is run in-process and its printed output must equal
+`tests/golden/programs/NAME.out` exactly. A few lessons also get a test of what they claim
+(the PyTorch numbers of 02_branches.dg, the training accuracy of 10_moons_mlp.dg, ...), so that a
+teacher who edits a lesson sees the real requirement, not only a changed golden file.
+
+To create or refresh the golden files after changing a lesson on purpose, run
+
+    DG_UPDATE_GOLDEN=1 uv run pytest tests/language/test_programs.py
+
+then read the diff of tests/golden/programs/ before committing it.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import io
+import itertools
+import math
+import os
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.report import format_error
+from dglang.interpreter.frontends.sessions import new_session as Session
+
+PROJECT = Path(__file__).resolve().parents[2]
+PROGRAMS = PROJECT / "programs"
+GOLDEN = PROJECT / "tests" / "golden" / "programs"
+UPDATE_COMMAND = "DG_UPDATE_GOLDEN=1 uv run pytest tests/language/test_programs.py"
+
+
+# ---- running a program and comparing with its golden file -------------------------------------
+@cache
+def output_of(program: Path) -> str:
+    """What `dg programs/NAME.dg` prints (run once per test session, in-process)."""
+    out = io.StringIO()
+    session = Session(out=out, base_dir=program.parent)
+    try:
+        session.run(program.read_text(encoding="utf-8"), f"programs/{program.name}")
+    except DGError as e:
+        pytest.fail(f"programs/{program.name} stopped with an error:\n{format_error(e)}", pytrace=False)
+    return out.getvalue()
+
+
+def check_golden(program: Path, output: str, golden_dir: Path = GOLDEN) -> None:
+    """Fail unless `output` equals the program's golden file; DG_UPDATE_GOLDEN=1 rewrites it."""
+    golden = golden_dir / f"{program.stem}.out"
+    if os.environ.get("DG_UPDATE_GOLDEN") == "1":
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(output, encoding="utf-8")
+        return
+    if not golden.is_file():
+        pytest.fail(
+            f"programs/{program.name} has no golden file {shown(golden)}\n"
+            f"create it with:  {UPDATE_COMMAND}\n"
+            "then check that the new .out file shows what the lesson should print",
+            pytrace=False,
+        )
+    expected = golden.read_text(encoding="utf-8")
+    if output != expected:
+        diff = difflib.unified_diff(
+            expected.splitlines(keepends=True), output.splitlines(keepends=True), "golden", "now"
+        )
+        pytest.fail(
+            f"programs/{program.name} printed something else than {golden.name}:\n{''.join(diff)}\n"
+            f"if the change is intended:  {UPDATE_COMMAND}",
+            pytrace=False,
+        )
+
+
+def shown(path: Path) -> str:
+    """A path as a reader finds it: relative to the project when it is inside."""
+    return str(path.relative_to(PROJECT)) if path.is_relative_to(PROJECT) else str(path)
+
+
+ALL_PROGRAMS = sorted(PROGRAMS.glob("*.dg"))
+
+
+@pytest.mark.parametrize("program", ALL_PROGRAMS, ids=[p.stem for p in ALL_PROGRAMS])
+def test_program_prints_its_golden_output(program: Path) -> None:
+    check_golden(program, output_of(program))
+
+
+def test_every_golden_file_has_a_program() -> None:
+    programs = {p.stem for p in ALL_PROGRAMS}
+    stale = [g.name for g in sorted(GOLDEN.glob("*.out")) if g.stem not in programs]
+    assert not stale, f"golden files without a program in programs/ (delete them): {stale}"
+
+
+def test_a_program_without_golden_file_fails_and_says_how_to_create_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DG_UPDATE_GOLDEN", raising=False)
+    program = tmp_path / "programs" / "new_lesson.dg"
+    program.parent.mkdir()
+    program.write_text('print("hello")\n')
+    golden_dir = tmp_path / "tests" / "golden" / "programs"
+    with pytest.raises(pytest.fail.Exception) as failure:
+        check_golden(program, "hello\n", golden_dir)
+    message = str(failure.value)
+    assert "programs/new_lesson.dg has no golden file" in message
+    assert "tests/golden/programs/new_lesson.out" in message
+    assert UPDATE_COMMAND in message
+
+
+# ---- what particular lessons claim ------------------------------------------------------------
+def numbers_after(label: str, text: str) -> list[float]:
+    """The numbers inside `tensor([...])` on the line starting with `label`."""
+    for line in text.splitlines():
+        if line.startswith(label):
+            inside = re.search(r"tensor\(\[([^\]]*)\]", line)
+            assert inside, f"no tensor([...]) after {label!r} in: {line}"
+            return [float(n) for n in inside.group(1).split(",")]
+    raise AssertionError(f"no line starting with {label!r}")
+
+
+def test_branches_golden_has_the_pytorch_numbers() -> None:
+    # PyTorch prints these for its dynamic-graph example; the golden file must agree.
+    golden_file = GOLDEN / "02_branches.out"
+    assert golden_file.is_file(), f"{shown(golden_file)} is missing; create it with:  {UPDATE_COMMAND}"
+    golden = golden_file.read_text(encoding="utf-8")
+    assert numbers_after("output_positive:", golden) == [2, -2, 4]
+    assert numbers_after("output_negative:", golden) == [-5, -4, -3]
+    assert numbers_after("input_positive.grad:", golden) == [2, 2, 2]
+    assert numbers_after("input_negative.grad:", golden) == [1, 1, 1]
+
+
+def number_after(pattern: str, program: str) -> float:
+    """The number a lesson prints where `pattern` (a regex with one group) matches its output."""
+    found = re.search(pattern, output_of(PROGRAMS / program))
+    assert found, f"{program} must print something matching {pattern!r}"
+    return float(found.group(1))
+
+
+def test_moons_mlp_reaches_95_percent_training_accuracy() -> None:
+    accuracy = number_after(r"final training accuracy: ([0-9.]+)", "10_moons_mlp.dg")
+    assert accuracy >= 0.95, f"training accuracy {accuracy} is below 0.95"
+
+
+def test_newton_converges_to_the_true_minimiser_quadratically() -> None:
+    # f(x) = exp(x) - 2x: the minimiser is log(2), and f''(x) = exp(x).
+    output = output_of(PROGRAMS / "13_newton.dg")
+    iterates = [
+        (float(m["x"]), float(m["d2"]))
+        for m in re.finditer(r"^x\d+ = (?P<x>[-0-9.]+) .* f''\(x\) = (?P<d2>[-0-9.]+)", output, re.MULTILINE)
+    ]
+    assert 3 <= len(iterates) <= 8, f"Newton's method should take a handful of steps, printed {len(iterates)}"
+    final = float(re.search(r"minimum at x = ([-0-9.]+)", output)[1])  # type: ignore[index]
+    assert final == iterates[-1][0] and abs(final - math.log(2)) < 1e-8
+    for x, d2 in iterates:
+        assert d2 == pytest.approx(math.exp(x), abs=1e-6), f"f''({x}) printed as {d2}, should be exp(x)"
+    errors = [abs(x - math.log(2)) for x, _ in iterates]
+    for before, after in itertools.pairwise(errors):
+        assert after < before, f"the error grew from {before} to {after}"
+        if before < 0.1:  # near the answer the error is squared (times f'''/2f'' = 1/2) at each step
+            assert after <= before**2, f"not quadratic: {before} -> {after}"
+
+
+def test_hessian_lesson_matches_the_rosenbrock_hessian_and_hv() -> None:
+    output = output_of(PROGRAMS / "14_hessian.dg")
+    values = {m[1].strip(): ast.literal_eval(m[2]) for m in re.finditer(r"^([^:\n]+): *(.+)$", output, re.MULTILINE)}
+    a, b = 1.5, 2.0
+    hessian = [[2 - 400 * b + 1200 * a**2, -400 * a], [-400 * a, 200.0]]  # worked out independently
+    assert values["gradient"] == [-2 * (1 - a) - 400 * a * (b - a**2), 200 * (b - a**2)]
+    assert [values["Hessian row 0"], values["Hessian row 1"]] == hessian
+    v = [1.0, -2.0]
+    h_v = [sum(h * w for h, w in zip(row, v, strict=True)) for row in hessian]
+    assert values["H v without H"] == h_v and values["H @ v with H"] == h_v
+    assert values["symmetric"] is True and values["matches the hand-derived Hessian"] is True
+
+
+def test_while_loop_lesson_has_the_derivatives_of_sqrt_and_gradcheck_passes() -> None:
+    output = output_of(PROGRAMS / "15_second_derivative_while.dg")
+    run = r"^a = ([0-9.]+): the loop ran (\d+) times.*\n"
+    derivatives = r"  first derivative +([-0-9.]+).*\n  second derivative +([-0-9.]+)"
+    runs = re.findall(run + derivatives, output, re.MULTILINE)
+    assert len(runs) == 2 and runs[0][1] != runs[1][1], "the loop should run a different number of times per a"
+    for a, _, first, second in runs:
+        assert float(first) == pytest.approx(1 / (2 * math.sqrt(float(a))), abs=1e-12)
+        assert float(second) == pytest.approx(-1 / (4 * float(a) ** 1.5), abs=1e-12)
+    assert output.count(": passed") == 3 and "FAILED" not in output
+    assert output.count("gradcheck order 2: True") == 2 and output.endswith("True\n")
+    # sqrt(x^2 + y^2) at (3, 4): its Hessian is [[y^2, -xy], [-xy, x^2]] / r^3
+    table = dict(re.findall(r"^  (d2hypotenuse/\S+) +([-0-9.e]+)", output, re.MULTILINE))
+    expected = {"dx[0]dx[0]": 16 / 125, "dx[0]dx[1]": -12 / 125, "dx[1]dx[0]": -12 / 125, "dx[1]dx[1]": 9 / 125}
+    assert {k.split("/")[1]: float(v) for k, v in table.items()} == pytest.approx(expected, abs=1e-8)
+
+
+def test_hello_finds_the_derivative_of_x_squared_plus_3x() -> None:
+    assert number_after(r"dy/dx at x = 2: tensor\(([0-9.]+)\)", "01_hello.dg") == 7
+
+
+def test_logistic_regression_separates_the_two_clouds() -> None:
+    accuracy = number_after(r"step 100 .* accuracy ([0-9.]+)", "09_logistic_regression.dg")
+    assert accuracy >= 0.9, f"training accuracy {accuracy} is below 0.9"
+
+
+def test_char_rnn_loss_falls_and_it_writes_the_start_of_its_text() -> None:
+    first = number_after(r"loss per character fell from ([0-9.]+)", "12_char_rnn.dg")
+    last = number_after(r"loss per character fell from [0-9.]+ to ([0-9.]+)", "12_char_rnn.dg")
+    assert last < first / 10, f"the loss fell only from {first} to {last}"
+    written = re.search(r"the network writes: '(.*)'", output_of(PROGRAMS / "12_char_rnn.dg"))
+    assert written and written.group(1).startswith("the cat sat on the "), "the trained network should recite its text"
+
+
+# ---- the lessons as a course --------------------------------------------------------------------
+def test_lessons_are_numbered_and_open_by_saying_what_they_teach() -> None:
+    numbers = []
+    for program in ALL_PROGRAMS:
+        assert re.fullmatch(r"\d\d_[a-z0-9_]+", program.stem), f"{program.name}: name it NN_topic.dg"
+        numbers.append(int(program.stem[:2]))
+        first_line = program.read_text(encoding="utf-8").splitlines()[0]
+        assert first_line.startswith("# "), f"{program.name} must open with a comment saying what it teaches"
+    assert len(numbers) == len(set(numbers)), f"two lessons share a number: {sorted(numbers)}"
+    assert numbers[:12] == list(range(1, 13)), f"lessons 01 to 12 must all be there: {numbers}"

@@ -1,0 +1,68 @@
+"""The benchmark suite at tiny sizes, so that it never rots.
+
+`bench/run.py --quick` must run every workload and print a number for DG and for each reference
+(or say the reference is not installed). No timing is asserted: these sizes measure nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[2]
+RUN = PROJECT / "bench" / "run.py"
+NUMBER = r"-?[\d,]+(\.\d+)?(e[+-]?\d+)? (s|ms|µs|MiB|B)"
+
+
+def load_runner():
+    """bench/run.py as a module (bench/ is not a package), to read its list of workloads."""
+    sys.path.insert(0, str(RUN.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_run", RUN)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(RUN.parent))
+    return module
+
+
+def test_quick_run_prints_a_number_in_every_row():
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick"], capture_output=True, text=True, timeout=300, cwd=PROJECT
+    )
+    assert done.returncode == 0, f"bench/run.py --quick failed:\n{done.stdout}\n{done.stderr}"
+
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[:2] == ["workload", "size"], done.stdout
+    table = [re.split(r"\s{2,}", line) for line in lines[2 : lines.index("")]]
+    workloads = load_runner().WORKLOADS
+    assert len(table) == sum(len(w.targets) for w in workloads), done.stdout
+    assert {row[0] for row in table} == {w.name for w in workloads}, done.stdout
+    for row in table:
+        workload, _, dg, reference, ratio, _, result = row
+        assert re.fullmatch(NUMBER, dg), f"{workload}: DG printed {dg!r}\n{done.stdout}"
+        if reference == "-":  # an absolute target
+            assert result in ("met", "NOT MET"), row
+        elif reference.endswith(": not installed"):
+            assert (ratio, result) == ("-", "-"), row
+        else:
+            assert re.fullmatch(r".+: " + NUMBER, reference), f"{workload}: reference {reference!r}"
+            assert re.fullmatch(r"-?\d+\.\d\d", ratio), f"{workload}: ratio {ratio!r}"
+            assert result in ("met", "met (stretch too)", "NOT MET"), row
+
+
+def test_the_grading_benchmark_runs():
+    """bench/grade_class.py --quick: a class of 12 with the 10 hostile kinds, graded twice."""
+    done = subprocess.run(
+        [sys.executable, str(PROJECT / "bench" / "grade_class.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=PROJECT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "12 submissions, 10 of them hostile:" in done.stdout and "slowest submissions" in done.stdout

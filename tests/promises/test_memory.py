@@ -1,0 +1,152 @@
+"""`--max-memory`: a run may not make DG's process hold more than its budget, however the memory is
+taken (one large tensor, many small ones kept in a list, a graph growing in a loop, a comparison
+that broadcasts), and the error is located with the session intact and its memory given back.
+
+Budgets here are set a little above what the test process already holds, so each test allocates
+a few hundred megabytes at most.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+from pathlib import Path
+
+import pytest
+
+from dglang.autograd import allocation as limits
+from dglang.autograd import memory
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.frontends import cli
+from dglang.interpreter.frontends.repl import Outcome, Repl
+from dglang.interpreter.frontends.sessions import new_session as Session
+from dglang.interpreter.host.limits import Limits
+
+MiB = 1 << 20
+
+
+def held() -> int:
+    gc.collect()
+    value = memory.resident_bytes()
+    assert value is not None
+    return value
+
+
+def budget_session(headroom: int) -> tuple[Session, io.StringIO, int]:
+    """A session whose budget is `headroom` bytes above what the process holds now."""
+    out = io.StringIO()
+    budget = held() + headroom
+    return Session(out=out, limits=Limits(max_memory=budget)), out, budget
+
+
+def memory_error(session: Session, text: str) -> DGError:
+    with pytest.raises(DGError) as caught:
+        session.run(text, "m.dg")
+    error = caught.value
+    assert error.kind == "MemoryError" and error.span is not None, error
+    assert "--max-memory" in (error.help or "")
+    return error
+
+
+def test_the_resident_size_is_read_and_follows_allocations() -> None:
+    import numpy as np
+
+    before = held()
+    block = np.ones(50 * MiB // 8)
+    assert held() - before > 40 * MiB
+    del block
+    assert memory.default_budget() <= 4 << 30
+
+
+def test_a_large_tensor_over_the_budget_is_refused_before_it_is_made() -> None:
+    session, _, budget = budget_session(100 * MiB)
+    error = memory_error(session, "a = 1\nb = zeros(4000, 4000)")  # 122 MiB
+    assert (error.span.line, error.span.column) == (2, 5) and "needs 122 MiB" in error.message
+    assert held() < budget
+
+
+def test_a_comparison_that_broadcasts_is_checked() -> None:
+    """A row against a column makes a bool per pair: this one would be 100 MB."""
+    session, _, _ = budget_session(50 * MiB)
+    error = memory_error(session, "m = ones(1, 10000) < ones(10000, 1)")
+    assert error.span.column == 5 and "the result of '<'" in error.message
+
+
+def test_the_comparison_of_the_issue_is_refused() -> None:
+    session, _, _ = budget_session(4 << 30)
+    with pytest.raises(DGError) as caught:
+        session.run("m = ones(1, 40000) < ones(40000, 1)", "m.dg")  # 1.6 billion bools
+    assert caught.value.kind == "ValueError" and "1,600,000,000 elements" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "xs = []\nwhile True:\n    xs.append(ones(100, 1000) + 1)",  # 800 kB each: too small to check one by one
+        "x = tensor(1.0, requires_grad=True)\ny = x\nwhile True:\n    y = y * 1.0000001 + 0.5",  # a graph
+        "xs = []\nfor i in range(10 ** 9):\n    xs.append([i] * 100)",  # plain lists
+    ],
+    ids=["tensors kept in a list", "a graph growing in a loop", "lists"],
+)
+def test_memory_taken_a_little_at_a_time_is_stopped(text: str) -> None:
+    session, _, budget = budget_session(150 * MiB)
+    memory_error(session, text)
+    session.globals.vars.clear()
+    assert held() < budget + 64 * MiB  # stopped within a few milliseconds of crossing the limit
+
+
+def test_the_repl_survives_and_gets_its_memory_back() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    budget = held() + 150 * MiB
+    repl = Repl(Session(out=out, limits=Limits(max_memory=budget)), err=err)
+    assert repl.run_cell("n = 41\ndef grow():\n    xs = []\n    while True:\n        xs.append(ones(100, 1000) + 1)\n")
+    assert repl.run_cell("grow()") is Outcome.ERROR and "MemoryError" in err.getvalue()
+    assert held() < budget - 100 * MiB, "the list the function built was kept alive (by the error?)"
+    # A global list stays, and the session is over its budget; a cell that frees it still runs.
+    assert repl.run_cell("xs = []\nwhile True:\n    xs.append(ones(100, 1000) + 1)") is Outcome.ERROR
+    assert repl.run_cell("print(n + 1, len(xs) > 10)") is Outcome.OK
+    assert repl.run_cell("xs = []") is Outcome.OK
+    assert repl.run_cell("ys = [ones(100, 1000) for i in range(50)]\nprint(len(ys))") is Outcome.OK
+    assert out.getvalue() == "42 True\n50\n"
+    assert limits.max_bytes is None  # the engine's budget is the run's, not left behind
+
+
+def test_the_budget_holds_on_an_os_that_cannot_say(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no way to read the process's memory, the per-tensor limit still holds and nothing fails."""
+    session, out, _ = budget_session(10 * MiB)
+    monkeypatch.setattr(memory, "_chosen", lambda: None)
+    session.run("a = zeros(1000, 1000)\nprint(a.shape)", "m.dg")
+    assert out.getvalue() == "(1000, 1000)\n"
+
+
+def test_the_peak_is_the_fallback_where_the_os_has_no_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory, "_chosen", None)
+    monkeypatch.setattr(memory, "READERS", {})
+    assert (memory.resident_bytes() or 0) >= held() // 2  # the peak: at least what is held now
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("2G", 2 << 30), ("500M", 500 << 20), ("1.5GiB", 3 << 29), ("4096k", 4 << 20), ("1000", 1000), ("0", None)],
+)
+def test_max_memory_on_the_command_line(value: str, expected: int | None, tmp_path: Path) -> None:
+    path = tmp_path / "p.dg"
+    path.write_text("print(1)\n")
+    args = cli.parser().parse_args(["--max-memory", value, str(path)])
+    assert cli.new_session(args).limits.max_memory == expected
+
+
+@pytest.mark.parametrize("value", ["lots", "-1", "5X", "1e30"])
+def test_bad_memory_sizes_are_usage_errors(value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "p.dg"
+    path.write_text("print(1)\n")
+    assert cli.main([f"--max-memory={value}", str(path)]) == cli.EXIT_USAGE
+    assert capsys.readouterr().err.startswith("dg: UsageError: argument --max-memory: must be a size")
+
+
+def test_a_memory_bomb_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bomb.dg"
+    path.write_text("xs = []\nwhile True:\n    xs.append(randn(300, 300))\n")
+    assert cli.main(["--max-memory", f"{(held() + 150 * MiB) // MiB}M", str(path)]) == cli.EXIT_RUNTIME
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:") and "MemoryError" in err
