@@ -29,6 +29,16 @@ def seed(n: int) -> None:
     _rng = np.random.default_rng(int(n))
 
 
+def random_state() -> dict[str, Any]:
+    """Where randn and rand stand in their stream (a copy), to go back to with set_random_state: a
+    test starts from the random numbers the top level left, as from its variables."""
+    return _generator().bit_generator.state
+
+
+def set_random_state(state: dict[str, Any]) -> None:
+    _generator().bit_generator.state = state
+
+
 def _generator() -> np.random.Generator:
     global _rng
     if _rng is None:

@@ -134,6 +134,7 @@ def test_parser() -> argparse.ArgumentParser:
         "state the top level left; report each failure as DG reports errors. Exit 0 only if all pass.",
     )
     p.add_argument("file", help="the program with its tests")
+    p.add_argument("--tests", metavar="TESTS.dg", help="run a teacher's tests file against FILE, as dg grade does")
     p.add_argument("-k", metavar="TEXT", help="run only the tests whose name contains TEXT")
     limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
     p.add_argument(

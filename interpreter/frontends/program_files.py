@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.escaping import shown_name
 from dglang.interpreter.diagnostics.source import program_text
 from dglang.interpreter.host.limits import MAX_PROGRAM_BYTES
 from dglang.interpreter.library.data_files import short
@@ -30,7 +31,8 @@ def read_program(path: str) -> tuple[str, str]:
         if len(data) > MAX_PROGRAM_BYTES:
             reason = f"it is larger than {MAX_PROGRAM_BYTES:,} bytes, the limit for a program"
         else:
-            return program_text(data), "<stdin>" if path == "-" else path
+            # A name's bytes that are not UTF-8 are shown as escapes (the messages must be written).
+            return program_text(data), "<stdin>" if path == "-" else shown_name(path)
     except FileNotFoundError:
         reason = "no such file"
     except IsADirectoryError:

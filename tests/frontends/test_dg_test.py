@@ -4,6 +4,7 @@ top level left, reported as pytest reports; and the copy of that state each test
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -191,3 +192,24 @@ def test_a_reader_that_leaves_early_gets_no_error(tmp_path: Path) -> None:
     shell = f"{sys.executable} -m dglang.interpreter test work.dg | head -1"
     result = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert result.stdout == "work.dg::test_0 PASSED\n" and result.stderr == ""
+
+
+def test_text_no_stream_can_encode_is_reported_escaped(tmp_path: Path) -> None:
+    """A lone surrogate in an assert's message and in what a test printed: the report and the
+    summary are written, with escapes, whatever the output's encoding."""
+    program = 'def test_message():\n    assert False, "\\ud800"\n\n'
+    program += 'def test_printed():\n    print("caf\\udce9")\n    assert False\n'
+    for encoding in ("utf-8", "ascii"):
+        (tmp_path / "work.dg").write_text(program)
+        result = subprocess.run(
+            [sys.executable, "-m", "dglang.interpreter", "test", "work.dg"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+            env={**os.environ, "PYTHONIOENCODING": encoding},
+        )
+        assert result.returncode == 1, result.stderr
+        assert "work.dg:2:12: AssertionError: \\ud800" in result.stdout
+        assert "--- what test_printed printed ---\ncaf\\udce9\n" in result.stdout
+        assert result.stdout.endswith("2 failed\n") and result.stderr == ""

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
+from dglang.interpreter.diagnostics.escaping import escaped_data, shown_name
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.diagnostics.source import Source
 from dglang.interpreter.frontends.program_files import read_program
@@ -31,7 +32,8 @@ from .isolation import SystemLimits, user_problem
 from .submissions import Submission, find_submissions
 from .worker_process import Workers
 
-EXIT_OK, EXIT_USAGE, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_INTERRUPTED = 0, 2, 65, 66, 130
+EXIT_OK, EXIT_USAGE, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_CANNOT_WRITE, EXIT_INTERRUPTED = 0, 2, 65, 66, 73, 130
+SUMMARY = "summary.csv"
 STARTUP = 30  # seconds a submission's process may take beyond its runs' timeouts (start-up, copying)
 LOCAL_MEMORY, GRADESCOPE_MEMORY = 2048, 512  # MB of address space: Python and NumPy take about 150
 GRADESCOPE_WALL = 540  # seconds
@@ -68,9 +70,13 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
         return fail(DGError("FileError", f"no such file or folder: '{path}'"), EXIT_NOINPUT)
     single = args.single or path.is_file()
     folder = Path(args.out)
-    submissions = [Submission(path.name, path)] if single else find_submissions(path)
-    # Results written into the class's own folder are not a submission on the next run.
-    submissions = [s for s in submissions if s.path.resolve() != folder.resolve()]
+    try:
+        # Results written into the class's own folder, and the tests, are not submissions.
+        submissions = [Submission(path.name, path)] if single else find_submissions(path, (folder, Path(args.tests)))
+    except OSError as e:
+        return fail(
+            DGError("FileError", f"cannot read the folder '{shown_name(str(path))}': {e.strerror}"), EXIT_NOINPUT
+        )
     assignment = Assignment(
         tests_name=Path(tests_name).name,
         tests_text=tests_text,
@@ -91,11 +97,13 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
     graded = grade_all(submissions, assignment, args.workers)
     if graded is None:
         return fail(DGError("KeyboardInterrupt", "interrupted"), EXIT_INTERRUPTED)
-    write_results(graded, folder, assignment, args.visibility, single=args.single)
+    problems = write_results(graded, folder, assignment, args.visibility, single=args.single)
     out.write(table(graded, assignment))
     out.write(f"results in {folder}{'' if args.single else ' (summary.csv, and results.json per submission)'}\n")
     print(f"dg grade: {len(graded)} graded in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    return EXIT_OK
+    for problem in problems:
+        report(problem)
+    return EXIT_CANNOT_WRITE if problems else EXIT_OK
 
 
 def wall_seconds(args: argparse.Namespace, tests: int) -> float:
@@ -125,13 +133,14 @@ def grade_all(submissions: list[Submission], assignment: Assignment, at_once: in
                 graded = future.result()
                 results.append(graded)
                 print(
-                    f"[{i}/{len(submissions)}] {graded.submission.name}: "
+                    f"[{i}/{len(submissions)}] {graded.submission.shown}: "
                     f"{points(graded.score)}/{points(assignment.max_score)} {graded.status}",
                     file=sys.stderr,
                 )
         except KeyboardInterrupt:
-            pool.shutdown(wait=False, cancel_futures=True)
             workers.stop()
+            # The gradings under way end as soon as their workers are killed, and remove their folders.
+            pool.shutdown(wait=True, cancel_futures=True)
             return None
     return sorted(results, key=lambda g: g.submission.name)
 
@@ -147,38 +156,68 @@ def grade_safely(submission: Submission, assignment: Assignment, workers: Worker
 
 def write_results(
     graded: list[Graded], folder: Path, assignment: Assignment, visibility: str | None, single: bool
-) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+) -> list[DGError]:
+    """Each submission's results.json (in a folder named as results_folders says), then summary.csv;
+    what could not be written is returned, and the rest is written all the same."""
+    problems = []
+    names = {id(g): "" for g in graded} if single else results_folders(graded)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return [cannot_write(folder, e)]
     for g in graded:
-        target = folder if single else folder / g.submission.name
-        target.mkdir(exist_ok=True)
-        text = json.dumps(results_json(g, visibility), indent=2, ensure_ascii=False)
-        (target / "results.json").write_text(text + "\n", encoding="utf-8")
+        target = folder / names[id(g)]
+        text = json.dumps(escaped_data(results_json(g, visibility)), indent=2, ensure_ascii=False)
+        try:
+            target.mkdir(exist_ok=True)
+            (target / "results.json").write_text(text + "\n", encoding="utf-8")
+        except OSError as e:
+            problems.append(cannot_write(target / "results.json", e))
     if single:
-        return
-    with (folder / "summary.csv").open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["submission", "score", "max_score", "status", "seconds", *(c.name for c in assignment.cases)])
-        for g in graded:
-            scores = [points(t.score) for t in g.tests]
+        return problems
+    try:
+        with (folder / SUMMARY).open("w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
             writer.writerow(
-                [
-                    g.submission.name,
-                    points(g.score),
-                    points(assignment.max_score),
-                    g.status,
-                    f"{g.seconds:.2f}",
-                    *scores,
-                ]
+                ["submission", "score", "max_score", "status", "seconds", *(c.name for c in assignment.cases)]
             )
+            for g in graded:
+                scores = [points(t.score) for t in g.tests]
+                writer.writerow(
+                    [names[id(g)], points(g.score), points(assignment.max_score), g.status, f"{g.seconds:.2f}", *scores]
+                )
+    except OSError as e:
+        problems.append(cannot_write(folder / SUMMARY, e))
+    return problems
+
+
+def results_folders(graded: list[Graded]) -> dict[int, str]:
+    """The folder each submission's results go to: its name as shown, unless that is taken (by the
+    summary, or by another name that reads the same, in any case, as file systems may compare)."""
+    taken = {SUMMARY.casefold()}
+    names = {}
+    for g in graded:
+        name = base = g.submission.shown
+        number = 1
+        while name.casefold() in taken:
+            number += 1
+            name = f"{base} ({number})"
+        taken.add(name.casefold())
+        names[id(g)] = name
+    return names
+
+
+def cannot_write(path: Path, error: OSError) -> DGError:
+    return DGError("FileError", f"cannot write '{shown_name(str(path))}': {error.strerror}")
 
 
 def table(graded: list[Graded], assignment: Assignment) -> str:
-    width = max([len("submission"), *(len(g.submission.name) for g in graded)])
+    names = results_folders(graded)
+    width = max([len("submission"), *(len(names[id(g)]) for g in graded)])
     total = points(assignment.max_score)
     lines = [f"{'submission':<{width}}  score  status"]
     for g in graded:
-        lines.append(f"{g.submission.name:<{width}}  {points(g.score) + '/' + total:<5}  {g.status}")
+        lines.append(f"{names[id(g)]:<{width}}  {points(g.score) + '/' + total:<5}  {g.status}")
     return "\n".join(lines) + "\n"
 
 
@@ -210,6 +249,10 @@ def points(value: float) -> str:
 
 
 def fail(error: DGError, code: int) -> int:
+    report(error)
+    return code
+
+
+def report(error: DGError) -> None:
     sys.stdout.flush()
     sys.stderr.write(format_error(error))
-    return code

@@ -10,13 +10,18 @@ and a new process runs the tests after it, so the other tests still count.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from dglang.interpreter.diagnostics.escaping import shown_name
 
 from .collecting import Case
 from .isolation import Folders, SystemLimits
@@ -99,17 +104,29 @@ def grade(submission: Submission, assignment: Assignment, workers: Workers) -> G
         folders = Folders(root)
         folders.make()
         try:
-            copy_submission(submission, folders.submission)
-            program = str(find_program(folders.submission, assignment.entry).relative_to(folders.submission))
+            copied = copy_submission(submission, folders.submission)
+            program = str(find_program(copied, assignment.entry))
         except SubmissionProblem as problem:
             return not_run(submission, assignment, "no program", str(problem), time.monotonic() - start)
         if assignment.user is not None:
             give_to(root, assignment.user)
-        graded = Grading(submission, assignment, program, start)
+        graded = Grading(submission, assignment, program, start, copied.notes())
         graded.run(folders, workers)
         return graded.result()
     finally:
+        remove(root)
+
+
+def remove(root: Path) -> None:
+    """Remove a submission's private folder, whatever it holds (the copy is at most MAX_DEPTH deep)."""
+    shutil.rmtree(root, ignore_errors=True)
+    if root.exists():  # a file the worker's user made unwritable: make it writable, and again
+        for folder, _, _ in os.walk(root):
+            with contextlib.suppress(OSError):
+                os.chmod(folder, 0o700)
         shutil.rmtree(root, ignore_errors=True)
+    if root.exists():
+        print(f"dg grade: could not remove the private folder {root}", file=sys.stderr)
 
 
 def not_run(submission: Submission, assignment: Assignment, status: str, why: str, seconds: float) -> Graded:
@@ -120,8 +137,10 @@ def not_run(submission: Submission, assignment: Assignment, status: str, why: st
 class Grading:
     """One submission's grading under way: the workers run so far and what they reported."""
 
-    def __init__(self, submission: Submission, assignment: Assignment, program: str, start: float) -> None:
-        self.submission, self.assignment, self.program, self.start = submission, assignment, program, start
+    def __init__(self, submission: Submission, assignment: Assignment, program: str, start: float, notes: str) -> None:
+        self.submission, self.assignment, self.start = submission, assignment, start
+        self.path, self.program = program, shown_name(program)  # the path in the copy; as messages show it
+        self.notes = notes  # what the copy left out, and why
         self.results: dict[str, TestResult] = {}
         self.first: WorkerRun | None = None  # the first worker: the program's own run and output
         self.stopped: str | None = None  # why the last worker did not finish, if it did not
@@ -132,7 +151,7 @@ class Grading:
         pending = list(self.assignment.cases)
         while pending:
             limits = self.assignment.worker_limits(time.monotonic() - self.start)
-            request = self.assignment.request(self.program, pending)
+            request = self.assignment.request(self.path, pending)
             run = run_worker(request, folders, limits, self.assignment.user, workers)
             if run.cancelled:
                 return
@@ -154,6 +173,12 @@ class Grading:
                 return  # the submission's whole budget is spent (a stalled test costs only itself)
 
     def result(self) -> Graded:
+        graded = self.outcome()
+        if not self.notes:
+            return graded
+        return dataclasses.replace(graded, output=f"{graded.output}\n{self.notes}")
+
+    def outcome(self) -> Graded:
         seconds = time.monotonic() - self.start
         first = self.first
         failed = failed_stage(first) if first is not None else None

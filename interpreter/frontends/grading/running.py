@@ -7,10 +7,13 @@ session's limits afresh, as each REPL cell does: `--timeout 10` allows each test
 What a test prints is kept with its result rather than written out.
 
 For grading, the teacher's tests file runs after the student's program, in a scope of its own
-whose names come first, then the checking builtins (`assert_close`, `gradcheck`), then the
-student's names, then the other builtins. So the tests see what the student defined, even under a
-builtin's name (an assignment may well be to write `relu`), but a student who defines
-`assert_close` or `gradcheck` to pass anything changes only their own code's view of them.
+that `tests_scope` builds (the one place that decides what a tests file sees; docs/grading.md says
+it to teachers): the tests file's own names first, then every DG builtin, then the submission's
+top-level names, only for a name that is neither. So the verdict rests on DG's own `tensor`,
+`abs`, `assert_close` ..., whatever the submission defines under those names; the submission's
+functions, called by the tests, still see the submission's own names. The random numbers start
+over at the program and at the tests file (seed 0), so a submission's draws or `seed()` change
+no test's numbers, and a second worker (after one crashed) starts the tests from the same state.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from dglang.autograd.creation import random_state, seed, set_random_state
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.session import Session
@@ -28,8 +32,8 @@ from dglang.interpreter.library.runtime import Env
 from .collecting import Case
 from .snapshot import copy_state
 
-# The builtins a test's verdict rests on: what they mean to the tests no submission can change.
-CHECKS = ("assert_close", "gradcheck")
+# Where grading's random numbers start, before the program and again before the tests file.
+GRADING_SEED = 0
 # Errors in a test report the call that started it from this source, as `<dg test>:1:1  test_relu()`.
 CALLER = "<dg test>"
 
@@ -58,6 +62,9 @@ class Outcome:
     seconds: float
 
 
+Step = tuple[str, "Stage | Outcome"]  # ("program" | "tests_file", its Stage) or ("test", its Outcome)
+
+
 class Runner:
     """A session in which a program runs and then its tests (or a teacher's tests) run."""
 
@@ -70,11 +77,31 @@ class Runner:
         return self.stage(text, name, self.session.globals)
 
     def run_tests_file(self, text: str, name: str) -> Stage:
-        """Run a teacher's tests file after the student's program, in its own scope (see above)."""
-        builtins = self.session.builtins.vars
-        checks = Env({name: builtins[name] for name in CHECKS if name in builtins}, self.session.globals)
-        self.scope = Env({}, checks)
+        """Run a teacher's tests file after the student's program, in its own scope (tests_scope)."""
+        self.scope = tests_scope(self.session.builtins, submission_names(self.session.globals))
+        seed(GRADING_SEED)
         return self.stage(text, name, self.scope)
+
+    def own_tests(self, program: tuple[str, str], cases: list[Case]) -> Iterator[Step]:
+        """A file with its own tests (`dg test`): its top level, then each test unless it stopped."""
+        ran = self.run_program(*program)
+        yield "program", ran
+        if ran.error is None:
+            for outcome in self.run_tests(cases):
+                yield "test", outcome
+
+    def grade(self, program: tuple[str, str], tests: tuple[str, str], cases: list[Case]) -> Iterator[Step]:
+        """A submission graded: its program (text and name), the tests file, then each test, each
+        step yielded as it ends; nothing runs after a top level that stopped with an error."""
+        seed(GRADING_SEED)
+        ran = self.run_program(*program)
+        yield "program", ran
+        if ran.error is None:
+            ran = self.run_tests_file(*tests)
+            yield "tests_file", ran
+            if ran.error is None:
+                for outcome in self.run_tests(cases):
+                    yield "test", outcome
 
     def stage(self, text: str, name: str, scope: Env) -> Stage:
         out = self.capture()
@@ -87,9 +114,12 @@ class Runner:
         return Stage(out.getvalue(), None, time.perf_counter() - start)
 
     def run_tests(self, tests: list[Case]) -> Iterator[Outcome]:
-        """Run each test from a copy of the state the top level left; yield each result as it comes."""
+        """Run each test from a copy of the state the top level left, its random numbers included;
+        yield each result as it comes."""
         builtins = self.session.builtins
+        randomness = random_state()
         for i, test in enumerate(tests):
+            set_random_state(randomness)
             last = i == len(tests) - 1  # the last test may have the state itself: no one runs after it
             try:
                 scope = self.scope if last else copy_state(self.scope, (builtins, builtins.vars))
@@ -121,3 +151,19 @@ def interrupted(error: DGError) -> None:
     """Ctrl-C stops the whole run, as it stops pytest; a timeout is only that test's failure."""
     if error.kind == "KeyboardInterrupt":
         raise KeyboardInterrupt
+
+
+# ---- what a tests file sees ---------------------------------------------------------------------
+def tests_scope(builtins: Env, submission: Env) -> Env:
+    """The scope a tests file runs in: its own names (this scope's), then DG's builtins, then
+    `submission` (what submission_names lets through). A name the tests file uses but does not
+    define means DG's builtin whatever the submission defines; only a name that is neither reaches
+    the submission."""
+    return Env({}, Env(builtins.vars, submission))
+
+
+def submission_names(program: Env) -> Env:
+    """The submission's names as the tests reach them: today every top-level name of the program,
+    looked up after the builtins. This is the one place to change when a tests file imports the
+    submission as a module: it then sees the submission's names only through that import."""
+    return Env(program.vars, None)

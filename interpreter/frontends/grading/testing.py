@@ -1,6 +1,8 @@
 """`dg test FILE.dg`: run a file's top level, then each of its `test_...` functions, and report as
 pytest does: a line per test, then each failure with DG's located message and what the test
-printed, then a summary. The exit code is 0 only when every test passed.
+printed, then a summary. The exit code is 0 only when every test passed. `dg test FILE.dg --tests
+TESTS.dg` runs a teacher's tests file against the program as `dg grade` does (running.py), in
+this process.
 
     relu.dg::test_relu PASSED
     relu.dg::test_relu_grad FAILED
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
+from dglang.interpreter.diagnostics.escaping import escaped
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.diagnostics.source import Source
 from dglang.interpreter.frontends.options import limits_from
@@ -24,7 +27,7 @@ from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.syntax.parser import parse
 
 from .collecting import collect
-from .running import Outcome, Runner
+from .running import Outcome, Runner, Stage
 
 # Exit codes: pytest's for tests (1: some failed, 5: none found), DG's own for a file that cannot run.
 EXIT_PASSED, EXIT_FAILED, EXIT_NO_TESTS = 0, 1, 5
@@ -41,10 +44,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 def test_file(args: argparse.Namespace, out: TextIO) -> int:
     try:
         text, name = read_program(args.file)
+        tests_text, tests_name = read_program(args.tests) if args.tests is not None else (text, name)
     except DGError as e:
         return fail(e, EXIT_NOINPUT)
     try:
-        tests = [t for t in collect(parse(Source(name, text))) if args.k is None or args.k in t.name]
+        tests = [t for t in collect(parse(Source(tests_name, tests_text))) if args.k is None or args.k in t.name]
     except DGError as e:
         return fail(e, EXIT_SYNTAX)
     run = Runner(
@@ -55,23 +59,28 @@ def test_file(args: argparse.Namespace, out: TextIO) -> int:
             allowed_dirs=args.allow_path,
         )
     )
+    # With --tests, as `dg grade` runs them (running.py): the tests file sees DG's builtins first.
+    steps = (
+        run.grade((text, name), (tests_text, tests_name), tests) if args.tests else run.own_tests((text, name), tests)
+    )
+    outcomes = []
     try:
-        top = run.run_program(text, name)
-        if top.error is not None:
-            out.write(top.output)
-            return fail(top.error, EXIT_SYNTAX if top.error.is_syntax else EXIT_RUNTIME)
-        if not tests:
-            which = f" matching '{args.k}'" if args.k is not None else ""
-            out.write(f"{name}: no test_... functions{which}: nothing to run\n")
-            return EXIT_NO_TESTS
-        outcomes = []
-        for outcome in run.run_tests(tests):
-            outcomes.append(outcome)
-            out.write(f"{name}::{outcome.test.name} {'PASSED' if outcome.passed else 'FAILED'}\n")
+        for _, step in steps:
+            if isinstance(step, Stage):
+                if step.error is not None:
+                    out.write(escaped(step.output))
+                    return fail(step.error, EXIT_SYNTAX if step.error.is_syntax else EXIT_RUNTIME)
+                continue
+            outcomes.append(step)
+            out.write(f"{tests_name}::{step.test.name} {'PASSED' if step.passed else 'FAILED'}\n")
             out.flush()
     except KeyboardInterrupt:
         return fail(DGError("KeyboardInterrupt", "interrupted"), EXIT_INTERRUPTED)
-    out.write(failures(outcomes) + summary(outcomes) + "\n")
+    if not tests:
+        which = f" matching '{args.k}'" if args.k is not None else ""
+        out.write(f"{tests_name}: no test_... functions{which}: nothing to run\n")
+        return EXIT_NO_TESTS
+    out.write(escaped(failures(outcomes) + summary(outcomes)) + "\n")
     return EXIT_PASSED if all(o.passed for o in outcomes) else EXIT_FAILED
 
 

@@ -71,18 +71,21 @@ def grade(request: Request, channel: TextIO) -> None:
             default_max_memory() if memory is None else memory or None,
         )
 
+    from dglang.interpreter.diagnostics.escaping import escaped_data
     from dglang.interpreter.diagnostics.report import format_error
     from dglang.interpreter.frontends.program_files import read_program
     from dglang.interpreter.frontends.sessions import new_session
 
     from .collecting import Case
-    from .running import Runner
+    from .running import Outcome, Runner
 
     def send(event: str, **fields: Any) -> None:
-        channel.write(json.dumps({"event": event, **fields}, ensure_ascii=False) + "\n")
+        # Escaped: a lone surrogate a program printed ("caf\udce9") cannot be written as UTF-8.
+        channel.write(json.dumps(escaped_data({"event": event, **fields}), ensure_ascii=False) + "\n")
         channel.flush()
 
     limits = request.run_limits
+    cases = [Case(*test) for test in request.tests]
     program = Path(request.program)
     runner = Runner(
         new_session(
@@ -97,25 +100,13 @@ def grade(request: Request, channel: TextIO) -> None:
         send("program", report=format_error(e), output="", seconds=0.0, syntax=False)
         send("done")
         return
-    for event, stage in (
-        ("program", lambda: runner.run_program(text, name)),
-        ("tests_file", lambda: runner.run_tests_file(request.tests_text, request.tests_name)),
-    ):
-        ran = stage()
-        syntax = ran.error is not None and ran.error.is_syntax
-        send(event, report=ran.report, output=ran.output, seconds=ran.seconds, syntax=syntax)
-        if ran.error is not None:  # the tests cannot run on a program that stopped halfway
-            send("done")
-            return
-    for outcome in runner.run_tests([Case(*test) for test in request.tests]):
-        send(
-            "test",
-            name=outcome.test.name,
-            passed=outcome.passed,
-            report=outcome.report,
-            output=outcome.output,
-            seconds=outcome.seconds,
-        )
+    for event, step in runner.grade((text, name), (request.tests_text, request.tests_name), cases):
+        if isinstance(step, Outcome):
+            fields = {"name": step.test.name, "passed": step.passed}
+            send(event, **fields, report=step.report, output=step.output, seconds=step.seconds)
+        else:
+            syntax = step.error is not None and step.error.is_syntax
+            send(event, report=step.report, output=step.output, seconds=step.seconds, syntax=syntax)
     send("done")
 
 
