@@ -15,7 +15,6 @@ import re
 from typing import Any
 
 SURROGATE = re.compile("[\ud800-\udfff]")
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # a name holding them would move a terminal's cursor
 
 
 def escaped(text: str) -> str:
@@ -38,10 +37,19 @@ def escaped_data(value: Any) -> Any:
 
 def shown_name(name: str) -> str:
     """A file name as the system gave it (its bytes that are not UTF-8 as surrogates), shown with
-    those bytes, and control characters, as escapes: b'r\\xe9sum\\xe9.dg' is shown `r\\xe9sum\\xe9.dg`."""
+    those bytes as escapes (b'r\\xe9sum\\xe9.dg' is shown `r\\xe9sum\\xe9.dg`), and every character
+    that is not printable too: a control character moves a terminal's cursor, a format character
+    (U+202E) turns a table's text around."""
     if SURROGATE.search(name):
         try:
             name = os.fsencode(name).decode("utf-8", "backslashreplace")
         except UnicodeError:  # a surrogate that no byte of the file system made
             name = escaped(name)
-    return CONTROL.sub(lambda c: f"\\x{ord(c[0]):02x}", name)
+    if name.isprintable():
+        return name
+    return "".join(c if c.isprintable() else escape(c) for c in name)
+
+
+def escape(character: str) -> str:
+    code = ord(character)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

@@ -1,9 +1,31 @@
-"""Program text with a name, and spans that point into it."""
+"""Program text with a name, and spans that point into it; where its lines begin and end."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+# DG's lexer ends a line at "\n", "\r\n" or "\r" (hosts read "\r\n" and "\r" as "\n" before it
+# sees them), and nowhere else: Python's str.splitlines also breaks at a form feed, "\v",
+# "\x1c"-"\x1e", "\x85", U+2028 and U+2029, which may stand in a comment or a string. Every reader
+# of source text (reports, pictures, the stepper, the debugger, the language server) counts lines
+# with this rule, so that line N is the lexer's line N.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str, keep_ends: bool = False) -> list[str]:
+    """The lines of `text` as the lexer counts them, without their ends unless `keep_ends`
+    ("a\nb\n" is two lines, as str.splitlines has it, but a form feed is no line end)."""
+    if keep_ends:
+        return LINE_WITH_END.findall(text)
+    lines = LINE_BREAK.split(text)
+    if lines[-1] == "":
+        lines.pop()  # the end of the last line, not a line of its own
+    return lines
 
 
 def program_text(data: bytes) -> str:
@@ -23,10 +45,19 @@ class Source:
 
     name: str
     text: str
+    _lines: list[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def lines(self) -> list[str]:
+        """The text's lines (split_lines), split once: a language server's outline asks for the
+        line of every definition, and splitting a long program each time made it quadratic."""
+        if self._lines is None:
+            object.__setattr__(self, "_lines", split_lines(self.text))
+        return self._lines  # type: ignore[return-value]
 
     def line(self, number: int) -> str:
-        """Line `number` (1-based) without its newline, or '' past the end."""
-        lines = self.text.splitlines()
+        """Line `number` (1-based) without its line end, or '' past the end."""
+        lines = self.lines
         return lines[number - 1] if 0 < number <= len(lines) else ""
 
 

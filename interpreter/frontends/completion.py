@@ -25,9 +25,10 @@ class Candidate:
     meta: str = ""  # one line about it: a summary, or a variable's type and shape
 
 
-def completions(text_before_cursor: str, env: Env, commands: Commands) -> list[Candidate]:
+def completions(text_before_cursor: str, env: Env, commands: Commands, most: int | None = None) -> list[Candidate]:
     """What may complete the word before the cursor: a :command at the start of a line, an
-    attribute after `name.`, else a name (a variable, a builtin, a keyword)."""
+    attribute after `name.`, else a name (a variable, a builtin, a keyword); at most `most` names,
+    the first in order (a program of 40,000 variables starting with `v`)."""
     line = text_before_cursor.split("\n")[-1]
     if line.lstrip().startswith(":help "):  # :help NAME: every name there is help for
         word = line.lstrip()[len(":help ") :].lstrip()
@@ -55,7 +56,7 @@ def completions(text_before_cursor: str, env: Env, commands: Commands) -> list[C
         return []
     variables = {n for n in env.visible_names() if not n.startswith("_")}
     names = sorted(n for n in set(KEYWORDS) | variables if n.startswith(word) and n != word)
-    return [Candidate(n, -len(word), name_summary(n, env)) for n in names]
+    return [Candidate(n, -len(word), name_summary(n, env)) for n in names[:most]]
 
 
 def complete(text_before_cursor: str, env: Env, commands: Commands = COMMANDS) -> list[str]:

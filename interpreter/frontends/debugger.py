@@ -174,7 +174,7 @@ def frames_of(session: Session, span: Span, env: Env) -> list[Frame]:
 
 def listing(span: Span, around: int) -> str:
     """The source lines around `span`'s line, numbered, with `->` at that line."""
-    lines = span.source.text.splitlines()
+    lines = span.source.lines
     first, last = max(1, span.line - around), min(len(lines), span.line + around)
     width = len(str(last))
     return "\n".join(

@@ -29,10 +29,13 @@ from dglang.interpreter.diagnostics.source import Source, Span
 from dglang.interpreter.library.builtin_table import make_builtins
 from dglang.interpreter.library.data_files import data_file
 from dglang.interpreter.library.runtime import Builtin, CallContext, Env, show
+from dglang.interpreter.semantics import ast_nodes as ast
 from dglang.interpreter.semantics.context import RunContext
 from dglang.interpreter.semantics.evaluator import compile_expression
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.locating import interruption
+from dglang.interpreter.semantics.resolver import Resolution, resolve
+from dglang.interpreter.syntax.parser import parse
 
 from .limits import MAX_PROGRAM_BYTES, Limits, output_size
 from .watchdog import Watchdog
@@ -176,6 +179,28 @@ class Session:
 
     def compile(self, text: str, name: str = "<input>", echo: bool = False) -> Any:
         """Text → closures, raising a SyntaxError before anything runs."""
+
+        def compiled(source: Source) -> Any:
+            code, resolution = pipeline.compile(source, self.context, echo, self.not_the_programs_time)
+            self.use(resolution.free_names)
+            return code
+
+        return self._reading(text, name, compiled)
+
+    def read(self, text: str, name: str = "<input>") -> tuple[ast.Module, Resolution]:
+        """Text → its syntax tree and what the resolver found, with the errors `compile` raises
+        (the size limit, bytes that were not UTF-8, syntax and static errors) and nothing compiled
+        to run: for a tool that reads programs without running them (the language server)."""
+
+        def checked(source: Source) -> tuple[ast.Module, Resolution]:
+            module = parse(source, self.not_the_programs_time)
+            return module, resolve(module)
+
+        return self._reading(text, name, checked)
+
+    def _reading(self, text: str, name: str, stage: Callable[[Source], Any]) -> Any:
+        """`stage` of the text, after the checks every reading makes, with the collector and the
+        recursion limit set for reading a program."""
         source = Source(name, text)
         if len(text) > MAX_PROGRAM_BYTES or output_size(text) > MAX_PROGRAM_BYTES:
             raise DGError(
@@ -198,13 +223,11 @@ class Session:
         sys.setrecursionlimit(python_depth() + COMPILE_FRAMES)
         try:
             try:
-                code, resolution = pipeline.compile(source, self.context, echo, self.not_the_programs_time)
+                return stage(source)
             except RecursionError:  # the builder managed, the compiler (a few frames deeper per level) did not
                 from dglang.interpreter.syntax.parser import parse_tree, too_deeply_nested
 
                 raise too_deeply_nested(parse_tree(source), source) from None
-            self.use(resolution.free_names)
-            return code
         finally:
             sys.setrecursionlimit(limit)
             if collecting:

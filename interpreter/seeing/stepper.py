@@ -98,7 +98,7 @@ def stepper_data(graph: Graph, name: str) -> dict[str, Any]:
     data["notes"] = backward_note(graph) + graph.notes
     if graph.truncated:
         data["notes"].append(f"{graph.truncated:,} more nodes are not drawn")
-    data["sources"] = [{"name": s.name, "lines": s.text.splitlines()} for s in sources]
+    data["sources"] = [{"name": s.name, "lines": s.lines} for s in sources]
     return data
 
 

@@ -63,10 +63,13 @@ def parse(source: Source, loading_lark: Callable[[], AbstractContextManager[Any]
 
 
 def parse_expression(text: str, source: Source, line: int, column: int) -> ast.Expr:
-    """Parse an expression embedded in a line (an f-string's {...}) so its spans land where it is."""
-    padded = " " * (column - 1) + text  # so the parser's columns are the line's
-    expr = fast_parser.parse(source, padded, "test", expression_parser(source), line_offset=line - 1)
-    return expr if expr is not None else parse_expression_with_lark(padded, source, line)
+    """Parse an expression embedded in a line (an f-string's {...}) so its spans land where it is:
+    parsed alone, its spans shifted to its line and column (padded to its column, each of a long
+    f-string's expressions cost time in its column: quadratic in the f-string)."""
+    if fast_parser.is_name(text):  # the commonest, `{loss}`: a name needs no parser
+        return ast.Name(Span(source, line, column, line, column + len(text)), text)
+    expr = fast_parser.parse(source, text, "test", expression_parser(source), line - 1, column - 1)
+    return expr if expr is not None else parse_expression_with_lark(text, source, line, column)
 
 
 def expression_parser(source: Source) -> Any:
@@ -93,8 +96,9 @@ def parse_with_lark(source: Source) -> ast.Module:
         raise too_deeply_nested(tree, source) from None
 
 
-def parse_expression_with_lark(padded: str, source: Source, line: int) -> ast.Expr:
-    """The same for an f-string's expression, `padded` so that its columns are its line's."""
+def parse_expression_with_lark(text: str, source: Source, line: int, column: int) -> ast.Expr:
+    """The same on lark's path. A syntax error is looked for again in the text padded to its
+    column, so that the error's columns are the line's (once: the error ends the parse)."""
     from lark import UnexpectedInput
 
     from .grammar import LARK, TreeToAST
@@ -102,13 +106,18 @@ def parse_expression_with_lark(padded: str, source: Source, line: int) -> ast.Ex
     from .syntax_errors import syntax_error
 
     try:
-        tree = LARK.parse(padded, start="test")
-    except (UnexpectedInput, SyntaxProblem) as e:
-        error = syntax_error(e, source, parsed=padded, in_fstring=True)
-        if error.span is not None:
-            error.span = Span(source, line, error.span.column, line, error.span.end_column)
-        raise error from None
-    return TreeToAST(builder(source, line_offset=line - 1)).transform(tree)
+        tree = LARK.parse(text, start="test")
+    except (UnexpectedInput, SyntaxProblem):
+        padded = " " * (column - 1) + text
+        try:
+            tree = LARK.parse(padded, start="test")
+        except (UnexpectedInput, SyntaxProblem) as e:
+            error = syntax_error(e, source, parsed=padded, in_fstring=True)
+            if error.span is not None:
+                error.span = Span(source, line, error.span.column, line, error.span.end_column)
+            raise error from None
+        return TreeToAST(builder(source, line - 1)).transform(tree)
+    return TreeToAST(builder(source, line - 1, column - 1)).transform(tree)
 
 
 def parse_tree(source: Source) -> Tree:
@@ -118,9 +127,9 @@ def parse_tree(source: Source) -> Tree:
     return LARK.parse(with_newline(source.text), start="start")
 
 
-def builder(source: Source, line_offset: int = 0) -> ASTBuilder:
+def builder(source: Source, line_offset: int = 0, column_offset: int = 0) -> ASTBuilder:
     """The AST builder for `source`; it parses the expressions inside f-strings with parse_expression."""
-    return ASTBuilder(source, expression_parser(source), line_offset)
+    return ASTBuilder(source, expression_parser(source), line_offset, column_offset)
 
 
 def too_deeply_nested(tree: Tree, source: Source) -> DGError:

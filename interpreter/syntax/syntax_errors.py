@@ -17,7 +17,7 @@ from functools import cache, cached_property
 from lark import LarkError, Token, UnexpectedCharacters, UnexpectedToken
 
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.diagnostics.source import Source, Span, with_newline
+from dglang.interpreter.diagnostics.source import Source, Span, split_lines, with_newline
 
 from .grammar import LARK, literal, tokens
 from .indenter import CLOSING_TEXT, PAIRS, SyntaxProblem, open_brackets
@@ -161,7 +161,7 @@ class Failure:
     def line_and_column(self) -> tuple[int, int]:
         """Where the caret goes: at the token, or for end of input just after the last character."""
         if self.token.type == "$END" or self.token.line is None:
-            lines = self.source.text.rstrip("\n").splitlines() or [""]
+            lines = split_lines(self.source.text.rstrip("\n")) or [""]
             return len(lines), len(lines[-1]) + 1
         return self.token.line, self.token.column
 

@@ -10,6 +10,7 @@ from its reductions (fast_parser.py); nothing here depends on which.
 from __future__ import annotations
 
 import ast as python_ast
+import re
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ from dglang.interpreter.semantics import ast_nodes as ast
 
 # Parses the text of an f-string's {expression}, found at (line, column) of the source.
 ParseExpression = Callable[[str, int, int], ast.Expr]
+BRACE = re.compile(r"[{}]")
 # Where a rule's text or a token is: lark's Meta or Token (line, column, end_line, end_column), or
 # the fast parser's offsets. Only span() looks inside.
 Meta = Any
@@ -27,18 +29,23 @@ Token = str
 
 
 class ASTBuilder:
-    def __init__(self, source: Source, parse_expression: ParseExpression, line_offset: int = 0) -> None:
+    def __init__(
+        self, source: Source, parse_expression: ParseExpression, line_offset: int = 0, column_offset: int = 0
+    ) -> None:
         self.source = source
         self.parse_expression = parse_expression  # the parser's, passed in: the parser imports this module
-        self.line_offset = line_offset  # for expressions parsed out of an f-string
+        # For an expression parsed out of an f-string: where its text starts in the program (the
+        # lines before it, the columns before it on its first line).
+        self.line_offset, self.column_offset = line_offset, column_offset
 
     def span(self, meta: Meta | Token) -> Span:
+        shift = self.column_offset
         return Span(
             self.source,
             meta.line + self.line_offset,
-            meta.column,
+            meta.column + (shift if meta.line == 1 else 0),
             meta.end_line + self.line_offset,
-            meta.end_column,
+            meta.end_column + (shift if meta.end_line == 1 else 0),
         )
 
     def error(self, message: str, where: Meta | Token | Span, help: str | None = None) -> DGError:
@@ -275,6 +282,8 @@ class ASTBuilder:
 
     def decode(self, token: Token, literal: str) -> str:
         """The value of a string literal, escapes and all (Python's rules)."""
+        if "\\" not in literal and literal[0] in "'\"":  # no escape, no prefix: the text between the quotes
+            return literal[1:-1]
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -283,26 +292,29 @@ class ASTBuilder:
             raise self.error(f"invalid string: {e.msg if isinstance(e, SyntaxError) else e}", token) from None
 
     def fstring_parts(self, token: Token) -> list[str | ast.FormattedValue]:
-        """Split f"a {x:.2f} b" into text and {expression:spec} parts, parsing each expression."""
+        """Split f"a {x:.2f} b" into text and {expression:spec} parts, parsing each expression. One
+        pass over the body: the text between braces is taken a run at a time."""
         quote, body = token[1], token[2:-1]
         where = self.span(token)
         body_column = where.column + 2  # where `body` starts on the line
         parts: list[str | ast.FormattedValue] = []
-        text, i = "", 0
-        while i < len(body):
-            c = body[i]
+        text: list[str] = []  # the literal text since the last expression, in runs
+        i = 0
+        for brace in BRACE.finditer(body):
+            if brace.start() < i:  # inside an expression already parsed
+                continue
+            text.append(body[i : brace.start()])
+            i = brace.start()
             if body.startswith("{{", i) or body.startswith("}}", i):
-                text, i = text + c, i + 2
+                text.append(body[i])
+                i += 2
                 continue
-            if c == "}":
+            if body[i] == "}":
                 raise self.error("single '}' in an f-string", self.at(where, body_column + i), help="write '}}'")
-            if c != "{":
-                text, i = text + c, i + 1
-                continue
             end, colon = self.closing_brace(body, i, where, body_column)
-            if text:
-                parts.append(self.decode(token, quote + text + quote))
-                text = ""
+            if "".join(text):
+                parts.append(self.decode(token, quote + "".join(text) + quote))
+            text = []
             expr_end = colon if colon is not None else end
             source = body[i + 1 : expr_end]
             if not source.strip():
@@ -311,8 +323,9 @@ class ASTBuilder:
             spec = body[colon + 1 : end] if colon is not None else ""
             parts.append(ast.FormattedValue(expr, spec))
             i = end + 1
-        if text:
-            parts.append(self.decode(token, quote + text + quote))
+        text.append(body[i:])
+        if "".join(text):
+            parts.append(self.decode(token, quote + "".join(text) + quote))
         return parts
 
     def closing_brace(self, body: str, start: int, where: Span, body_column: int) -> tuple[int, int | None]:

@@ -3,21 +3,18 @@ of its own, and pygls's LanguageClient talks to it as an editor would."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pygls", reason="the language server's tests need pygls (uv sync installs it)")
 
+from lsp_util import URI, Editor, at, talk
 from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 
-URI = "file:///work/lesson.dg"
 PROGRAM = """\
 w = tensor([1.0, 2.0], requires_grad=True)
 
@@ -29,63 +26,6 @@ l = loss(w)
 grad l
 print(w.grad)
 """
-TIMEOUT = 60  # seconds for a whole conversation: the server imports numpy and lark on start
-
-
-class Editor:
-    """What an editor does: open documents, change them, ask; and what it hears back."""
-
-    def __init__(self, client: LanguageClient) -> None:
-        self.client = client
-        self.diagnostics: dict[str, list[types.Diagnostic]] = {}
-        self.published = asyncio.Event()
-
-        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def diagnostics(params: types.PublishDiagnosticsParams) -> None:
-            self.diagnostics[params.uri] = list(params.diagnostics)
-            self.published.set()
-
-    async def open(self, text: str, uri: str = URI) -> list[types.Diagnostic]:
-        self.published.clear()
-        item = types.TextDocumentItem(uri=uri, language_id="dg", version=1, text=text)
-        self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
-        await asyncio.wait_for(self.published.wait(), TIMEOUT)
-        return list(self.diagnostics[uri])
-
-    async def change(self, text: str, version: int, uri: str = URI) -> list[types.Diagnostic]:
-        self.published.clear()
-        document = types.VersionedTextDocumentIdentifier(uri=uri, version=version)
-        whole = types.TextDocumentContentChangeWholeDocument(text=text)
-        self.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(text_document=document, content_changes=[whole])
-        )
-        await asyncio.wait_for(self.published.wait(), TIMEOUT)
-        return list(self.diagnostics[uri])
-
-
-def at(line: int, character: int) -> dict:
-    return {"text_document": types.TextDocumentIdentifier(uri=URI), "position": types.Position(line, character)}
-
-
-def talk(conversation: Callable[[Editor], Awaitable[None]]) -> None:
-    """Start `dg lsp`, initialize, hold the conversation, shut the server down as an editor does."""
-
-    async def run() -> None:
-        client = LanguageClient("test", "1")
-        editor = Editor(client)
-        await client.start_io(sys.executable, "-m", "dglang.interpreter", "lsp", "--stdio")
-        try:
-            await client.initialize_async(
-                types.InitializeParams(capabilities=types.ClientCapabilities(), process_id=None)
-            )
-            client.initialized(types.InitializedParams())
-            await conversation(editor)
-        finally:  # a failed assertion too: the server is asked to leave, as an editor closing does
-            await client.shutdown_async(None)
-            client.exit(None)
-            await client.stop()
-
-    asyncio.run(asyncio.wait_for(run(), TIMEOUT))
 
 
 def test_syntax_error_is_a_diagnostic_in_dgs_words_and_a_fix_clears_it() -> None:

@@ -1,9 +1,9 @@
 """One reading of a document: its problems, its syntax tree and its definitions. Nothing runs.
 
-The text is compiled by the session as `dg` compiles a program before running it (Session.compile:
-the size limit, the parser's syntax errors, the resolver's static errors), so a problem reads in the
-editor as it would in the terminal. A compile only builds closures; no statement runs. Then, on a
-text that compiles, the checks of checks.py add what the run would meet: unknown names, calls with
+The text is read by the session as `dg` reads a program before running it (Session.read: the
+size limit, the parser's syntax errors, the resolver's static errors), so a problem reads in the
+editor as it would in the terminal; nothing is compiled to run, and no statement runs. Then, on a
+text that reads, the checks of checks.py add what the run would meet: unknown names, calls with
 the wrong arguments. The compile's problems stop a program before it starts (errors); the checks'
 stop it at the line, if the line runs (warnings: a tests file for `dg grade` calls functions the
 submission defines, and a check cannot know them).
@@ -19,9 +19,8 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, with_newline
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.semantics import ast_nodes as ast
-from dglang.interpreter.semantics.resolver import resolve
 from dglang.interpreter.syntax.fast import fast_parser
-from dglang.interpreter.syntax.parser import expression_parser, parse
+from dglang.interpreter.syntax.parser import expression_parser
 
 from .checks import argument_counts, unknown_names
 from .symbols import Definition, definitions
@@ -50,25 +49,23 @@ def analyze(session: Session, text: str, name: str) -> Analysis:
     """Everything the server says about `text`; whatever the text holds, this returns."""
     analysis = Analysis(normalized(text))
     text = analysis.text
-    compiled = False
+    resolution = None
     try:
-        session.compile(text, name)
-        compiled = True
+        analysis.module, resolution = session.read(text, name)  # parsed once: a long file takes a second
     except DGError as e:
         analysis.problems.append(e)
+        if e.is_syntax:  # not a text too large to read
+            analysis.module = parsed(text, name)
     except Exception as e:  # a bug in DG: say so in the editor rather than lose the server
-        log.exception("compiling %s", name)
+        log.exception("reading %s", name)
         analysis.problems.append(internal_error(e))
-    if compiled or analysis.problems[0].is_syntax:  # not a text too large to read
-        analysis.module = parsed(text, name, compiled)
     if analysis.module is None:
         return analysis
     try:
         analysis.found = definitions(analysis.module)
         builtins = session.builtins.vars
-        if compiled:  # else the resolver stopped at a static error, already reported
-            resolution = resolve(analysis.module)
-            analysis.warnings.extend(unknown_names(resolution, analysis.found, builtins))
+        if resolution is not None:  # else the resolver stopped at a static error, already reported
+            analysis.warnings.extend(unknown_names(resolution, analysis.found, builtins, MAX_PROBLEMS))
         analysis.warnings.extend(argument_counts(analysis.module, analysis.found, builtins))
     except Exception as e:
         log.exception("checking %s", name)
@@ -77,14 +74,12 @@ def analyze(session: Session, text: str, name: str) -> Analysis:
     return analysis
 
 
-def parsed(text: str, name: str, compiled: bool) -> ast.Module | None:
-    """The syntax tree, or None. A text the compile refused is tried on the fast parser alone: it
-    may hold a tree with a static error (`return` outside a function), while lark's path would only
-    find the syntax error again, which on a long file takes seconds."""
+def parsed(text: str, name: str) -> ast.Module | None:
+    """The syntax tree of a text the reading refused, or None: tried on the fast parser alone, it
+    may hold a tree with a static error (`return` outside a function), while lark's path would
+    only find the syntax error again, which on a long file takes seconds."""
     source = Source(name, text)
     try:
-        if compiled:
-            return parse(source)
         return fast_parser.parse(source, with_newline(text), "start", expression_parser(source))
     except (DGError, RecursionError):
         return None

@@ -84,16 +84,20 @@ def definition(found: list[Definition], lines: Sequence[str], word: Word) -> Spa
     return None if found_one is None else found_one.span
 
 
+MAX_COMPLETIONS = 500  # items in one answer; more, and the editor asks again as the word grows
+
+
 def complete(
     found: list[Definition], lines: Sequence[str], line: int, column: int, builtins: Mapping[str, Any]
 ) -> tuple[int, list[Item]]:
-    """The completions of the word before the cursor, and the column that word starts at."""
+    """The completions of the word before the cursor (MAX_COMPLETIONS and one at most: one more
+    says the list was cut), and the column that word starts at."""
     before_cursor = lines[line - 1][: column - 1] if 0 < line <= len(lines) else ""
     names = visible(found, functions_at(found, lines, line, column))
     env = Env({name: stand_in(d) for name, d in names.items()}, Env(dict(builtins), None))
     items = []
     start = column
-    for candidate in completions(before_cursor, env, {}):
+    for candidate in completions(before_cursor, env, {}, most=MAX_COMPLETIONS + 1):
         start = column + candidate.start
         items.append(item(candidate.text, candidate.meta, names, builtins, attribute=is_attribute(before_cursor)))
     return start, items

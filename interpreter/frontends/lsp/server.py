@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
-from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
+from pygls.workspace.position_codec import ServerTextPosition
 
 from dglang import __version__
 from dglang.interpreter.diagnostics.errors import DGError
@@ -29,6 +29,7 @@ from dglang.interpreter.host.session import Session
 
 from . import answers
 from .analysis import Analysis, analyze
+from .documents import editor_units, use_documents
 from .symbols import Definition
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,11 @@ def make_server(session: Session) -> LanguageServer:
         diagnostics += [diagnostic(document, p, types.DiagnosticSeverity.Warning) for p in analysis.warnings]
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
 
+    @server.feature(types.INITIALIZE)
+    @guarded(None)
+    def initialize(params: types.InitializeParams) -> None:
+        use_documents(server.workspace)  # lines as DG counts them (documents.py)
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @guarded(None)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
@@ -169,7 +175,7 @@ def make_server(session: Session) -> LanguageServer:
         start, items = answers.complete(found, lines_of(document), at.line + 1, at.character + 1, session.builtins.vars)
         replaced = editor_range(document, at.line + 1, start, at.character + 1)
         return types.CompletionList(
-            is_incomplete=False,
+            is_incomplete=len(items) > answers.MAX_COMPLETIONS,
             items=[
                 types.CompletionItem(
                     label=i.label,
@@ -177,7 +183,7 @@ def make_server(session: Session) -> LanguageServer:
                     detail=i.detail or None,
                     text_edit=types.TextEdit(range=replaced, new_text=i.label),
                 )
-                for i in items
+                for i in items[: answers.MAX_COMPLETIONS]
             ],
         )
 
@@ -209,7 +215,7 @@ def word_at(server: LanguageServer, params: Any) -> tuple[TextDocument, answers.
 def editor_range(document: TextDocument, line: int, column: int, end_column: int) -> types.Range:
     """Part of one line (1-based line, columns in characters) as the editor counts."""
     start, end = ServerTextPosition(line - 1, column - 1), ServerTextPosition(line - 1, end_column - 1)
-    return document.range_to_client_units(ServerTextRange(start, end))
+    return editor_units(document, start, end)
 
 
 def client_range(document: TextDocument, span: Span | None) -> types.Range:
@@ -218,7 +224,7 @@ def client_range(document: TextDocument, span: Span | None) -> types.Range:
         return types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
     start = ServerTextPosition(span.line - 1, span.column - 1)
     end = ServerTextPosition(span.end_line - 1, span.end_column - 1)
-    return document.range_to_client_units(ServerTextRange(start, max(start, end)))
+    return editor_units(document, start, max(start, end))
 
 
 def diagnostic(document: TextDocument, problem: DGError, severity: types.DiagnosticSeverity) -> types.Diagnostic:
@@ -235,28 +241,35 @@ def diagnostic(document: TextDocument, problem: DGError, severity: types.Diagnos
     )
 
 
+MAX_OUTLINE_DEPTH = 32  # functions nested deeper are listed beside their 32nd enclosing function
+
+
 def symbols(document: TextDocument, found: list[Definition]) -> list[types.DocumentSymbol]:
     """The top level's functions and variables (each once, where first defined); a function's
-    parameters and local variables under it."""
-
-    def symbol(d: Definition) -> types.DocumentSymbol:
-        children = [symbol(inner) for inner in firsts(found, d.node)] if d.node is not None else None
-        return types.DocumentSymbol(
+    parameters and local variables under it. Built with a stack, and at most MAX_OUTLINE_DEPTH
+    deep: pygls writes the answer out recursively, and 200 nested functions went past Python's
+    recursion limit, so the outline was never answered."""
+    scopes: dict[int | None, list[Definition]] = {}  # id of a function (None: top level) -> its first definitions
+    seen: set[tuple[int | None, str]] = set()
+    for d in found:
+        scope = None if d.scope is None else id(d.scope)
+        if (scope, d.name) not in seen:
+            seen.add((scope, d.name))
+            scopes.setdefault(scope, []).append(d)
+    outline: list[types.DocumentSymbol] = []
+    stack = [(d, outline, 1) for d in reversed(scopes.get(None, []))]
+    while stack:
+        d, siblings, depth = stack.pop()
+        symbol = types.DocumentSymbol(
             name=d.name,
             kind=SYMBOL_KINDS[d.kind],
             range=client_range(document, d.node.span if d.node is not None else d.span),
             selection_range=client_range(document, d.span),
             detail=f"def {d.signature}" if d.kind == "function" else d.kind,
-            children=children,
+            children=[] if d.node is not None else None,
         )
-
-    return [symbol(d) for d in firsts(found, None)]
-
-
-def firsts(found: list[Definition], scope: Any) -> list[Definition]:
-    """The definitions of a scope, each name once (its first)."""
-    seen: dict[str, Definition] = {}
-    for d in found:
-        if d.scope is scope and d.name not in seen:
-            seen[d.name] = d
-    return list(seen.values())
+        siblings.append(symbol)
+        if d.node is not None and symbol.children is not None:
+            inside, deeper = (symbol.children, depth + 1) if depth < MAX_OUTLINE_DEPTH else (siblings, depth)
+            stack.extend((inner, inside, deeper) for inner in reversed(scopes.get(id(d.node), [])))
+    return outline

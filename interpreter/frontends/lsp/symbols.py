@@ -165,11 +165,19 @@ def nodes(root: object) -> Iterator[object]:
         if isinstance(node, list | tuple):
             stack.extend(reversed(node))
             continue
-        if not hasattr(node, "__dataclass_fields__"):
-            continue
-        for field in fields(node):  # type: ignore[arg-type]
-            if field.name == "span":
-                continue
-            value = getattr(node, field.name)
-            if isinstance(value, list | tuple) or hasattr(value, "__dataclass_fields__"):
+        for name in children_of(type(node)) or ():
+            value = getattr(node, name)
+            if isinstance(value, list | tuple) or children_of(type(value)) is not None:
                 stack.append(value)
+
+
+FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def children_of(kind: type) -> tuple[str, ...] | None:
+    """The fields of an AST node class that may hold nodes (all but its span), read once per
+    class; None for what is not a node (not a dataclass)."""
+    if kind not in FIELDS:
+        is_node = hasattr(kind, "__dataclass_fields__")
+        FIELDS[kind] = tuple(f.name for f in fields(kind) if f.name != "span") if is_node else None  # type: ignore[arg-type]
+    return FIELDS[kind]

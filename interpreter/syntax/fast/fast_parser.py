@@ -56,9 +56,15 @@ class OffsetBuilder(ASTBuilder):
     """The AST builder, with spans worked out from token numbers, only for the nodes that need one."""
 
     def __init__(
-        self, source: Source, text: str, tokens: Tokens, parse_expression: ParseExpression, line_offset: int
+        self,
+        source: Source,
+        text: str,
+        tokens: Tokens,
+        parse_expression: ParseExpression,
+        line_offset: int,
+        column_offset: int = 0,
     ) -> None:
-        super().__init__(source, parse_expression, line_offset)
+        super().__init__(source, parse_expression, line_offset, column_offset)
         self.tokens = tokens
         self.token_starts, self.token_ends = tokens.starts, tokens.ends
         self.line_starts = [0, *(m.end() for m in NEWLINES.finditer(text))]
@@ -73,10 +79,10 @@ class OffsetBuilder(ASTBuilder):
         lines = self.line_starts
         line = bisect_right(lines, start)
         end_line = line if line == len(lines) or end < lines[line] else bisect_right(lines, end)
-        offset = self.line_offset
-        return Span(
-            self.source, line + offset, start - lines[line - 1] + 1, end_line + offset, end - lines[end_line - 1] + 1
-        )
+        offset, shift = self.line_offset, self.column_offset
+        column = start - lines[line - 1] + 1 + (shift if line == 1 else 0)
+        end_column = end - lines[end_line - 1] + 1 + (shift if end_line == 1 else 0)
+        return Span(self.source, line + offset, column, end_line + offset, end_column)
 
 
 NEWLINES = re.compile("\n")
@@ -319,13 +325,30 @@ TABLES = load()
 PARSER = FastParser(TABLES) if TABLES is not None else None
 
 
-def parse(source: Source, text: str, start: str, parse_expression: ParseExpression, line_offset: int = 0) -> Any | None:
+NAME_ONLY = re.compile(r"[^\W\d]\w*")  # the grammar's NAME
+
+
+def is_name(text: str) -> bool:
+    """Is `text` a NAME token alone, and not a keyword (what the parser would read as ast.Name)?"""
+    return PARSER is not None and NAME_ONLY.fullmatch(text) is not None and text not in PARSER.keywords
+
+
+def parse(
+    source: Source,
+    text: str,
+    start: str,
+    parse_expression: ParseExpression,
+    line_offset: int = 0,
+    column_offset: int = 0,
+) -> Any | None:
     """The AST of `text` ("start": a program; "test": an expression), or None when the fast path
-    declines it (lark's path will then parse it, or say what is wrong)."""
+    declines it (lark's path will then parse it, or say what is wrong). The offsets say where
+    `text` starts in the source (an f-string's expression)."""
     if PARSER is None:
         return None
     try:
         tokens = PARSER.tokenize(text)
-        return PARSER.parse(text, start, OffsetBuilder(source, text, tokens, parse_expression, line_offset))
+        builder = OffsetBuilder(source, text, tokens, parse_expression, line_offset, column_offset)
+        return PARSER.parse(text, start, builder)
     except (Declined, DGError, RecursionError):  # lark's path raises the error, or its own
         return None
