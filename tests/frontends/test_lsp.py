@@ -11,11 +11,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from optional_tools import need
 
-pytest.importorskip("pygls", reason="the language server's tests need pygls (uv sync installs it)")
+need("pygls", "lsp")
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
+from lsprotocol import types  # noqa: E402  (pygls's, fetched above)
+from pygls.lsp.client import LanguageClient  # noqa: E402
 
 URI = "file:///work/lesson.dg"
 PROGRAM = """\
