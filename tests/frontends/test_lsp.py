@@ -220,7 +220,8 @@ def test_without_pygls_dg_lsp_says_what_to_install(tmp_path: Path) -> None:
     assert run.returncode == 69 and run.stdout == ""
     assert run.stderr == (
         "dg: ImportError: `dg lsp` needs pygls, which is not installed\n"
-        " = help: pip install 'dglang[lsp]' installs DG with its language server's packages\n"
+        " = help: pip install 'dglang[lsp]' installs DG with it (in a checkout: pip install -e \".[lsp]\", or uv run "
+        "--extra lsp dg lsp)\n"
     )
 
 
