@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from optional_tools import need
 
-pytest.importorskip("pygls", reason="the language server's tests need pygls (uv sync installs it)")
+need("pygls", "lsp")
 
-from lsp_util import URI, Editor, at, talk
-from lsprotocol import types
+from lsp_util import URI, Editor, at, talk  # noqa: E402  (needs pygls, fetched above)
+from lsprotocol import types  # noqa: E402
 
 PROGRAM = """\
 w = tensor([1.0, 2.0], requires_grad=True)
@@ -159,7 +160,8 @@ def test_without_pygls_dg_lsp_says_what_to_install(tmp_path: Path) -> None:
     assert run.returncode == 69 and run.stdout == ""
     assert run.stderr == (
         "dg: ImportError: `dg lsp` needs pygls, which is not installed\n"
-        " = help: pip install 'dglang[lsp]' installs DG with its language server's packages\n"
+        " = help: pip install 'dglang[lsp]' installs DG with it (in a checkout: pip install -e \".[lsp]\", or uv run "
+        "--extra lsp dg lsp)\n"
     )
 
 

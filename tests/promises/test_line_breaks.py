@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from optional_tools import need
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
@@ -96,7 +97,7 @@ def test_the_piped_repl_reports_the_line_it_ran(odd: str) -> None:
 
 @pytest.mark.parametrize("odd", ODD, ids=IDS)
 def test_the_language_server_answers_about_the_line_asked(odd: str) -> None:
-    pytest.importorskip("pygls")
+    need("pygls", "lsp")
     from lsp_util import URI, Editor, talk
     from lsprotocol import types
 

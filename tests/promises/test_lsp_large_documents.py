@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pygls", reason="the language server's tests need pygls (uv sync installs it)")
+from optional_tools import need
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from lsp_util import URI, Editor, talk
-from lsprotocol import types
+need("pygls", "lsp")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from lsp_util import URI, Editor, talk  # noqa: E402  (needs pygls, fetched above)
+from lsprotocol import types  # noqa: E402
 
 HANG = 60.0  # seconds: far beyond any answer's time, short of a quadratic's minutes
 
