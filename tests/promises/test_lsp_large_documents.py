@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from optional_tools import need
 
 need("pygls", "lsp")
