@@ -18,6 +18,7 @@ from ipykernel.kernelbase import Kernel
 
 from dglang import __version__
 from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.escaping import escaped_data
 from dglang.interpreter.frontends.cells import Completeness
 from dglang.interpreter.frontends.debugger import Debugger
 from dglang.interpreter.frontends.repl import Command, Outcome, Repl
@@ -25,7 +26,7 @@ from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.host.limits import Limits
 
 from .inspection import complete_reply, inspect_reply
-from .output import CellOutput, Display
+from .output import CellOutput, Display, Escaped
 
 
 @dataclass
@@ -87,13 +88,13 @@ class DGKernel(Kernel):
         self.out = CellOutput(sys.stdout)
         settings = self.settings
         session = new_session(out=self.out, base_dir=Path.cwd(), max_depth=settings.max_depth, limits=settings.limits)
-        self.repl = KernelRepl(session, err=sys.stderr)
+        self.repl = KernelRepl(session, err=Escaped(sys.stderr))
         publish = lambda kind, content: self.send_response(self.iopub_socket, kind, content)
         self.display = self.repl.display = Display(publish, self.out, self.repl.seeing)
         self.repl.commands = {**Repl.commands, "stepper": STEPPER}
         self.repl.seeing.show_graph = self.display.graph
         session.context.show = self.out.echo
-        Debugger(InputLines(self), err=sys.stderr).attach(session)
+        Debugger(InputLines(self), err=Escaped(sys.stderr)).attach(session)
         session.context.debug_everything = True  # a pause may step into any function a cell defined
         self.completeness = Completeness()
 
@@ -132,12 +133,12 @@ class DGKernel(Kernel):
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
 
     async def do_complete(self, code: str, cursor_pos: int) -> dict[str, Any]:
-        return complete_reply(code, cursor_pos, self.repl)
+        return escaped_data(complete_reply(code, cursor_pos, self.repl))
 
     async def do_inspect(
         self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()
     ) -> dict[str, Any]:
-        return inspect_reply(code, cursor_pos, self.repl)
+        return escaped_data(inspect_reply(code, cursor_pos, self.repl))
 
     async def do_is_complete(self, code: str) -> dict[str, Any]:
         cell = self.completeness.of(code)

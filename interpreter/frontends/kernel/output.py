@@ -1,6 +1,11 @@
 """What a cell shows in a notebook: printed text streamed as it comes (ipykernel's own stdout, which
 batches and sends it from its IO thread), the value of the cell's final expression as its result,
-`graph(y)` as a picture, and an error as DG's located message."""
+`graph(y)` as a picture, and an error as DG's located message.
+
+Everything sent is escaped first (diagnostics/escaping.py): a lone surrogate (`print("\ud800")`)
+cannot be encoded in a Jupyter message, and ipykernel found that out in its output thread (a
+Python traceback, the text lost) or while sending the reply (none was sent: a notebook run by
+nbclient would wait for ever)."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from dglang.autograd import Tensor
 from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.escaping import escaped, escaped_data
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.library.runtime import show
 from dglang.interpreter.seeing.text_picture import text_picture
@@ -36,7 +42,8 @@ class CellOutput(io.TextIOBase):
 
     def write(self, text: str) -> int:
         self.settle()
-        return self.stream.write(text)
+        self.stream.write(escaped(text))
+        return len(text)
 
     def flush(self) -> None:
         self.stream.flush()
@@ -50,7 +57,7 @@ class CellOutput(io.TextIOBase):
         """An echoed value that was not the last output is printed as the REPL prints it."""
         if self.pending is not None:
             text, self.pending = self.pending, None
-            self.stream.write(text + "\n")
+            self.stream.write(escaped(text) + "\n")
 
     def take_result(self) -> tuple[str | None, Any]:
         text, value, self.pending, self.value = self.pending, self.value, None, None
@@ -66,7 +73,7 @@ class Display:
     def send(self, kind: str, content: dict[str, Any]) -> None:
         self.out.settle()
         self.out.flush()  # the text printed before comes first
-        self.publish(kind, content)
+        self.publish(kind, escaped_data(content))
 
     def graph(self, y: Tensor, name: str | None, untaken: bool) -> None:
         """`graph(y)` in a notebook: the SVG Graphviz draws, the text picture as its plain-text form
@@ -99,7 +106,7 @@ class Display:
     def error(self, error: DGError) -> dict[str, Any]:
         """The error as Jupyter carries it: DG's located message as the traceback, never Python's."""
         traceback = format_error(error).rstrip("\n").split("\n")
-        content = {"ename": error.kind, "evalue": error.message, "traceback": traceback}
+        content = escaped_data({"ename": error.kind, "evalue": error.message, "traceback": traceback})
         self.send("error", content)
         return content
 
@@ -118,3 +125,21 @@ def table(value: Tensor) -> str:
     elif value.requires_grad:
         caption += ", requires grad"
     return f"<div>{html.escape(caption)}</div><table>{rows}</table>"  # a caption would wrap to the table's width
+
+
+class Escaped(io.TextIOBase):
+    """A stream that writes what it is given with lone surrogates escaped (the kernel's stderr:
+    warnings, the debugger's messages)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.stream.write(escaped(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
