@@ -23,7 +23,9 @@ from weakref import WeakKeyDictionary
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import call_stack, snippet
 from dglang.interpreter.diagnostics.source import Source, Span
+from dglang.interpreter.host.bounded import bounded
 from dglang.interpreter.host.session import Session
+from dglang.interpreter.host.watchdog import Watchdog
 from dglang.interpreter.library.runtime import CallContext, Env
 
 from .repl import COMMANDS, CommandFunction, Commands, Outcome, QuitProgram, Repl, command, run_piped
@@ -198,17 +200,28 @@ class PausedRepl(Repl):
     def frame(self) -> Frame:
         return self.stack[self.level]
 
+    def run_cell(self, text: str) -> Outcome:
+        """A cell typed at the pause runs without stopping at its statements, even if a pause
+        inside it (a breakpoint() it reaches) was left with :step. It runs under the session's
+        --timeout and --max-memory, each cell with the whole budget as at the REPL (the program's
+        own clock stays stopped): a `while True: pass` typed here ran for ever. Its watchdog is
+        the session's while it runs, so a pause inside it stops that clock too."""
+        session, program = self.session, self.session.watchdog
+
+        def watching(cell: Watchdog | None) -> None:
+            session.watchdog = cell if cell is not None else program
+
+        try:
+            return bounded(session.limits, lambda: Repl.run_cell(self, text), watching=watching)
+        except DGError as e:  # stopped between two statements, where none could locate it
+            self.report(e)
+            return Outcome.ERROR
+        finally:
+            session.context.on_statement = None
+
     @property
     def prompt(self) -> str:  # type: ignore[override]
         return f"(dg {self.frame.place} {self.frame.function}) "
-
-    def run_cell(self, text: str) -> Outcome:
-        """A cell typed at the pause runs without stopping at its statements, even if a pause
-        inside it (a breakpoint() it reaches) was left with :step."""
-        try:
-            return super().run_cell(text)
-        finally:
-            self.session.context.on_statement = None
 
     def end_of_input(self) -> Outcome:
         """Ctrl-D on an empty line at a pause (or the end of piped input): :continue."""

@@ -82,11 +82,24 @@ def zip_(*sequences: Any) -> list[tuple[Any, ...]]:
     return list(python.zip(*[items_of(s) for s in sequences], strict=False))
 
 
+SORTED_AT_ONCE = 1 << 18  # items Python's sort orders in one call: a few hundredths of a second
+
+
 def ordered(values: list[Any], reverse: bool = False) -> list[Any]:
-    """Python's sort, but lists inside are compared by DG (see operators.sequences_equal)."""
-    if any(type(v) in SEQUENCES for v in values):
-        return python.sorted(values, key=functools.cmp_to_key(_compare), reverse=reverse)
-    return python.sorted(values, reverse=reverse)
+    """Python's sort, but lists inside are compared by DG (see operators.sequences_equal). A long
+    list is sorted a part at a time, then the sorted parts merged two by two (Python's sort
+    merges two sorted runs in linear time), so that no single call into C outlasts --timeout
+    (ten million floats took four seconds in one call)."""
+    key = functools.cmp_to_key(_compare) if any(type(v) in SEQUENCES for v in values) else None
+    parts = [
+        python.sorted(values[i : i + SORTED_AT_ONCE], key=key, reverse=reverse)
+        for i in range(0, len(values), SORTED_AT_ONCE)
+    ] or [[]]
+    while len(parts) > 1:
+        pairs = range(0, len(parts) - 1, 2)
+        merged = [python.sorted(parts[i] + parts[i + 1], key=key, reverse=reverse) for i in pairs]
+        parts = merged + parts[len(parts) - len(parts) % 2 :]
+    return parts[0]
 
 
 def _compare(a: Any, b: Any) -> int:
@@ -197,6 +210,8 @@ def round_(x: Any, ndigits: int | None = None) -> Any:
         x = x.item()
     if not isinstance(x, int | float):
         raise DGError("TypeError", f"round() takes a number, not {type_name(x)}")
+    if isinstance(x, int) and isinstance(ndigits, int) and -ndigits > x.bit_length() // 3 + 2:
+        return 0  # fewer digits than are rounded away (Python would compute 10 ** -ndigits first)
     return round(x, ndigits) if ndigits is not None else round(x)
 
 

@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from dglang.autograd.creation import random_state, seed, set_random_state
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
+from dglang.interpreter.diagnostics.source import Source, Span
+from dglang.interpreter.host.bounded import bounded
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.runtime import Env
 
 from .collecting import Case
-from .snapshot import copy_state
+from .snapshot import Snapshot, snapshot
 
 # Where grading's random numbers start, before the program and again before the tests file.
 GRADING_SEED = 0
@@ -116,18 +118,34 @@ class Runner:
     def run_tests(self, tests: list[Case]) -> Iterator[Outcome]:
         """Run each test from a copy of the state the top level left, its random numbers included;
         yield each result as it comes."""
-        builtins = self.session.builtins
         randomness = random_state()
         for i, test in enumerate(tests):
             set_random_state(randomness)
             last = i == len(tests) - 1  # the last test may have the state itself: no one runs after it
             try:
-                scope = self.scope if last else copy_state(self.scope, (builtins, builtins.vars))
-            except MemoryError:
-                error = DGError("MemoryError", "out of memory copying the program's variables for this test")
-                yield Outcome(test, False, "", format_error(error), 0.0)
+                copy = None if last else self.copy(test)
+            except DGError as e:
+                interrupted(e)
+                yield Outcome(test, False, "", format_error(e), 0.0)
                 continue
-            yield self.run_test(test, scope)
+            yield self.run_test(test, self.scope if copy is None else copy.root)
+            if copy is not None:
+                copy.release()
+
+    def copy(self, test: Case) -> Snapshot:
+        """A copy of the state for one test, made within the test's limits: it counts toward
+        --max-memory (and --timeout) as what the test does."""
+        call = f"{test.name}()"
+        builtins, where = self.session.builtins, Span(Source(CALLER, call), 1, 1, 1, len(call) + 1)
+        try:
+            return bounded(
+                self.session.limits,
+                lambda: snapshot(self.scope, (builtins, builtins.vars)),
+                where,
+                doing="copying the program's variables for this test",
+            )
+        except MemoryError:  # Python's own: the address space ran out (a grader's RLIMIT_AS)
+            raise DGError("MemoryError", "out of memory copying the program's variables for this test") from None
 
     def run_test(self, test: Case, scope: Env) -> Outcome:
         out = self.capture()

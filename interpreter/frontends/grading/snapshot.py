@@ -19,6 +19,7 @@ other's updates.
 from __future__ import annotations
 
 import gc
+from dataclasses import dataclass
 from typing import Any
 
 from dglang.autograd.tensor import Node, Tensor
@@ -46,18 +47,41 @@ UNSET: Any = object()
 def copy_state(root: Any, shared: tuple[Any, ...] = ()) -> Any:
     """A copy of `root` and of everything it reaches that a program can change; the objects in
     `shared` (the builtins' scope and table) and what only they reach are not copied."""
+    return snapshot(root, shared).root
+
+
+@dataclass
+class Snapshot:
+    """A copy of a state, and the lists and dicts made for it (its scopes' variables among them)."""
+
+    root: Any
+    containers: list[Any]
+
+    def release(self) -> None:
+        """Empty the copy's lists and dicts, once the test that used it is over: a copy holds cycles
+        (a function in the scope it closes over), which only a full collection would free, so each
+        test's copy stayed, and `dg test --max-memory 400M` grew to 940 MB over five tests."""
+        for container in self.containers:
+            container.clear()
+        self.containers = []
+
+
+def snapshot(root: Any, shared: tuple[Any, ...] = ()) -> Snapshot:
+    """copy_state's copy, releasable."""
     # A copy allocates an object per object copied and frees none: the cycle collector would only
     # rescan them, again and again, as it does while a program parses (see Session.compile).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return copy_all(root, shared)
+        copies = copy_all(root, shared)
+        containers = [c for c in copies.values() if type(c) is list or type(c) is dict]
+        return Snapshot(copies.get(id(root), root), containers)
     finally:
         if collecting:
             gc.enable()
 
 
-def copy_all(root: Any, shared: tuple[Any, ...]) -> Any:
+def copy_all(root: Any, shared: tuple[Any, ...]) -> dict[int, Any]:
     found = discover(root, {id(x) for x in shared})
     copies: dict[int, Any] = {}
     # Shells first, so that cycles (a function in the scope it closes over) find their copy.
@@ -88,7 +112,7 @@ def copy_all(root: Any, shared: tuple[Any, ...]) -> Any:
                 value = getattr(obj, slot, UNSET)
                 if value is not UNSET:
                     object.__setattr__(target, slot, get(id(value), value))
-    return copies.get(id(root), root)
+    return copies
 
 
 def copy_tuple(t: tuple[Any, ...], copies: dict[int, Any]) -> None:
