@@ -17,12 +17,13 @@ from typing import Any
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.host.bounded import bounded
 from dglang.interpreter.library.runtime import MISSING
 from dglang.interpreter.seeing.dot import DotOptions
 from dglang.interpreter.seeing.render import graphviz, render
 from dglang.interpreter.seeing.tools import install
 
-EXIT_OK, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 2, 69
+EXIT_OK, EXIT_USAGE, EXIT_UNAVAILABLE, EXIT_RUNTIME = 0, 2, 69, 70
 KINDS = ("dot", "gv", "svg", "png", "html")
 
 
@@ -62,18 +63,26 @@ def draw(
         report(DGError("UsageError", f"'{args.var}' {what}", help="`dg graph --help` lists the options"))
         return EXIT_USAGE
     options = DotOptions(rankdir=args.rankdir, theme=args.theme, untaken=args.untaken)
+
+    def drawn() -> str | bytes:
+        if kind == "html":
+            return seeing.stepper(value, args.var, options)
+        dot = seeing.dot(value, args.var, options)
+        return dot if kind in ("dot", "gv") else render(dot, kind, args.dpi)
+
     try:
-        if args.output is None:
-            sys.stdout.write(seeing.dot(value, args.var, options))
-        elif kind == "html":
-            Path(args.output).write_text(seeing.stepper(value, args.var, options), encoding="utf-8")
-        elif kind in ("dot", "gv"):
-            Path(args.output).write_text(seeing.dot(value, args.var, options), encoding="utf-8")
-        else:
-            Path(args.output).write_bytes(render(seeing.dot(value, args.var, options), kind, args.dpi))
+        # Drawing gets the run's limits afresh: a graph of a million nodes takes its time too.
+        picture = bounded(session.limits, drawn, doing="while DG was drawing the graph")
     except DGError as e:
         report(e)
-        return EXIT_UNAVAILABLE
+        return EXIT_RUNTIME if e.kind in ("TimeoutError", "MemoryError") else EXIT_UNAVAILABLE
+    try:
+        if args.output is None:
+            sys.stdout.write(picture if isinstance(picture, str) else picture.decode())
+        elif isinstance(picture, str):
+            Path(args.output).write_text(picture, encoding="utf-8")
+        else:
+            Path(args.output).write_bytes(picture)
     except OSError as e:
         report(DGError("FileError", f"cannot write '{args.output}': {e.strerror}"))
         return EXIT_UNAVAILABLE

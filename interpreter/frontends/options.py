@@ -1,14 +1,14 @@
-"""The limits' options of the `dg` commands (`dg FILE`, `dg test`, `dg grade`), and what their
-values may be: each value the clock, the memory reader or the interpreter cannot honour is a
-usage error before anything runs (`--timeout 1e300` used to be an internal error, `--timeout nan`
-a run without a limit)."""
+"""The limits' options of the `dg` commands (`dg FILE`, `dg parse`, `dg graph`, `dg test`,
+`dg grade`, the kernel's settings), and what their values may be: each value the clock, the
+memory reader or the interpreter cannot honour is a usage error before anything runs (`--timeout
+1e300` used to be an internal error, `--timeout nan` a run without a limit)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING
 
-from dglang.interpreter.host.limits import MAX_TIMEOUT
+from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT
 
 if TYPE_CHECKING:
     from dglang.interpreter.host.limits import Limits
@@ -18,34 +18,49 @@ MAX_DEPTH = 100_000
 MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
-def limit_options(p: argparse.ArgumentParser, default_output: int, timeout: float | None = None) -> None:
-    """DG's own limits, for each run (a program, a REPL cell, each test gets the whole budget)."""
-    p.add_argument(
-        "--max-depth",
-        type=depth,
-        default=10_000,
-        metavar="N",
-        help=f"deepest nesting of function calls (default 10000, at most {MAX_DEPTH})",
-    )
-    p.add_argument(
-        "--max-steps",
-        type=positive_int,
-        metavar="N",
-        help="stop after N loop iterations and function calls (for running untrusted files)",
-    )
+# Which limits a command takes: one that runs the program takes them all; one that only reads it
+# (prints its tree, checks it) takes those that bound reading and what it prints.
+RUNNING = ("max_depth", "max_steps", "timeout", "max_memory", "max_output")
+READING = ("timeout", "max_memory", "max_output")
+
+
+def limit_options(
+    p: argparse.ArgumentParser,
+    default_output: int = DEFAULT_MAX_OUTPUT,
+    timeout: float | None = None,
+    which: tuple[str, ...] = RUNNING,
+) -> None:
+    """DG's own limits, for each run (a program, a REPL cell, each test gets the whole budget);
+    `which` of them (RUNNING: all; READING: for a command that reads a program without running it)."""
+    if "max_depth" in which:
+        p.add_argument(
+            "--max-depth",
+            type=depth,
+            default=10_000,
+            metavar="N",
+            help=f"deepest nesting of function calls (default 10000, at most {MAX_DEPTH})",
+        )
+    if "max_steps" in which:
+        p.add_argument(
+            "--max-steps",
+            type=positive_int,
+            metavar="N",
+            help="stop after N loop iterations and function calls (for running untrusted files)",
+        )
     shown = f"default {timeout:g}; " if timeout is not None else ""
+    doing = "a program that runs longer, parsing included" if "max_steps" in which else "reading a program longer"
     p.add_argument(
         "--timeout",
         type=seconds,
         default=timeout,
         metavar="SECONDS",
-        help=f"stop a program that runs longer, parsing included ({shown}at most {MAX_TIMEOUT:,.0f})",
+        help=f"stop {doing} ({shown}at most {MAX_TIMEOUT:,.0f})",
     )
     p.add_argument(
         "--max-memory",
         type=memory_size,
         metavar="SIZE",
-        help="stop a program whose process holds more memory, as 2G or 500M (default: 4G, or half the "
+        help="stop when DG's process holds more memory, as 2G or 500M (default: 4G, or half the "
         "machine's memory if less; 0: no limit)",
     )
     p.add_argument(
@@ -53,13 +68,13 @@ def limit_options(p: argparse.ArgumentParser, default_output: int, timeout: floa
         type=int,
         default=default_output,
         metavar="BYTES",
-        help=f"stop a program that prints more (default {default_output}; 0: no limit)",
+        help=f"stop printing more (default {default_output}; 0: no limit)",
     )
 
 
 def limits_from(args: argparse.Namespace) -> Limits:
     """The Limits the options ask for (options a command does not have keep their defaults)."""
-    from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT, Limits
+    from dglang.interpreter.host.limits import Limits
 
     max_output = getattr(args, "max_output", DEFAULT_MAX_OUTPUT)
     limits = Limits(

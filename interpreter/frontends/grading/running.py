@@ -142,7 +142,7 @@ class Runner:
                 self.session.limits,
                 lambda: snapshot(self.scope, (builtins, builtins.vars)),
                 where,
-                doing="copying the program's variables for this test",
+                doing="while copying the program's variables for this test",
             )
         except MemoryError:  # Python's own: the address space ran out (a grader's RLIMIT_AS)
             raise DGError("MemoryError", "out of memory copying the program's variables for this test") from None
