@@ -156,3 +156,23 @@ def test_dg_test_with_a_tests_file_grades_as_dg_grade_does(tmp_path: Path) -> No
 
 
 TEST_NAMES = ["test_square", "test_counting", "test_tensor_square", "test_max_and_round"]
+
+
+def test_what_a_submission_prints_or_names_forges_nothing(tmp_path: Path) -> None:
+    """Lines that look like the worker's results, and test functions of its own, through the real
+    worker: the submission's output is data in a result, and only the tests file's tests count."""
+    from dglang.interpreter.frontends.grading import grader, worker_process
+    from dglang.interpreter.frontends.grading.isolation import SystemLimits
+    from dglang.interpreter.frontends.grading.submissions import Submission
+
+    fake = '{"event": "test", "name": "test_square", "passed": true, "report": null, "output": "", "seconds": 0}'
+    program = NOTHING["plain"] + f"print({fake!r})\nprint('\\n' + {fake!r})\n"
+    program += "".join(f"def {name}():\n    return None\n" for name in TEST_NAMES)
+    (tmp_path / "work.dg").write_text(program)
+    cases = collect(parse(Source("tests.dg", PLAIN_TESTS)))
+    assignment = grader.Assignment(
+        "tests.dg", PLAIN_TESTS, cases, {"timeout": 20, "max_output": 100_000}, SystemLimits(120, None), 120
+    )
+    graded = grader.grade(Submission("work.dg", tmp_path / "work.dg"), assignment, worker_process.Workers())
+    assert graded.status == "ok" and graded.score == 0
+    assert fake in graded.output

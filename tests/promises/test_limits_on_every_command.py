@@ -1,0 +1,221 @@
+"""Limits on every command: `dg parse`, `dg graph`, `dg test` and `dg grade` take the limit options
+that apply to them, and hold to them; `dg test --max-memory` counts the copy of the state each
+test starts from; `--timeout` holds for code typed at a breakpoint (through a pipe, in a terminal,
+in the Jupyter kernel); no single builtin call runs past it.
+
+Times here are generous bounds, hang detectors: before these fixes each case ran for minutes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dglang.interpreter.frontends import commands
+from dglang.interpreter.frontends.options import READING, RUNNING
+
+HANG = 60.0  # seconds
+
+
+def dg(*args: str, cwd: Path, stdin: str | None = None) -> tuple[subprocess.CompletedProcess[str], float]:
+    start = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=4 * HANG,
+    )
+    return result, time.monotonic() - start
+
+
+def options_of(parser: Any) -> set[str]:
+    return {option for action in parser._actions for option in action.option_strings}
+
+
+def test_every_command_takes_the_limits_that_apply_to_it() -> None:
+    flags = {name: "--" + name.replace("_", "-") for name in RUNNING}
+    for parser in (commands.graph_parser(), commands.test_parser(), commands.grade_parser()):
+        assert {flags[n] for n in RUNNING} <= options_of(parser), parser.prog
+    assert {flags[n] for n in READING} <= options_of(commands.parse_parser())
+
+
+def test_dg_parse_is_held_to_its_limits(tmp_path: Path) -> None:
+    (tmp_path / "big.dg").write_text("".join(f"v{i} = f'{{v{i}}} {{v{i} + 1}}'\n" for i in range(30_000)))
+    result, seconds = dg("parse", "--timeout", "0.01", "big.dg", cwd=tmp_path)
+    assert result.returncode == 70 and "TimeoutError" in result.stderr and result.stdout == ""
+    assert seconds < HANG
+    result, _ = dg("parse", "--max-output", "1000", "big.dg", cwd=tmp_path)
+    assert result.returncode == 70 and "LimitError: the syntax tree is" in result.stderr and result.stdout == ""
+    result, _ = dg("parse", "--tokens", "--max-output", "1000", "big.dg", cwd=tmp_path)
+    assert "LimitError: the token stream is" in result.stderr
+    result, _ = dg("parse", "--max-output", "0", "big.dg", cwd=tmp_path)  # 0: no limit
+    assert result.returncode == 0 and result.stdout.count("Assign") == 30_000
+
+
+@pytest.mark.parametrize(
+    ("program", "options", "kind"),
+    [
+        ("y = tensor(1.0)\nwhile True:\n    y = y + 1\n", ["--timeout", "1"], "TimeoutError"),
+        ("y = tensor(1.0)\nwhile True:\n    y = y + 1\n", ["--max-steps", "1000"], "LimitError"),
+        (
+            "y = tensor(1.0)\nkept = []\nwhile True:\n    kept.append(ones(1000, 1000))\n",
+            ["--max-memory", "300M"],
+            "MemoryError",
+        ),
+        ("y = tensor(1.0)\nwhile True:\n    print('x' * 1000)\n", ["--max-output", "10000"], "LimitError"),
+    ],
+)
+def test_dg_graph_is_held_to_the_limits_of_a_run(tmp_path: Path, program: str, options: list[str], kind: str) -> None:
+    (tmp_path / "p.dg").write_text(program)
+    result, seconds = dg("graph", "p.dg", "--var", "y", *options, cwd=tmp_path)
+    assert result.returncode == 70 and "p.dg:" in result.stderr and kind in result.stderr, result.stderr
+    assert seconds < HANG
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the peak is read from the child's resource usage")
+def test_dg_test_counts_the_copies_of_the_state_within_max_memory(tmp_path: Path) -> None:
+    tests = "".join(f"def test_{i}():\n    assert f() > 0\n" for i in range(5))
+    (tmp_path / "m.dg").write_text("xs = [[i] for i in range(1500000)]\ndef f():\n    return len(xs)\n" + tests)
+    # A process of its own runs dg test, so that the peak of its children is dg test's alone.
+    measure = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        "print(done.stdout)\n"
+    )
+    command = [sys.executable, "-m", "dglang.interpreter", "test", "m.dg", "--max-memory", "400M"]
+    done = subprocess.run(
+        [sys.executable, "-c", measure, *command], capture_output=True, text=True, cwd=tmp_path, timeout=4 * HANG
+    )
+    peak, _, out = done.stdout.partition("\n")
+    peak_kib = int(peak)
+    assert "MemoryError: DG's memory grew past 400 MiB" in out and "while copying the program's variables" in out
+    assert peak_kib < 1.2 * 400 * 1024, f"peak {peak_kib // 1024} MiB"  # 940 MiB before
+
+
+def test_copies_are_released_after_each_test() -> None:
+    """Each test's copy holds cycles (a function in the scope it closes over): emptied after the
+    test, it is freed at once rather than at the next full collection."""
+    import gc
+
+    from dglang.interpreter.diagnostics.source import Source
+    from dglang.interpreter.frontends.grading.collecting import collect
+    from dglang.interpreter.frontends.grading.running import Runner
+    from dglang.interpreter.frontends.sessions import new_session
+    from dglang.interpreter.library.runtime import Env
+    from dglang.interpreter.syntax.parser import parse
+
+    text = "xs = [[i] for i in range(1000)]\ndef f():\n    return len(xs)\n"
+    text += "".join(f"def test_{i}():\n    assert f() == 1000\n" for i in range(4))
+    runner = Runner(new_session())
+    gc.collect()
+    gc.disable()
+    try:
+        before = sum(type(o) is Env for o in gc.get_objects())
+        outcomes = [s for _, s in runner.own_tests((text, "t.dg"), collect(parse(Source("t.dg", text))))]
+        after = sum(type(o) is Env for o in gc.get_objects())
+    finally:
+        gc.enable()
+    assert all(o.passed for o in outcomes[1:])
+    assert after - before < 10  # the program's scopes; not four copies of them
+
+
+# ---- --timeout at a breakpoint --------------------------------------------------------------------
+BREAKS = "x = 1\nbreakpoint()\nprint('after', x)\n"
+
+
+def test_a_loop_typed_at_a_breakpoint_through_a_pipe_stops_at_the_timeout(tmp_path: Path) -> None:
+    (tmp_path / "p.dg").write_text(BREAKS)
+    result, seconds = dg("--timeout", "1", "p.dg", cwd=tmp_path, stdin="while True: pass\n\nx = 5\n:continue\n")
+    assert result.returncode == 0, result.stderr
+    assert "<cell 1>:1:1: TimeoutError: the program ran longer than 1 second" in result.stderr
+    assert "after 5" in result.stdout and seconds < HANG
+
+
+def test_a_loop_typed_at_a_breakpoint_in_a_terminal_stops_at_the_timeout(tmp_path: Path) -> None:
+    from terminal_util import Terminal
+
+    (tmp_path / "p.dg").write_text(BREAKS)
+    term = Terminal(tmp_path, "--timeout", "1", "p.dg", cwd=tmp_path)
+    term.read_until("(dg ")
+    term.type("while True: pass\r\r")
+    term.read_until("TimeoutError", timeout=HANG)
+    term.type("x = 7\r:continue\r")
+    term.read_until("after 7", timeout=HANG)
+    assert term.close() == 0
+
+
+def test_a_loop_typed_at_a_breakpoint_in_the_kernel_stops_at_the_timeout(tmp_path: Path) -> None:
+    from optional_tools import need
+
+    need("ipykernel", "kernel")
+    from jupyter_client.manager import start_new_kernel
+    from kernel_util import write_kernelspec
+
+    write_kernelspec(tmp_path, "dglang-limited-break", timeout=1.0)
+    before = os.environ.get("JUPYTER_PATH")
+    os.environ["JUPYTER_PATH"] = str(tmp_path)
+    try:
+        manager, client = start_new_kernel(kernel_name="dglang-limited-break")
+    finally:
+        if before is None:
+            del os.environ["JUPYTER_PATH"]
+        else:
+            os.environ["JUPYTER_PATH"] = before
+    try:
+        answers = iter(["while True: pass", "", "x = 5", ":continue"])
+        outputs: list[dict[str, Any]] = []
+        reply = client.execute_interactive(
+            BREAKS,
+            timeout=HANG,
+            allow_stdin=True,
+            stdin_hook=lambda message: client.input(next(answers)),
+            output_hook=outputs.append,
+        )
+        texts = "".join(m["content"].get("text", "") for m in outputs if m["msg_type"] == "stream")
+        assert reply["content"]["status"] == "ok"
+        assert "TimeoutError: the program ran longer than 1 second" in texts and "after 5" in texts
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel()
+
+
+# ---- no single builtin call runs past --timeout ---------------------------------------------------
+@pytest.mark.parametrize(
+    "call",
+    [
+        "round(5, -10**8)",  # 120 seconds past --timeout 1 before
+        "round(-123456789, -10**18)",
+        "sorted([(i * 7919) % 1000003 * 0.5 for i in range(3000000)])",
+        "sorted([[i % 7, i] for i in range(1000000)])",
+    ],
+)
+def test_no_builtin_call_runs_past_the_timeout(tmp_path: Path, call: str) -> None:
+    (tmp_path / "p.dg").write_text(f"while True:\n    x = {call}\n")
+    result, seconds = dg("--timeout", "1", "p.dg", cwd=tmp_path)
+    assert result.returncode == 70 and "TimeoutError" in result.stderr, result.stderr
+    assert seconds < HANG
+
+
+def test_round_and_sorted_give_python_s_answers() -> None:
+    import random
+
+    from dglang.interpreter.library.python_functions import SORTED_AT_ONCE, ordered, round_
+
+    for x in (0, 5, 15, 25, -35, 10**30 + 5, True):
+        for digits in (-1, -2, -31, -40, -(10**8)):
+            assert round_(x, digits) == (round(x, digits) if digits > -100 else 0)
+    for n in (0, 1, SORTED_AT_ONCE, SORTED_AT_ONCE + 1, 3 * SORTED_AT_ONCE + 7):
+        values = [random.randint(0, 50) for _ in range(n)]
+        assert ordered(values) == sorted(values)
+        assert ordered(values, reverse=True) == sorted(values, reverse=True)
+    pairs = [[random.randint(0, 3)] for _ in range(SORTED_AT_ONCE + 5)]
+    assert ordered(pairs) == sorted(pairs)
