@@ -1,5 +1,9 @@
-"""The text of an open document as the server holds it: pygls's TextDocument, with its lines as
-DG's lexer counts them.
+"""The open documents as the server holds them: pygls's TextDocument, with its lines as DG's lexer
+counts them, and the latest reading of each (analysis.py), made in a thread of its own.
+
+The readings are made in one thread beside the server's, in the order asked for, so that the
+server goes on answering while a long document is read (a megabyte takes a second or two): an
+answer uses the latest reading of its document that parsed, and waits only for a document's first.
 
 pygls splits a document with Python's str.splitlines, which also ends a line at a form feed, "\\v",
 "\\x1c"-"\\x1e", "\\x85", U+2028 and U+2029: after a `^L` in a comment every answer (a diagnostic, a
@@ -11,13 +15,85 @@ document 80,000 times. Here the lines are split once per version of the text.
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 from pygls.workspace.position_codec import ServerTextPosition
 
 from dglang.interpreter.diagnostics.source import split_lines
+from dglang.interpreter.host.session import Session
+
+from .analysis import Analysis, analyze
+from .symbols import Definition
+
+READER_STACK = 64 << 20  # bytes: the main thread's depth for the parser (macOS gives other threads 512 kB)
+
+
+def reader() -> ThreadPoolExecutor:
+    """The thread that reads documents, started now with a deep stack."""
+    before = threading.stack_size(READER_STACK)
+    try:
+        thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dg-lsp-reader")
+        thread.submit(lambda: None).result()
+    finally:
+        threading.stack_size(before)
+    return thread
+
+
+@dataclass
+class Documents:
+    """What the server keeps of each open document: the reading of its latest version that parsed
+    (completion and definitions keep working while a line is half typed), and the reading under way."""
+
+    session: Session
+    thread: ThreadPoolExecutor
+    parsed: dict[str, Analysis] = field(default_factory=dict)
+    pending: dict[str, asyncio.Future[Analysis]] = field(default_factory=dict)
+
+    def read(self, uri: str, text: str) -> asyncio.Future[Analysis]:
+        """Read `text` in the reading thread; the future is done when it is read and kept."""
+        future = asyncio.get_running_loop().run_in_executor(
+            self.thread, analyze, self.session, text, document_name(uri)
+        )
+        self.pending[uri] = future
+
+        def done(future: asyncio.Future[Analysis]) -> None:
+            if uri not in self.pending:  # closed meanwhile
+                return
+            if self.pending[uri] is future:
+                del self.pending[uri]
+            if not future.cancelled() and future.exception() is None and future.result().module is not None:
+                self.parsed[uri] = future.result()
+
+        future.add_done_callback(done)
+        return future
+
+    async def ready(self, uri: str) -> None:
+        """Wait for a document's first reading, if it is under way (later ones are not waited for)."""
+        pending = self.pending.get(uri)
+        if uri not in self.parsed and pending is not None:
+            await asyncio.wait([pending])
+
+    def definitions(self, uri: str) -> list[Definition]:
+        found = self.parsed.get(uri)
+        return found.found if found is not None else []
+
+    def close(self, uri: str) -> None:
+        self.parsed.pop(uri, None)
+        self.pending.pop(uri, None)
+
+
+def document_name(uri: str) -> str:
+    """The name DG's messages call a document by: its file's name."""
+    path = unquote(urlparse(uri).path)
+    return PurePosixPath(path).name or uri
 
 
 class Document(TextDocument):

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any, TypeVar
-from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -28,8 +26,8 @@ from dglang.interpreter.diagnostics.source import Span
 from dglang.interpreter.host.session import Session
 
 from . import answers
-from .analysis import Analysis, analyze
-from .documents import editor_units, use_documents
+from .analysis import Analysis
+from .documents import Documents, editor_units, reader, use_documents
 from .symbols import Definition
 
 log = logging.getLogger(__name__)
@@ -52,40 +50,24 @@ COMPLETION_KINDS = {
 }
 
 
-@dataclass
-class Documents:
-    """What the server keeps of each open document: the analysis of its latest version that
-    parsed (completion and definitions keep working while a line is half typed)."""
+def guarded(default: Result) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A handler (or a coroutine handler) that answers `default` instead of failing (and logs why)."""
 
-    session: Session
-    parsed: dict[str, Analysis] = field(default_factory=dict)
+    def wrap(handler: Callable[..., Any]) -> Callable[..., Any]:
+        if inspect.iscoroutinefunction(handler):
 
-    def update(self, uri: str, text: str) -> Analysis:
-        analysis = analyze(self.session, text, document_name(uri))
-        if analysis.module is not None:
-            self.parsed[uri] = analysis
-        return analysis
+            @functools.wraps(handler)
+            async def run_async(*params: Any) -> Any:
+                try:
+                    return await handler(*params)
+                except Exception:
+                    log.exception("dg lsp: %s failed", handler.__name__)
+                    return default
 
-    def definitions(self, uri: str) -> list[Definition]:
-        found = self.parsed.get(uri)
-        return found.found if found is not None else []
+            return run_async
 
-    def close(self, uri: str) -> None:
-        self.parsed.pop(uri, None)
-
-
-def document_name(uri: str) -> str:
-    """The name DG's messages call a document by: its file's name."""
-    path = unquote(urlparse(uri).path)
-    return PurePosixPath(path).name or uri
-
-
-def guarded(default: Result) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
-    """A handler that answers `default` instead of failing (and logs why)."""
-
-    def wrap(handler: Callable[..., Result]) -> Callable[..., Result]:
         @functools.wraps(handler)
-        def run(*params: Any) -> Result:
+        def run(*params: Any) -> Any:
             try:
                 return handler(*params)
             except Exception:
@@ -100,14 +82,25 @@ def guarded(default: Result) -> Callable[[Callable[..., Result]], Callable[..., 
 def make_server(session: Session) -> LanguageServer:
     """A language server reading documents with `session` (which compiles, never runs)."""
     server = LanguageServer("dg", __version__)
-    documents = Documents(session)
+    documents = Documents(session, reader())
 
     def publish(uri: str) -> None:
-        document = server.workspace.get_text_document(uri)
-        analysis = documents.update(uri, document.source)
-        diagnostics = [diagnostic(document, p, types.DiagnosticSeverity.Error) for p in analysis.problems]
-        diagnostics += [diagnostic(document, p, types.DiagnosticSeverity.Warning) for p in analysis.warnings]
-        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+        """Read the document in the reading thread; then, if the text is still the one read, send
+        its diagnostics (else a newer reading is on its way)."""
+        text = server.workspace.get_text_document(uri).source
+
+        @guarded(None)
+        def read(future: asyncio.Future[Analysis]) -> None:
+            document = server.workspace.text_documents.get(uri)
+            if future.cancelled() or document is None or document.source is not text:
+                return
+            analysis = future.result()
+            diagnostics = [diagnostic(document, p, types.DiagnosticSeverity.Error) for p in analysis.problems]
+            diagnostics += [diagnostic(document, p, types.DiagnosticSeverity.Warning) for p in analysis.warnings]
+            params = types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
+            server.text_document_publish_diagnostics(params)
+
+        documents.read(uri, text).add_done_callback(read)
 
     @server.feature(types.INITIALIZE)
     @guarded(None)
@@ -147,7 +140,8 @@ def make_server(session: Session) -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded(None)
-    def hover(params: types.HoverParams) -> types.Hover | None:
+    async def hover(params: types.HoverParams) -> types.Hover | None:
+        await documents.ready(params.text_document.uri)
         document, word = word_at(server, params)
         if word is None:
             return None
@@ -159,7 +153,8 @@ def make_server(session: Session) -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     @guarded(None)
-    def definition(params: types.DefinitionParams) -> types.Location | None:
+    async def definition(params: types.DefinitionParams) -> types.Location | None:
+        await documents.ready(params.text_document.uri)
         document, word = word_at(server, params)
         if word is None:
             return None
@@ -168,7 +163,8 @@ def make_server(session: Session) -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
     @guarded(None)
-    def completion(params: types.CompletionParams) -> types.CompletionList | None:
+    async def completion(params: types.CompletionParams) -> types.CompletionList | None:
+        await documents.ready(params.text_document.uri)
         document = server.workspace.get_text_document(params.text_document.uri)
         at = document.position_from_client_units(params.position)
         found = documents.definitions(document.uri)
@@ -189,7 +185,8 @@ def make_server(session: Session) -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guarded([])
-    def document_symbols(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    async def document_symbols(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        await documents.ready(params.text_document.uri)
         document = server.workspace.get_text_document(params.text_document.uri)
         return symbols(document, documents.definitions(document.uri))
 
