@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from optional_tools import need
 
 from dglang.interpreter.diagnostics.errors import DGError
@@ -124,3 +126,21 @@ def test_the_language_server_answers_about_the_line_asked(odd: str) -> None:
         assert editor.diagnostics[URI] == []
 
     talk(conversation)
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(
+    lines=st.lists(st.text(alphabet=st.sampled_from([*ODD, "a", " ", "é", "\t", "#"]), max_size=12), max_size=8),
+    at=st.integers(0, 8),
+)
+def test_random_odd_characters_in_comments_leave_every_line_where_the_lexer_has_it(lines: list[str], at: int) -> None:
+    """Comments full of odd characters, then an error: the report quotes the erring line."""
+    program = [f"# {line}" for line in lines]
+    program.insert(min(at, len(program)), 'y = "a\u2028b\x85c"')
+    program.append("z = ones(2) @ ones(3)")
+    text = "\n".join(program) + "\n"
+    assert split_lines(text) == text.split("\n")[:-1]
+    with pytest.raises(DGError) as caught:
+        new_session(out=io.StringIO()).run(text, "p.dg")
+    report = format_error(caught.value)
+    assert report.startswith(f"p.dg:{len(program)}:5: ShapeError") and "| z = ones(2) @ ones(3)\n" in report
