@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -34,6 +35,7 @@ from .worker_process import Workers
 
 EXIT_OK, EXIT_USAGE, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_CANNOT_WRITE, EXIT_INTERRUPTED = 0, 2, 65, 66, 73, 130
 SUMMARY = "summary.csv"
+LONGEST_NAME = 200  # bytes of a results folder's name (file systems allow 255)
 STARTUP = 30  # seconds a submission's process may take beyond its runs' timeouts (start-up, copying)
 LOCAL_MEMORY, GRADESCOPE_MEMORY = 2048, 512  # MB of address space: Python and NumPy take about 150
 GRADESCOPE_WALL = 540  # seconds
@@ -193,11 +195,17 @@ def write_results(
 
 def results_folders(graded: list[Graded]) -> dict[int, str]:
     """The folder each submission's results go to: its name as shown, unless that is taken (by the
-    summary, or by another name that reads the same, in any case, as file systems may compare)."""
+    summary, or by another name that reads the same, in any case, as file systems may compare).
+    A name whose escapes make it longer than a folder's name may be is cut (a 255-byte name of
+    bytes that are not UTF-8 is shown in 1,020)."""
     taken = {SUMMARY.casefold()}
     names = {}
     for g in graded:
         name = base = g.submission.shown
+        if len(base.encode()) > LONGEST_NAME:
+            cut = base.encode()[: LONGEST_NAME - 10].decode(errors="ignore")
+            base = re.sub(r"\\[xuU]?[0-9a-f]*$", "", cut) + "..."  # not in the middle of an escape
+            name = base
         number = 1
         while name.casefold() in taken:
             number += 1
