@@ -257,11 +257,12 @@ def symbols(document: TextDocument, found: list[Definition]) -> list[types.Docum
     stack = [(d, outline, 1) for d in reversed(scopes.get(None, []))]
     while stack:
         d, siblings, depth = stack.pop()
+        selection = client_range(document, d.span)  # a variable's whole range too: one Range for both
         symbol = types.DocumentSymbol(
             name=d.name,
             kind=SYMBOL_KINDS[d.kind],
-            range=client_range(document, d.node.span if d.node is not None else d.span),
-            selection_range=client_range(document, d.span),
+            range=client_range(document, d.node.span) if d.node is not None else selection,
+            selection_range=selection,
             detail=f"def {d.signature}" if d.kind == "function" else d.kind,
             children=[] if d.node is not None else None,
         )
