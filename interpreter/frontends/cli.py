@@ -19,7 +19,7 @@ from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
-from .options import limit_options, limits_from, positive_int, seconds
+from .options import library_option, limit_options, limits_from, positive_int, seconds
 from .program_files import read_program
 from .streams import use_utf8
 
@@ -85,6 +85,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="let load_csv read files under DIR too (may be repeated)",
     )
+    library_option(p)
     p.add_argument("--detect-anomaly", action="store_true", help="name the op whose gradient first holds nan or inf")
     p.add_argument("--trace", action="store_true", help="print each recorded node and each backward step")
     p.add_argument("--trace-limit", type=int, default=300, metavar="N", help="trace lines to print (default 300)")
@@ -287,15 +288,17 @@ def new_session(args: argparse.Namespace) -> Session:
 
     folder = program_folder(args.file) if args.file not in (None, "-") else Path.cwd()
     limits = limits_from(args)
-    missing = [d for d in getattr(args, "allow_path", []) if not is_folder(d)]
-    if missing:
-        parser().error(f"--allow-path {missing[0]}: no such folder")
+    for option in ("allow_path", "lib"):
+        missing = [d for d in getattr(args, option, []) if not is_folder(d)]
+        if missing:
+            parser().error(f"--{option.replace('_', '-')} {missing[0]}: no such folder")
     session = make_session(
         base_dir=folder,
         max_depth=args.max_depth,
         limits=limits,
         allowed_dirs=getattr(args, "allow_path", []),
         detect_anomaly=getattr(args, "detect_anomaly", False),
+        library=getattr(args, "lib", []),
     )
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.

@@ -57,6 +57,18 @@ def limit_options(p: argparse.ArgumentParser, default_output: int, timeout: floa
     )
 
 
+def library_option(p: argparse.ArgumentParser) -> None:
+    """`--lib DIR`: a folder of modules a program may import (after its own folder), as DG_LIB's are."""
+    p.add_argument(
+        "--lib",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="look for imported modules in DIR too, after the program's folder (may be repeated; "
+        "then the folders of DG_LIB)",
+    )
+
+
 def limits_from(args: argparse.Namespace) -> Limits:
     """The Limits the options ask for (options a command does not have keep their defaults)."""
     from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT, Limits

@@ -123,6 +123,8 @@ def signature_text(name: str, fn: Callable[..., Any], method: bool = False) -> s
     for p in params[1:] if method else params:
         if p.kind is p.VAR_POSITIONAL:
             parts.append(f"*{p.name}")
+        elif p.kind is p.VAR_KEYWORD:
+            parts.append(f"{p.name}=value, ...")
         elif p.default is p.empty:
             parts.append(p.name)
         else:

@@ -21,7 +21,9 @@ from dglang.interpreter.library.runtime import Env
 from . import ast_nodes as ast
 from .compiling import Eval, Exec
 from .context import RunContext
+from .displays import Displays
 from .expressions import Expressions
+from .linking import link
 from .locating import interruption
 from .resolver import Resolution, resolve
 from .statements import Statements
@@ -42,6 +44,7 @@ def compile_program(module: ast.Module, context: RunContext, echo: bool = False)
     when `debug_everything`) is compiled with the debugger's statement events."""
     resolution = resolve(module)
     stepping = context.debugger and (context.debug_everything or "breakpoint" in resolution.free_names)
+    link(resolution, context)  # linking.py: the modules it imports found, the names taken from them checked
     return Program(Compiler(context, resolution, echo=echo, stepping=stepping).block(module.body), resolution)
 
 
@@ -51,7 +54,7 @@ def compile_expression(expr: ast.Expr, context: RunContext) -> Eval:
     return Compiler(context, resolution).expr(expr)
 
 
-class Compiler(Expressions, Statements):
+class Compiler(Expressions, Displays, Statements):
     def expr(self, node: ast.Expr) -> Eval:
         return EXPRESSIONS[type(node)](self, node)
 
@@ -102,6 +105,8 @@ EXPRESSIONS: dict[type, Case] = {
     ast.TupleExpr: Compiler.tuple_expr,  # (a, b)
     ast.ListExpr: Compiler.list_expr,  # [a, b]
     ast.ListComprehension: Compiler.list_comprehension,  # [f(x) for x in xs if x > 0]
+    ast.DictExpr: Compiler.dict_expr,  # {"w": w, "b": b}
+    ast.DictComprehension: Compiler.dict_comprehension,  # {k: v * 2 for k, v in d.items()}
     ast.FString: Compiler.fstring,  # f"loss {loss:.4f}"
     ast.Binary: Compiler.binary,  # a + b, a @ b, ...
     ast.Unary: Compiler.unary,  # -a
@@ -130,4 +135,7 @@ STATEMENTS: dict[type, Case] = {
     ast.For: Compiler.for_,
     ast.FunctionDef: Compiler.function_def,
     ast.With: Compiler.with_,  # with no_grad: ...
+    ast.Delete: Compiler.delete,  # del d[key]
+    ast.Import: Compiler.import_,  # import nn
+    ast.FromImport: Compiler.from_import,  # from nn import linear
 }

@@ -12,7 +12,7 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording, type_name
 from dglang.interpreter.diagnostics.errors import CallFrame, DGError
 from dglang.interpreter.diagnostics.source import Span
-from dglang.interpreter.library.attributes import find_method, get_attribute
+from dglang.interpreter.library.attributes import find_method, get_attribute, module_name
 from dglang.interpreter.library.formatting import format_value
 from dglang.interpreter.library.operators import BINARY, COMPARE, MAX_SEQUENCE, UNARY, get_item
 from dglang.interpreter.library.runtime import (
@@ -22,6 +22,7 @@ from dglang.interpreter.library.runtime import (
     CallContext,
     Env,
     Function,
+    Module,
     WithContext,
     iterate,
 )
@@ -306,6 +307,8 @@ class Expressions(CompilerBase):
             keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
             recording.where = site
             try:
+                if type(target) is Module:  # nn.linear(x): a function of a module, not a method
+                    return self.invoke(module_name(target, name), positional, keywords, span, env)
                 return call_python(name, find_method(target, name), [target, *positional], keywords, method=True)
             except Exception as e:
                 raise habit(explained(self.fail(e, span), target, hint), func) from None

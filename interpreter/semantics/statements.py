@@ -15,7 +15,7 @@ from dglang.autograd.tensor import recording, type_name
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Arm, Branch
 from dglang.interpreter.library.attributes import set_attribute
-from dglang.interpreter.library.operators import AUGMENTED, set_item
+from dglang.interpreter.library.operators import AUGMENTED, delete_item, set_item
 from dglang.interpreter.library.runtime import (
     BREAK,
     CONTINUE,
@@ -194,6 +194,56 @@ class Statements(CompilerBase):
                 if message is not None and context.why_not is not None:
                     help = why
                 raise self.fail(DGError("AssertionError", said, help=help), span)
+
+        return run
+
+    def delete(self, node: ast.Delete) -> Exec:
+        """del d[key], items[i]: each target in turn."""
+        targets = [(self.expr(t.obj), self.index_key(t.items), t.span) for t in node.targets]  # type: ignore[attr-defined]
+
+        def run(env: Env) -> None:
+            for obj, key, span in targets:
+                container = obj(env)
+                k = key(env)
+                try:
+                    delete_item(container, k)
+                except Exception as e:
+                    raise self.fail(e, span) from None
+
+        return run
+
+    # ---- modules ----------------------------------------------------------------------------
+    def import_(self, node: ast.Import) -> Exec:
+        """import nn: run the module (the first time any program of the session imports it), bind it."""
+        modules = list(zip(node.modules, self.resolution.modules[node], strict=True))
+        load = self.context.modules.load  # type: ignore[union-attr]  # the linker found the modules
+
+        def run(env: Env) -> None:
+            for imported, module in modules:
+                env.vars[imported.name] = load(module, imported.span)
+
+        return run
+
+    def from_import(self, node: ast.FromImport) -> Exec:
+        """from nn import linear: run the module as `import` does, then bind the names it defined."""
+        (module,) = self.resolution.modules[node]
+        load, at, names = self.context.modules.load, node.module.span, node.names  # type: ignore[union-attr]
+
+        def run(env: Env) -> None:
+            scope = load(module, at).env.vars
+            for name in names:
+                value = scope.get(name.name, MISSING)
+                if value is MISSING:  # its text binds the name, but not on the way this run took
+                    raise self.fail(
+                        DGError(
+                            "ImportError",
+                            f"cannot import name '{name.name}' from {module.name}: {module.display} did not "
+                            "define it when it ran",
+                            help=f"check the `if` or loop around its definition in {module.display}",
+                        ),
+                        name.span,
+                    )
+                env.vars[name.name] = value
 
         return run
 
