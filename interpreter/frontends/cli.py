@@ -19,7 +19,7 @@ from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
-from .options import library_option, limit_options, limits_from, positive_int, seconds
+from .options import library_option, limits_from, positive_int, run_options, seconds
 from .program_files import read_program
 from .streams import use_utf8
 
@@ -77,7 +77,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="the program to run, or - for standard input")
     p.add_argument("-i", dest="interactive", action="store_true", help="open the REPL after running FILE")
     p.add_argument("--no-breakpoints", action="store_true", help="let breakpoint() do nothing")
-    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
     p.add_argument(
         "--allow-path",
         action="append",
@@ -85,7 +85,6 @@ def parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="let load_csv read files under DIR too (may be repeated)",
     )
-    library_option(p)
     p.add_argument("--detect-anomaly", action="store_true", help="name the op whose gradient first holds nan or inf")
     p.add_argument("--trace", action="store_true", help="print each recorded node and each backward step")
     p.add_argument("--trace-limit", type=int, default=300, metavar="N", help="trace lines to print (default 300)")
@@ -125,6 +124,7 @@ def graph_parser() -> argparse.ArgumentParser:
         "--theme", choices=tuple(THEMES), default="screen", help="print: black on white, for slides and paper"
     )
     p.add_argument("--max-depth", type=int, default=10_000, metavar="N", help=argparse.SUPPRESS)
+    library_option(p)
     return p
 
 
@@ -136,7 +136,7 @@ def test_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", help="the program with its tests")
     p.add_argument("-k", metavar="TEXT", help="run only the tests whose name contains TEXT")
-    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
     p.add_argument(
         "--allow-path", action="append", default=[], metavar="DIR", help="let load_csv read files under DIR too"
     )
@@ -161,7 +161,7 @@ def grade_parser() -> argparse.ArgumentParser:
     p.add_argument("--single", action="store_true", help="SUBMISSIONS is one submission: write DIR/results.json")
     p.add_argument("--entry", metavar="NAME", help="the program's file name in each submission folder")
     p.add_argument("--gradescope", metavar="DIR", help="write Gradescope's autograder folder instead of grading")
-    limit_options(p, default_output=100_000, timeout=10)
+    run_options(p, default_output=100_000, timeout=10)
     p.add_argument("--wall-time", type=seconds, metavar="SECONDS", help="a whole submission's wall clock")
     p.add_argument("--cpu-time", type=seconds, metavar="SECONDS", help="a submission's CPU time (Linux, macOS)")
     p.add_argument(
@@ -288,10 +288,9 @@ def new_session(args: argparse.Namespace) -> Session:
 
     folder = program_folder(args.file) if args.file not in (None, "-") else Path.cwd()
     limits = limits_from(args)
-    for option in ("allow_path", "lib"):
-        missing = [d for d in getattr(args, option, []) if not is_folder(d)]
-        if missing:
-            parser().error(f"--{option.replace('_', '-')} {missing[0]}: no such folder")
+    missing = [d for d in getattr(args, "allow_path", []) if not is_folder(d)]
+    if missing:
+        parser().error(f"--allow-path {missing[0]}: no such folder")
     session = make_session(
         base_dir=folder,
         max_depth=args.max_depth,

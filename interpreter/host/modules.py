@@ -71,6 +71,7 @@ class Modules:
         self.loaded: dict[Path, Module] = {}
         self.folders: dict[Source, Folder] = {}  # each module's text: its own folder
         self.compiling: list[tuple[Path, CallFrame]] = []  # the chain of imports being compiled
+        self.stamps: dict[Path, tuple[int, int]] = {}  # each compiled file's modification time and size
 
     # ---- before the run: finding and compiling ---------------------------------------------------
     def find(self, imported: ast.ImportedName) -> ModuleInterface:
@@ -87,7 +88,16 @@ class Modules:
         with self.importing(module.file, frame):
             interface = self.compile(module, read(module, at), frame)
         self.compiled[module.file] = interface
+        self.stamps[module.file] = stamp(module.file)
         return interface
+
+    def forget_changed(self) -> None:
+        """Forget every module compiled, if any of their files changed since (the language server,
+        which reads the files again as they are edited; a run keeps what it imported)."""
+        if any(stamp(file) != seen for file, seen in self.stamps.items()):
+            self.compiled.clear()
+            self.loaded.clear()
+            self.stamps.clear()
 
     def locate(self, imported: ast.ImportedName) -> ModuleFile:
         alias = self.aliases.get(imported.name)
@@ -98,7 +108,7 @@ class Modules:
 
     def compile(self, module: ModuleFile, text: str, frame: CallFrame) -> ModuleInterface:
         """Compile a module's text with the session, its imports looked for in its own folder."""
-        source = Source(module.display, text)
+        source = Source(module.display, text, module.name)
         self.folders[source] = module.folder
         try:
             program = self.session.compile_source(source)
@@ -209,3 +219,12 @@ class Modules:
             raise
         self.compiled[file] = fresh
         return old, self.load(fresh, None)
+
+
+def stamp(file: Path) -> tuple[int, int]:
+    """A file's modification time and size (-1s when it is gone)."""
+    try:
+        found = file.stat()
+    except OSError:
+        return -1, -1
+    return found.st_mtime_ns, found.st_size

@@ -14,6 +14,8 @@ from dglang.interpreter.diagnostics.errors import CallFrame
 from dglang.interpreter.diagnostics.source import Iteration, LoopRun, Site
 from dglang.interpreter.semantics.context import RunContext
 
+from .values import line_of
+
 
 class Stamper:
     """Listens to the engine's records and stamps each node's Site with `order` and `iterations`."""
@@ -72,7 +74,7 @@ def outer_iterations(site: Site | None, call: CallFrame | None) -> list[str]:
 
 def call_phrase(call: CallFrame) -> str:
     """`f() called at line 9`, and for a call of a function already running, its recursion level."""
-    text = f"{call.function}() called at line {call.call_site.line}"
+    text = f"{call.function}() called at {line_of(call.call_site)}"
     level = call.recursion_level
     if level > 1:
         text += f", recursion level {level}"

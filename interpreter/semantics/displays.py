@@ -1,13 +1,16 @@
 """The evaluator's cases for dict displays: `{key: value, ...}` and `{k: v for x in xs if c}`.
 
 As the other cases (expressions.py), each returns `run(env)`; a key that cannot be a key (a tensor,
-a list) is located at the key's own span.
+a list) is located at the key's own span. A tensor stored under a string key without a name of
+its own takes the key as its name, as one assigned to a variable takes the variable's, so that a
+picture of the graph says `w1` rather than `(unnamed leaf)` for `{"w1": randn(3, 3)}`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from dglang.autograd import Tensor
 from dglang.interpreter.library.dictionaries import store
 from dglang.interpreter.library.runtime import Env, iterate
 
@@ -25,6 +28,8 @@ class Displays(CompilerBase):
             for key, value, span in items:
                 k = key(env)
                 v = value(env)
+                if type(v) is Tensor and v.name is None and type(k) is str:
+                    v.name = k
                 try:
                     store(out, k, v)
                 except Exception as e:
@@ -57,6 +62,8 @@ class Displays(CompilerBase):
                     if condition is None or truth(condition(inner), condition_span, self):
                         k = key(inner)
                         v = value(inner)
+                        if type(v) is Tensor and v.name is None and type(k) is str:
+                            v.name = k
                         try:
                             store(out, k, v)
                         except Exception as e:
