@@ -54,6 +54,7 @@ class Modules:
 
     library   the folders of the library path, after the importer's own (module_files.py)
     aliases   names that mean a given file wherever they are imported: `submission` under `dg grade`
+              (whose names are checked where used: ModuleInterface.checked)
     sealed    names of texts whose imports look only at the aliases and the library path, never in
               a folder of their own (a tests file under `dg grade`: a submission's files cannot
               stand in for the course's modules)
@@ -115,7 +116,8 @@ class Modules:
         except DGError as e:
             e.frames = (frame, *e.frames)  # the import that led here, outermost first
             raise
-        return ModuleInterface(module.name, module.display, module.file, program.resolution.top_names, program.code)
+        names, checked = program.resolution.top_names, module.name not in self.aliases  # see ModuleInterface
+        return ModuleInterface(module.name, module.display, module.file, names, program.code, checked)
 
     def check_cycle(self, module: ModuleFile, at: Span) -> None:
         """An import of a module whose compiling led here (or of the program itself) is a cycle."""
@@ -191,6 +193,22 @@ class Modules:
                 frames.pop()
         loaded = self.loaded[module.file] = Module(module.name, module.display, env)
         return loaded
+
+    def run_alias(self, name: str) -> Module:
+        """Compile and run the module an alias names, as if imported, but with no import to show in
+        its errors' call stack: the submission under `dg grade`, run before the tests file."""
+        file = self.aliases[name]
+        module = ModuleFile(name, file, file.name, Folder(file.parent, ""))
+        at = Span(Source(f"<{name}>", ""), 1, 1, 1, 1)
+        frame = CallFrame(f"<module {name}>", at)
+        try:
+            with self.importing(file, frame):
+                interface = self.compile(module, read(module, at), frame)
+        except DGError as e:
+            e.frames = e.frames[1:]
+            raise
+        self.compiled[file] = interface
+        return self.load(interface, None)
 
     def loaded_module(self, name: str) -> Module | None:
         """The module imported under `name` in this session, if it ran."""

@@ -29,6 +29,9 @@ class ModuleInterface:
     file: Path  # its file, links followed
     names: frozenset[str]  # what its top level binds, read from its text
     code: Callable[[Any], Any]  # its top level, compiled: called with the module's own scope
+    # False for a module whose missing names are each its importer's problem only where used (the
+    # submission, under `dg grade`: a student who left out one function loses only its tests)
+    checked: bool = True
 
 
 class ModuleFinder(Protocol):

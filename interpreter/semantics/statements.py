@@ -20,6 +20,7 @@ from dglang.interpreter.library.runtime import (
     BREAK,
     CONTINUE,
     MISSING,
+    Builtin,
     Env,
     Function,
     ReturnValue,
@@ -30,7 +31,9 @@ from dglang.interpreter.library.runtime import (
 
 from . import ast_nodes as ast
 from .compiling import CompilerBase, Exec, truth, unpack, unpacker
+from .context import ModuleInterface
 from .hints import rebound_parameter
+from .linking import defines
 
 
 class Statements(CompilerBase):
@@ -233,7 +236,9 @@ class Statements(CompilerBase):
             scope = load(module, at).env.vars
             for name in names:
                 value = scope.get(name.name, MISSING)
-                if value is MISSING:  # its text binds the name, but not on the way this run took
+                if value is MISSING and not module.checked:  # fails where it is used
+                    value = missing_name(name.name, module)
+                elif value is MISSING:  # its text binds the name, but not on the way this run took
                     raise self.fail(
                         DGError(
                             "ImportError",
@@ -355,3 +360,13 @@ class Statements(CompilerBase):
                 mode.exit(token)
 
         return run
+
+
+def missing_name(name: str, module: ModuleInterface) -> Builtin:
+    """What `from submission import f` binds when the submission has no `f`: a function that fails
+    with that news wherever it is called, so that only the tests that use `f` fail."""
+
+    def missing(*args: Any, **kwargs: Any) -> Any:
+        raise DGError("ImportError", f"{module.display} defines no '{name}'", help=defines(module))
+
+    return Builtin(name, missing, f"{name}(...)  (not defined by {module.display})")

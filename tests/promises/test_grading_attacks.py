@@ -110,7 +110,7 @@ def test_planted_files_are_live_but_the_grader_runs_none(tmp_path: Path) -> None
     graded = grade(submission)
     assert not marker.exists(), marker.read_text()
     assert graded.score == 0 and graded.status == "ok"
-    assert "NameError: name 'leaky_relu' is not defined" in graded.tests[0].output
+    assert "ImportError: leaky_relu.dg defines no 'leaky_relu'" in graded.tests[0].output
 
 
 def test_the_worker_s_home_cache_and_temp_folders_are_its_own(tmp_path: Path) -> None:
