@@ -61,7 +61,8 @@ def test_from_import_as_binds_the_new_name_only(tmp_path: Path) -> None:
 
 
 def test_a_module_imported_under_two_names_runs_once(tmp_path: Path) -> None:
-    printed, error = run(tmp_path, "import shapes as one\nimport shapes as two\nfrom shapes import side as s\nprint(s)\n")
+    code = "import shapes as one\nimport shapes as two\nfrom shapes import side as s\nprint(s)\n"
+    printed, error = run(tmp_path, code)
     assert (printed, error) == ("shapes runs\n2\n", None)
 
 
