@@ -82,6 +82,10 @@ def attribute_summary(value: object, name: str) -> str:
     if isinstance(value, Tensor) or type(value) not in METHODS:
         found = describe(f"x.{name}")
         return found.summary if found is not None else ""
+    method = METHODS[type(value)].get(name)
+    own = getattr(method, "__module__", "") or ""
+    if own.startswith("dglang") and method.__doc__:  # DG's own (a dict's): the first line of its help
+        return method.__doc__.strip().split("\n")[0]
     return f"{type(value).__name__} method"
 
 

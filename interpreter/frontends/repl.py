@@ -224,6 +224,9 @@ def describe_vars(variables: dict[str, object]) -> list[tuple[str, str, str, str
             rows.append((name, "function", value.signature(), ""))
         elif isinstance(value, Module):
             rows.append((name, "module", value.path, ""))
+        elif type(value) is dict:  # parameters by name: the keys say more than the values would
+            keys = show_short(list(value), 50).removeprefix("[").removesuffix("]")
+            rows.append((name, "dict", f"{len(value)} key{'s' * (len(value) != 1)}: {keys}" if value else "empty", ""))
         else:
             rows.append((name, type_name(value), show_short(value), ""))
     return rows
