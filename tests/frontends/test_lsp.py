@@ -338,6 +338,12 @@ def test_imports_go_to_definitions_in_the_module_file_and_complete_its_names(tmp
             "ImportError: cannot import name 'relu_layr' from nn (nn.dg)\nhelp: did you mean 'relu_layer'?"
         )
         assert problem.severity == types.DiagnosticSeverity.Error and problem.range.start == types.Position(5, 15)
+        calls = "linear(1, 2)\nnn.relu_layer(1, 2, 3, 4)\n"
+        problems = await editor.change(LESSON + calls, version=31, uri=lesson)
+        assert [(p.range.start.line, p.message.split("\n")[0]) for p in problems] == [
+            (5, "TypeError: linear() is missing its argument 'b'"),
+            (6, "TypeError: relu_layer() takes 3 arguments but 4 were given"),
+        ]
         (tmp_path / "nn.dg").write_text(NN.replace("def linear(x, w, b)", "def linear(x, w, b) oops"))
         [problem] = await editor.change(LESSON + "\n", version=4, uri=lesson)
         assert problem.message.startswith("SyntaxError: in nn.dg, line 4: ")

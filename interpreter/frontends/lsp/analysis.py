@@ -75,12 +75,26 @@ def analyze(session: Session, text: str, name: str, reader: ModuleReader | None 
         if compiled:  # else the resolver stopped at a static error, already reported
             resolution = resolve(analysis.module)
             analysis.warnings.extend(unknown_names(resolution, analysis.found, builtins))
-        analysis.warnings.extend(argument_counts(analysis.module, analysis.found, builtins))
+        analysis.warnings.extend(
+            argument_counts(analysis.module, analysis.found, builtins, imported_functions(analysis))
+        )
     except Exception as e:
         log.exception("checking %s", name)
         analysis.problems.append(internal_error(e))
     analysis.warnings = sorted(analysis.warnings, key=position)[:MAX_PROBLEMS]
     return analysis
+
+
+def imported_functions(analysis: Analysis) -> dict[str, dict[str, ast.FunctionDef]]:
+    """For each name the document binds by importing, the functions of the module it means."""
+    imports = analysis.imports
+    out: dict[str, dict[str, ast.FunctionDef]] = {}
+    for name, view in [*imports.modules.items(), *imports.names.items()]:
+        top = [d for d in view.found if d.scope is None]
+        once = {d.name for d in top} - {d.name for i, d in enumerate(top) if d.name in {e.name for e in top[:i]}}
+        functions = {d.name: d.node for d in top if d.node is not None and d.name in once}
+        out[name] = functions if name in imports.modules else {name: functions[name]} if name in functions else {}
+    return out
 
 
 def parsed(text: str, name: str, compiled: bool) -> ast.Module | None:
