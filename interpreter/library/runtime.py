@@ -199,6 +199,14 @@ def iterate(value: Any, site: Site | None = None) -> Iterable[Any]:
     )
 
 
+def unpack(value: Any, count: int) -> list[Any]:
+    """`a, b = value`: its items, exactly `count` of them."""
+    values = list(iterate(value))
+    if len(values) != count:
+        raise DGError("ValueError", f"cannot unpack {len(values)} values into {count} names")
+    return values
+
+
 def rows(t: Tensor, site: Site | None) -> Iterator[Tensor]:
     for i in range(len(t)):
         recording.where = site

@@ -1,9 +1,10 @@
 """The evaluator's cases for dict displays: `{key: value, ...}` and `{k: v for x in xs if c}`.
 
-As the other cases (expressions.py), each returns `run(env)`; a key that cannot be a key (a tensor,
-a list) is located at the key's own span. A tensor stored under a string key without a name of
-its own takes the key as its name, as one assigned to a variable takes the variable's, so that a
-picture of the graph says `w1` rather than `(unnamed leaf)` for `{"w1": randn(3, 3)}`.
+As the other cases (expressions.py), each says what its node means in the words of compiling.py;
+a key that cannot be a key (a tensor, a list) is an error located at the key itself. A tensor
+stored under a string key without a name of its own takes the key as its name, as one assigned to
+a variable takes the variable's, so that a picture of the graph says `w1` rather than
+`(unnamed leaf)` for `{"w1": randn(3, 3)}`.
 """
 
 from __future__ import annotations
@@ -12,62 +13,45 @@ from typing import Any
 
 from dglang.autograd import Tensor
 from dglang.interpreter.library.dictionaries import store
-from dglang.interpreter.library.runtime import Env, iterate
+from dglang.interpreter.library.runtime import Env
 
 from . import ast_nodes as ast
-from .compiling import CompilerBase, Eval, truth, unpacker
+from .blocks import Blocks
+from .compiling import Eval
 
 
-class Displays(CompilerBase):
+class Displays(Blocks):
     def dict_expr(self, node: ast.DictExpr) -> Eval:
-        """{key: value, ...}: each key, then its value, in order; a key that cannot be one is located."""
-        items = [(self.expr(k), self.expr(v), k.span) for k, v in node.items]
+        """Each key, then its value, in order (as Python evaluates them), stored in a new dict."""
+        items = [(self.expr(k), self.expr(v), self.locating(k, put)) for k, v in node.items]
 
         def run(env: Env) -> dict[Any, Any]:
             out: dict[Any, Any] = {}
-            for key, value, span in items:
-                k = key(env)
-                v = value(env)
-                if type(v) is Tensor and v.name is None and type(k) is str:
-                    v.name = k
-                try:
-                    store(out, k, v)
-                except Exception as e:
-                    raise self.fail(e, span) from None
+            for key, value, store_at in items:
+                store_at(out, key(env), value(env))
             return out
 
         return run
 
     def dict_comprehension(self, node: ast.DictComprehension) -> Eval:
-        """{key: value for x in iterable if condition}, with x in a scope of its own."""
-        iterable, span = self.expr(node.iterable), node.iterable.span
-        key, key_span = self.expr(node.key), node.key.span
-        value = self.counted(self.expr(node.value), node.span)
-        condition = self.expr(node.condition) if node.condition else None
-        condition_span = node.condition.span if node.condition else node.span
-        bind, site = unpacker(node.targets), self.site(span)
-        loop = self.loop("comprehension", node, span)
+        """A key and a value for each item that passes the condition; the names bound in a scope of their own."""
+        items, bind = self.items(node.iterable), self.binder(node)  # type: ignore[arg-type]
+        key, value, store_at = self.expr(node.key), self.expr(node.value), self.locating(node.key, put)
+        keep = self.test(node.condition) if node.condition is not None else None
 
         def run(env: Env) -> dict[Any, Any]:
-            try:
-                values = iterate(iterable(env), site)
-            except Exception as e:
-                raise self.fail(e, span) from None
-            inner = Env({}, env)
-            out: dict[Any, Any] = {}
-            with loop() as this:
-                for item in values:
-                    this.count += 1
-                    bind(inner.vars, item, span, self)
-                    if condition is None or truth(condition(inner), condition_span, self):
-                        k = key(inner)
-                        v = value(inner)
-                        if type(v) is Tensor and v.name is None and type(k) is str:
-                            v.name = k
-                        try:
-                            store(out, k, v)
-                        except Exception as e:
-                            raise self.fail(e, key_span) from None
+            scope, out = Env({}, env), {}
+            for item in items(env):
+                bind(scope, item)
+                if keep is None or keep(scope):
+                    store_at(out, key(scope), value(scope))
             return out
 
         return run
+
+
+def put(d: dict[Any, Any], key: Any, value: Any) -> None:
+    """d[key] = value in a dict being built; a tensor without a name takes a string key's."""
+    if type(value) is Tensor and value.name is None and type(key) is str:
+        value.name = key
+    store(d, key, value)
