@@ -10,9 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 from kernel_util import dg_kernel  # noqa: F401  (a fixture)
+from optional_tools import need
 
 NN = """\
 # the course's library: layers written in DG
@@ -142,8 +142,10 @@ def test_reload_runs_the_edited_module_again_in_the_repl(tmp_path: Path) -> None
 
 
 def test_a_notebook_imports_the_modules_and_completes_after_the_dot(tmp_path: Path, dg_kernel: str) -> None:  # noqa: F811
+    nbformat = need("nbformat", "kernel")
+    NotebookClient = need("nbclient", "kernel").NotebookClient
+    need("ipykernel", "kernel")  # the kernel the notebook runs in
     from jupyter_client.manager import start_new_kernel
-    from nbclient import NotebookClient
 
     lessons = course(tmp_path)
     expected = the_output(tmp_path / "again")
