@@ -41,10 +41,12 @@ def with_newline(text: str) -> str:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Source:
-    """A program's text and the name errors call it by (a path, `<stdin>`, `<repl>`)."""
+    """A program's text and the name errors call it by (a path, `<stdin>`, `<repl>`); for the text
+    of an imported module, the module's name too (pictures then say `nn.dg:9` for `line 9`)."""
 
     name: str
     text: str
+    module: str | None = None
     _lines: list[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property

@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from dglang.interpreter.diagnostics.errors import DGError
 
-from .options import READING, RUNNING, limit_options, positive_int, seconds
+from .options import READING, RUNNING, library_option, limit_options, positive_int, run_options, seconds
 
 
 class UsageError(DGError):
@@ -63,6 +63,7 @@ def graph_parser() -> argparse.ArgumentParser:
         "--theme", choices=tuple(THEMES), default="screen", help="print: black on white, for slides and paper"
     )
     limit_options(p, which=RUNNING)
+    library_option(p)
     return p
 
 
@@ -75,7 +76,7 @@ def test_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="the program with its tests")
     p.add_argument("--tests", metavar="TESTS.dg", help="run a teacher's tests file against FILE, as dg grade does")
     p.add_argument("-k", metavar="TEXT", help="run only the tests whose name contains TEXT")
-    limit_options(p, which=RUNNING)
+    run_options(p)
     p.add_argument(
         "--allow-path", action="append", default=[], metavar="DIR", help="let load_csv read files under DIR too"
     )
@@ -100,7 +101,7 @@ def grade_parser() -> argparse.ArgumentParser:
     p.add_argument("--single", action="store_true", help="SUBMISSIONS is one submission: write DIR/results.json")
     p.add_argument("--entry", metavar="NAME", help="the program's file name in each submission folder")
     p.add_argument("--gradescope", metavar="DIR", help="write Gradescope's autograder folder instead of grading")
-    limit_options(p, default_output=100_000, timeout=10)
+    run_options(p, default_output=100_000, timeout=10)
     p.add_argument("--wall-time", type=seconds, metavar="SECONDS", help="a whole submission's wall clock")
     p.add_argument("--cpu-time", type=seconds, metavar="SECONDS", help="a submission's CPU time (Linux, macOS)")
     p.add_argument(

@@ -31,14 +31,16 @@ from dglang.interpreter.library.data_files import data_file
 from dglang.interpreter.library.runtime import Builtin, CallContext, Env, show
 from dglang.interpreter.semantics import ast_nodes as ast
 from dglang.interpreter.semantics.context import RunContext
-from dglang.interpreter.semantics.evaluator import compile_expression
+from dglang.interpreter.semantics.evaluator import Program, compile_expression
 from dglang.interpreter.semantics.hints import explain
 from dglang.interpreter.semantics.interrupts import Stopped
+from dglang.interpreter.semantics.linking import link
 from dglang.interpreter.semantics.locating import interruption
 from dglang.interpreter.semantics.resolver import Resolution, resolve
 from dglang.interpreter.syntax.parser import parse
 
 from .limits import MAX_PROGRAM_BYTES, Limits, output_size
+from .modules import Modules
 from .watchdog import Watchdog
 
 # Each DG call nests a handful of Python frames (call → body → statement → expression ...).
@@ -134,6 +136,7 @@ class Session:
         self.hard_stop: Callable[[DGError], None] | None = None
         self.builtins = Env(make_builtins(self.write, self.data_path, self.pause), None)
         self.globals = Env({}, self.builtins)
+        self.modules = self.context.modules = Modules(self)  # what `import` finds and runs
 
     @property
     def frames(self) -> list[CallFrame]:
@@ -181,29 +184,36 @@ class Session:
 
     def compile(self, text: str, name: str = "<input>", echo: bool = False) -> Any:
         """Text → closures, raising a SyntaxError before anything runs."""
+        return self.compile_source(Source(name, text), echo).code
 
-        def compiled(source: Source) -> Any:
-            code, resolution = pipeline.compile(source, self.context, echo, self.not_the_programs_time)
-            self.use(resolution.free_names)
-            return code
+    def compile_source(self, source: Source, echo: bool = False) -> Program:
+        """A text → its program (closures, and what the resolver found); raises before anything runs."""
 
-        return self._reading(text, name, compiled)
+        def compiled(source: Source) -> Program:
+            program = pipeline.compile(source, self.context, echo, self.not_the_programs_time)
+            self.use(program.resolution.free_names)
+            return program
+
+        return self._reading(source, compiled)
 
     def read(self, text: str, name: str = "<input>") -> tuple[ast.Module, Resolution]:
         """Text → its syntax tree and what the resolver found, with the errors `compile` raises
-        (the size limit, bytes that were not UTF-8, syntax and static errors) and nothing compiled
-        to run: for a tool that reads programs without running them (the language server)."""
+        (the size limit, bytes that were not UTF-8, syntax and static errors, a module not found)
+        and nothing compiled to run: for a tool that reads programs without running them (the
+        language server)."""
 
         def checked(source: Source) -> tuple[ast.Module, Resolution]:
             module = parse(source, self.not_the_programs_time)
-            return module, resolve(module)
+            resolution = resolve(module)
+            link(resolution, self.context)  # the modules it imports found, as compile finds them
+            return module, resolution
 
-        return self._reading(text, name, checked)
+        return self._reading(Source(name, text), checked)
 
-    def _reading(self, text: str, name: str, stage: Callable[[Source], Any]) -> Any:
+    def _reading(self, source: Source, stage: Callable[[Source], Any]) -> Any:
         """`stage` of the text, after the checks every reading makes, with the collector and the
         recursion limit set for reading a program."""
-        source = Source(name, text)
+        text = source.text
         if len(text) > MAX_PROGRAM_BYTES or output_size(text) > MAX_PROGRAM_BYTES:
             raise DGError(
                 "LimitError",

@@ -1,6 +1,6 @@
-"""A verdict only the tests decide: whatever names a submission defines beyond the ones the tests ask
-for (DG's builtins redefined to make wrong answers look right, or anything else), no test's verdict
-changes, under `dg grade`, `dg test --tests` and the Gradescope autograder alike (they share
+"""A verdict only the tests decide: whatever names a submission defines beyond the ones the tests
+import from it (DG's builtins redefined to make wrong answers look right, or anything else), no
+test's verdict changes, under `dg grade`, `dg test --tests` and the Gradescope autograder alike (they share
 running.py's Runner; the sample class in test_grading.py and test_gradescope.py go through the
 real processes).
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,8 @@ SAMPLE_TESTS = (ROOT / "exercises" / "grading" / "tests.dg").read_text()
 
 # Plain `assert` tests, each resting on builtins a submission could redefine.
 PLAIN_TESTS = """\
+from submission import square, counting
+
 def test_square():
     assert abs(square(3.0) - 9.0) < 1e-9
 
@@ -70,15 +73,21 @@ def builtin_names() -> list[str]:
 
 
 def verdicts(program: str, tests: str) -> list[bool]:
-    """Each test's verdict for `program` graded against `tests`, as the worker runs them."""
+    """Each test's verdict for `program` graded against `tests`, as the worker runs them (the
+    program is the module `submission`, read from its file)."""
     cases = collect(parse(Source("tests.dg", tests)))
-    runner = Runner(new_session(limits=Limits(max_steps=100_000, timeout=20, max_output=100_000)))
     passed = {c.name: False for c in cases}
-    for _, step in runner.grade((program, "work.dg"), (tests, "tests.dg"), cases):
-        if isinstance(step, Outcome):
-            passed[step.test.name] = step.passed
-        else:
-            assert isinstance(step, Stage)
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder) / "work.dg"
+        work.write_text(program)
+        runner = Runner(
+            new_session(base_dir=Path(folder), limits=Limits(max_steps=100_000, timeout=20, max_output=100_000))
+        )
+        for _, step in runner.grade(work, (tests, "tests.dg"), cases):
+            if isinstance(step, Outcome):
+                passed[step.test.name] = step.passed
+            else:
+                assert isinstance(step, Stage)
     return [passed[c.name] for c in cases]
 
 
@@ -117,14 +126,20 @@ def test_correct_work_keeps_its_marks_whatever_else_it_redefines(tests: str) -> 
     assert all(verdicts(program, TESTS[tests]))
 
 
-def test_a_name_that_is_neither_the_tests_nor_a_builtin_is_the_submission_s() -> None:
-    """The tests file's own names come first; the submission's only where no builtin has the name."""
-    tests = "helper = 5\n\ndef test_own_name():\n    assert helper == 5 and answer() == 42\n"
+def test_the_tests_see_their_own_names_and_only_what_they_import() -> None:
+    """The tests file's own names are its own, whatever the submission defines under them; the
+    submission's functions, called by the tests, still see the submission's names."""
+    tests = (
+        "from submission import answer\nhelper = 5\n\ndef test_own_name():\n    assert helper == 5 and answer() == 42\n"
+    )
     program = "helper = 6\n\ndef answer():\n    return helper * 7\n"
     assert verdicts(program, tests) == [True]
     # The submission's functions still see the submission's names, its redefined builtins too.
     program = "def len(x):\n    return 6\n\ndef answer():\n    return len([]) * 7\n"
-    assert verdicts(program, "def test_len():\n    assert answer() == 42 and len([]) == 0\n") == [True]
+    tests = "from submission import answer\n\ndef test_len():\n    assert answer() == 42 and len([]) == 0\n"
+    assert verdicts(program, tests) == [True]
+    # A name the tests read without importing it is never the submission's: no test runs.
+    assert verdicts(program, "def test_len():\n    assert answer() == 42\n") == [False]
 
 
 @settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

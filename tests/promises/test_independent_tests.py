@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -78,20 +79,25 @@ def test_a_test_draws_the_same_numbers_alone_and_after_others(tmp_path: Path) ->
 
 
 def outcomes(program: str, tests: str, names: list[str]) -> dict[str, str]:
-    """What each test printed, graded as a worker grades (program, tests file, then the tests named)."""
+    """What each test printed, graded as a worker grades (the program as the module `submission`,
+    the tests file, then the tests named)."""
     cases = [c for c in collect(parse(Source("tests.dg", tests))) if c.name in names]
-    runner = Runner(new_session())
-    return {
-        step.test.name: step.output
-        for _, step in runner.grade((program, "work.dg"), (tests, "tests.dg"), cases)
-        if isinstance(step, Outcome)
-    }
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder) / "work.dg"
+        work.write_text(program)
+        runner = Runner(new_session(base_dir=Path(folder)))
+        return {
+            step.test.name: step.output
+            for _, step in runner.grade(work, (tests, "tests.dg"), cases)
+            if isinstance(step, Outcome)
+        }
 
 
 def test_under_grading_a_new_worker_starts_the_tests_from_the_same_state() -> None:
     """A worker that crashed in test_a: the grader starts another on the tests after it."""
     program = "w = randn(3)\n\ndef noise():\n    return randn(1).item()\n"  # no seed: grading seeds
-    tests = DRAWS.replace("seed(0)\nw = randn(3)\n", "x = randn(2)\n").replace("randn(1).item()", "noise()")
+    tests = DRAWS.replace("seed(0)\nw = randn(3)\n", "from submission import noise, w\nx = randn(2)\n")
+    tests = tests.replace("randn(1).item()", "noise()")
     first = outcomes(program, tests, ["test_a", "test_b", "test_c"])
     again = outcomes(program, tests, ["test_b", "test_c"])
     assert again == {name: first[name] for name in ("test_b", "test_c")}

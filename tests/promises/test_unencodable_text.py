@@ -95,7 +95,7 @@ def test_the_grader_s_worker_and_results(tmp_path_factory: pytest.TempPathFactor
 
     folder = tmp_path_factory.mktemp("work")
     (folder / "work.dg").write_text(f"s = {literal(text)}\nprint(s)\n")
-    tests = f"def test_it():\n    print(s)\n    assert False, {literal(text)}\n"
+    tests = f"from submission import s\n\ndef test_it():\n    print(s)\n    assert False, {literal(text)}\n"
     request = worker.Request(str(folder / "work.dg"), "tests.dg", tests, [("test_it", 1.0, 1)])
     channel = io.BytesIO()
     wrapper = io.TextIOWrapper(channel, encoding="utf-8", write_through=True)  # strict: as the worker's stdout

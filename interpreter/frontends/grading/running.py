@@ -6,22 +6,29 @@ an error in one test does not stop the others. Every run (the top level, each te
 session's limits afresh, as each REPL cell does: `--timeout 10` allows each test ten seconds.
 What a test prints is kept with its result rather than written out.
 
-For grading, the teacher's tests file runs after the student's program, in a scope of its own
-that `tests_scope` builds (the one place that decides what a tests file sees; docs/grading.md says
-it to teachers): the tests file's own names first, then every DG builtin, then the submission's
-top-level names, only for a name that is neither. So the verdict rests on DG's own `tensor`,
-`abs`, `assert_close` ..., whatever the submission defines under those names; the submission's
-functions, called by the tests, still see the submission's own names. The random numbers start
-over at the program and at the tests file (seed 0), so a submission's draws or `seed()` change
-no test's numbers, and a second worker (after one crashed) starts the tests from the same state.
+For grading, the student's program runs first, as the module `submission` (in a scope of its
+own, as any module: run_submission), then the teacher's tests file, in a scope whose only names are
+its own and DG's builtins. The tests reach the student's names only as they ask for them, with
+`from submission import leaky_relu` (or `import submission`); every other name they read is DG's
+own. So a submission that redefines `tensor`, `abs` or `assert_close`, or defines names the tests do
+not ask for, changes nothing the tests see: only what its own functions do when the tests call them.
+A name the tests take that the submission does not define fails the tests that use it, not the
+others (ModuleInterface.checked). The tests file's imports look only at `submission` and the
+library path, never in the submission's folder (Modules.sealed).
+
+The random numbers start over at the program and at the tests file (seed 0), and each test starts
+from the random state the tests file left, so a submission's draws or `seed()` change no test's
+numbers, a test run alone draws what it draws in the file, and a second worker (after one crashed)
+starts the tests from the same state.
 """
 
 from __future__ import annotations
 
 import io
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from dglang.autograd.creation import random_state, seed, set_random_state
 from dglang.interpreter.diagnostics.errors import DGError
@@ -30,12 +37,14 @@ from dglang.interpreter.diagnostics.source import Source, Span
 from dglang.interpreter.host.bounded import bounded
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.runtime import Env
+from dglang.interpreter.semantics.resolver import Resolution
 
 from .collecting import Case
 from .snapshot import Snapshot, snapshot
 
 # Where grading's random numbers start, before the program and again before the tests file.
 GRADING_SEED = 0
+SUBMISSION = "submission"  # the name a tests file imports the student's program by
 # Errors in a test report the call that started it from this source, as `<dg test>:1:1  test_relu()`.
 CALLER = "<dg test>"
 
@@ -78,11 +87,25 @@ class Runner:
         """Run a program's top level in the session's globals."""
         return self.stage(text, name, self.session.globals)
 
+    def run_submission(self, program: Path) -> Stage:
+        """Run a student's program as the module `submission`, for a tests file to import (see above)."""
+        session, modules = self.session, self.session.modules
+        modules.aliases[SUBMISSION] = program.resolve()
+        return self.timed(lambda: session.execute(lambda env: modules.run_alias(SUBMISSION), session.globals))
+
     def run_tests_file(self, text: str, name: str) -> Stage:
-        """Run a teacher's tests file after the student's program, in its own scope (tests_scope)."""
-        self.scope = tests_scope(self.session.builtins, submission_names(self.session.globals))
-        seed(GRADING_SEED)
-        return self.stage(text, name, self.scope)
+        """Run a teacher's tests file after the student's program, in its own scope (see above)."""
+        session = self.session
+        session.modules.sealed.add(name)
+        self.scope = Env({}, session.builtins)
+
+        def run() -> None:
+            program = session.compile_source(Source(name, text))
+            check_names(program.resolution, session.builtins.vars.keys())
+            seed(GRADING_SEED)
+            session.execute(program.code, self.scope)
+
+        return self.timed(run)
 
     def own_tests(self, program: tuple[str, str], cases: list[Case]) -> Iterator[Step]:
         """A file with its own tests (`dg test`): its top level, then each test unless it stopped."""
@@ -92,11 +115,11 @@ class Runner:
             for outcome in self.run_tests(cases):
                 yield "test", outcome
 
-    def grade(self, program: tuple[str, str], tests: tuple[str, str], cases: list[Case]) -> Iterator[Step]:
-        """A submission graded: its program (text and name), the tests file, then each test, each
-        step yielded as it ends; nothing runs after a top level that stopped with an error."""
+    def grade(self, program: Path, tests: tuple[str, str], cases: list[Case]) -> Iterator[Step]:
+        """A submission graded: its program (as the module `submission`), the tests file, then each
+        test, each step yielded as it ends; nothing runs after a top level that stopped with an error."""
         seed(GRADING_SEED)
-        ran = self.run_program(*program)
+        ran = self.run_submission(program)
         yield "program", ran
         if ran.error is None:
             ran = self.run_tests_file(*tests)
@@ -106,10 +129,14 @@ class Runner:
                     yield "test", outcome
 
     def stage(self, text: str, name: str, scope: Env) -> Stage:
+        return self.timed(lambda: self.session.execute(self.session.compile(text, name), scope))
+
+    def timed(self, run: Callable[[], None]) -> Stage:
+        """Run a top level, keeping what it prints and the error it stops with."""
         out = self.capture()
         start = time.perf_counter()
         try:
-            self.session.execute(self.session.compile(text, name), scope)
+            run()
         except DGError as e:
             interrupted(e)
             return Stage(out.getvalue(), e, time.perf_counter() - start)
@@ -165,23 +192,22 @@ class Runner:
         return out
 
 
+def check_names(resolution: Resolution, builtins: object) -> None:
+    """A tests file that reads a name it neither defines nor imports (nor DG has) stops before any
+    test runs: the tests never see the submission's names unless they import them."""
+    unknown = resolution.free_names - builtins  # type: ignore[operator]
+    if not unknown:
+        return
+    first = min((n for n in resolution.lookups if n.name in unknown), key=lambda n: (n.span.line, n.span.column))
+    raise DGError(
+        "NameError",
+        f"the tests read '{first.name}', which they neither define nor import",
+        first.span,
+        help=f"take it from the student's program: `from {SUBMISSION} import {first.name}`",
+    )
+
+
 def interrupted(error: DGError) -> None:
     """Ctrl-C stops the whole run, as it stops pytest; a timeout is only that test's failure."""
     if error.kind == "KeyboardInterrupt":
         raise KeyboardInterrupt
-
-
-# ---- what a tests file sees ---------------------------------------------------------------------
-def tests_scope(builtins: Env, submission: Env) -> Env:
-    """The scope a tests file runs in: its own names (this scope's), then DG's builtins, then
-    `submission` (what submission_names lets through). A name the tests file uses but does not
-    define means DG's builtin whatever the submission defines; only a name that is neither reaches
-    the submission."""
-    return Env({}, Env(builtins.vars, submission))
-
-
-def submission_names(program: Env) -> Env:
-    """The submission's names as the tests reach them: today every top-level name of the program,
-    looked up after the builtins. This is the one place to change when a tests file imports the
-    submission as a module: it then sees the submission's names only through that import."""
-    return Env(program.vars, None)

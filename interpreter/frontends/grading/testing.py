@@ -57,11 +57,14 @@ def test_file(args: argparse.Namespace, out: TextIO) -> int:
             max_depth=args.max_depth,
             limits=limits_from(args),
             allowed_dirs=args.allow_path,
+            library=args.lib,
         )
     )
-    # With --tests, as `dg grade` runs them (running.py): the tests file sees DG's builtins first.
+    # With --tests, as `dg grade` runs them (running.py): the program is the module `submission`.
     steps = (
-        run.grade((text, name), (tests_text, tests_name), tests) if args.tests else run.own_tests((text, name), tests)
+        run.grade(Path(args.file), (tests_text, tests_name), tests)
+        if args.tests
+        else run.own_tests((text, name), tests)
     )
     outcomes = []
     try:

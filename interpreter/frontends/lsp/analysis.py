@@ -12,6 +12,7 @@ submission defines, and a check cannot know them).
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ from dglang.interpreter.syntax.fast import fast_parser
 from dglang.interpreter.syntax.parser import expression_parser
 
 from .checks import argument_counts, unknown_names
+from .imports import Imports, ModuleReader, in_document
 from .symbols import Definition, definitions
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,7 @@ class Analysis:
     warnings: list[DGError] = field(default_factory=list)  # the checks': a line that fails when it runs
     module: ast.Module | None = None  # None when the text does not parse
     found: list[Definition] = field(default_factory=list)
+    imports: Imports = field(default_factory=Imports)  # the modules it imports, for other files' definitions
 
 
 def normalized(text: str) -> str:
@@ -45,15 +48,17 @@ def normalized(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def analyze(session: Session, text: str, name: str) -> Analysis:
-    """Everything the server says about `text`; whatever the text holds, this returns."""
+def analyze(session: Session, text: str, name: str, reader: ModuleReader | None = None) -> Analysis:
+    """Everything the server says about `text`; whatever the text holds, this returns. Its imports
+    are found as `dg` finds them (the session's modules know the document's file)."""
     analysis = Analysis(normalized(text))
     text = analysis.text
     resolution = None
+    session.modules.forget_changed()  # a module edited since the last reading is read again
     try:
         analysis.module, resolution = session.read(text, name)  # parsed once: a long file takes a second
     except DGError as e:
-        analysis.problems.append(e)
+        analysis.problems.append(in_document(e, name))
         if e.is_syntax:  # not a text too large to read
             analysis.module = parsed(text, name)
     except Exception as e:  # a bug in DG: say so in the editor rather than lose the server
@@ -63,15 +68,31 @@ def analyze(session: Session, text: str, name: str) -> Analysis:
         return analysis
     try:
         analysis.found = definitions(analysis.module)
+        if reader is not None:
+            analysis.imports = reader.imports(session, analysis.module)
         builtins = session.builtins.vars
         if resolution is not None:  # else the resolver stopped at a static error, already reported
             analysis.warnings.extend(unknown_names(resolution, analysis.found, builtins, MAX_PROBLEMS))
-        analysis.warnings.extend(argument_counts(analysis.module, analysis.found, builtins))
+        analysis.warnings.extend(
+            argument_counts(analysis.module, analysis.found, builtins, imported_functions(analysis))
+        )
     except Exception as e:
         log.exception("checking %s", name)
         analysis.problems.append(internal_error(e))
     analysis.warnings = sorted(analysis.warnings, key=position)[:MAX_PROBLEMS]
     return analysis
+
+
+def imported_functions(analysis: Analysis) -> dict[str, dict[str, ast.FunctionDef]]:
+    """For each name the document binds by importing, the functions of the module it means."""
+    imports = analysis.imports
+    out: dict[str, dict[str, ast.FunctionDef]] = {}
+    for name, view in [*imports.modules.items(), *imports.names.items()]:
+        top = [d for d in view.found if d.scope is None]
+        count = Counter(d.name for d in top)  # a name defined twice is not checked
+        functions = {d.name: d.node for d in top if d.node is not None and count[d.name] == 1}
+        out[name] = functions if name in imports.modules else {name: functions[name]} if name in functions else {}
+    return out
 
 
 def parsed(text: str, name: str) -> ast.Module | None:

@@ -20,8 +20,9 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
 
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
@@ -31,6 +32,7 @@ from dglang.interpreter.diagnostics.source import split_lines
 from dglang.interpreter.host.session import Session
 
 from .analysis import Analysis, analyze
+from .imports import Imports, ModuleReader
 from .symbols import Definition
 
 READER_STACK = 64 << 20  # bytes: the main thread's depth for the parser (macOS gives other threads 512 kB)
@@ -56,11 +58,15 @@ class Documents:
     thread: ThreadPoolExecutor
     parsed: dict[str, Analysis] = field(default_factory=dict)
     pending: dict[str, asyncio.Future[Analysis]] = field(default_factory=dict)
+    modules: ModuleReader = field(default_factory=ModuleReader)  # the modules the documents import
 
     def read(self, uri: str, text: str) -> asyncio.Future[Analysis]:
         """Read `text` in the reading thread; the future is done when it is read and kept."""
+        name, file = document_name(uri), document_file(uri)
+        if file is not None:  # its imports are looked for beside it, as `dg FILE` looks for them
+            self.session.modules.files[name] = file
         future = asyncio.get_running_loop().run_in_executor(
-            self.thread, analyze, self.session, text, document_name(uri)
+            self.thread, analyze, self.session, text, name, self.modules
         )
         self.pending[uri] = future
 
@@ -85,6 +91,10 @@ class Documents:
         found = self.parsed.get(uri)
         return found.found if found is not None else []
 
+    def imports(self, uri: str) -> Imports:
+        found = self.parsed.get(uri)
+        return found.imports if found is not None else Imports()
+
     def close(self, uri: str) -> None:
         self.parsed.pop(uri, None)
         self.pending.pop(uri, None)
@@ -94,6 +104,17 @@ def document_name(uri: str) -> str:
     """The name DG's messages call a document by: its file's name."""
     path = unquote(urlparse(uri).path)
     return PurePosixPath(path).name or uri
+
+
+def document_file(uri: str) -> Path | None:
+    """The file a `file:` document is, or None (an unsaved one)."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    try:
+        return Path(url2pathname(unquote(parsed.path))).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
 
 
 class Document(TextDocument):

@@ -38,6 +38,8 @@ SYMBOL_KINDS = {
     "function": types.SymbolKind.Function,
     "parameter": types.SymbolKind.Variable,
     "variable": types.SymbolKind.Variable,
+    "module": types.SymbolKind.Module,
+    "imported": types.SymbolKind.Variable,
 }
 COMPLETION_KINDS = {
     "keyword": types.CompletionItemKind.Keyword,
@@ -47,6 +49,8 @@ COMPLETION_KINDS = {
     "variable": types.CompletionItemKind.Variable,
     "parameter": types.CompletionItemKind.Variable,
     "constant": types.CompletionItemKind.Constant,
+    "module": types.CompletionItemKind.Module,
+    "imported": types.CompletionItemKind.Variable,
 }
 
 
@@ -145,7 +149,8 @@ def make_server(session: Session) -> LanguageServer:
         document, word = word_at(server, params)
         if word is None:
             return None
-        text = answers.hover(documents.definitions(document.uri), lines_of(document), word, session.builtins.vars)
+        found, imports = documents.definitions(document.uri), documents.imports(document.uri)
+        text = answers.hover(found, lines_of(document), word, session.builtins.vars, imports)
         if text is None:
             return None
         content = types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"```text\n{text}\n```")
@@ -158,8 +163,15 @@ def make_server(session: Session) -> LanguageServer:
         document, word = word_at(server, params)
         if word is None:
             return None
-        span = answers.definition(documents.definitions(document.uri), lines_of(document), word)
-        return None if span is None else types.Location(uri=document.uri, range=client_range(document, span))
+        found, imports = documents.definitions(document.uri), documents.imports(document.uri)
+        place = answers.definition(found, lines_of(document), word, imports)
+        if place is None:
+            return None
+        file, span = place
+        if file is None:
+            return types.Location(uri=document.uri, range=client_range(document, span))
+        other = server.workspace.get_text_document(file.as_uri())  # opened or not: read from the file
+        return types.Location(uri=file.as_uri(), range=client_range(other, span))
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
     @guarded(None)
@@ -167,8 +179,10 @@ def make_server(session: Session) -> LanguageServer:
         await documents.ready(params.text_document.uri)
         document = server.workspace.get_text_document(params.text_document.uri)
         at = document.position_from_client_units(params.position)
-        found = documents.definitions(document.uri)
-        start, items = answers.complete(found, lines_of(document), at.line + 1, at.character + 1, session.builtins.vars)
+        found, imports = documents.definitions(document.uri), documents.imports(document.uri)
+        start, items = answers.complete(
+            found, lines_of(document), at.line + 1, at.character + 1, session.builtins.vars, imports
+        )
         replaced = editor_range(document, at.line + 1, start, at.character + 1)
         return types.CompletionList(
             is_incomplete=len(items) > answers.MAX_COMPLETIONS,
