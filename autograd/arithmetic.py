@@ -17,7 +17,7 @@ import numpy as np
 
 from . import allocation as limits
 from . import tensor as _mode
-from .exceptions import GradError, ShapeError, TensorTypeError
+from .exceptions import GradError, ShapeError, TensorTypeError, TensorZeroDivisionError
 from .functions import log, where
 from .op import Op, public
 from .shaping import check_broadcast, elementwise, may_be_large, normalize_index, sum_to
@@ -164,7 +164,19 @@ def floordiv(a: Any, b: Any) -> Tensor:
     tensor([ 3., -4.])
     """
     a, b = lift(a), lift(b)
+    _integer_divisor(b, a, "//")
     return Tensor(elementwise(operator.floordiv, "//", a, b))
+
+
+def _integer_divisor(b: Tensor, a: Tensor, symbol: str) -> None:
+    """Refuse an integer division by zero, as PyTorch does (NumPy's answer is a silent 0); a float
+    one gives inf or nan, as in PyTorch."""
+    integers = np.asarray(a.data).dtype.kind in "iub" and np.asarray(b.data).dtype.kind in "iub"
+    if integers and _any_zero(b):
+        raise TensorZeroDivisionError(
+            f"integer division by zero in '{symbol}'",
+            help="PyTorch refuses it too; in floats (x * 1.0) it gives inf or nan there instead",
+        )
 
 
 MOD = Op("Mod", inputs=("a", "b"), rules=("g", "-g·floor(a/b)"))
@@ -178,6 +190,7 @@ def mod(a: Any, b: Any) -> Tensor:
     tensor([1., 2.])
     """
     a, b = lift(a), lift(b)
+    _integer_divisor(b, a, "%")
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
         # a % b = a - floor(a / b) * b, and floor is flat almost everywhere.

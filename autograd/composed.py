@@ -24,7 +24,11 @@ def logsumexp(x: Any, axis: int = -1, keepdims: bool = False) -> Tensor:
     axis = one_axis(axis, x.ndim)
     if axis is not None and x.shape[axis] == 0:
         raise TensorValueError(f"softmax, log_softmax and logsumexp need values along axis {axis}; it is empty")
-    shift = Tensor(np.max(x.data, axis=axis, keepdims=True))  # a constant: the result does not depend on it
+    # A constant (the result does not depend on it), 0 where the largest value is infinite, as in
+    # PyTorch: a row of -inf (fully masked attention) gives -inf, not inf - inf = nan; one holding
+    # inf gives inf, and its gradient is nan at the inf and 0 elsewhere.
+    top = np.max(x.data, axis=axis, keepdims=True)
+    shift = Tensor(np.where(np.isinf(top), 0.0, top))
     out = log(sum_(exp(x - shift), axis=axis, keepdims=True)) + shift
     return out if keepdims else out.reshape(np.squeeze(out.data, axis=axis).shape)
 

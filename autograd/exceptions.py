@@ -36,3 +36,7 @@ class TensorValueError(AutogradError):
 
 class TensorMemoryError(AutogradError):
     kind = "MemoryError"
+
+
+class TensorZeroDivisionError(AutogradError):
+    kind = "ZeroDivisionError"

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from . import allocation as limits
 from .exceptions import TensorIndexError, TensorTypeError, TensorValueError
 from .op import Op, public
 from .shaping import broadcast_to
@@ -34,6 +35,15 @@ def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
+def _empty_reduction(a: Tensor, axes: tuple[int, ...], keepdims: bool, what: str, itemsize: int = 8) -> None:
+    """A reduction's result is never larger than its input, except over an empty axis:
+    zeros(40000, 40000, 0).any(axis=2) is 40000 × 40000 values made from none. Such a result is
+    checked against the memory budget before NumPy allocates it."""
+    if a.size == 0:
+        shape = _kept_shape(a.shape, axes) if keepdims else tuple(n for i, n in enumerate(a.shape) if i not in axes)
+        limits.check_shape(shape, f"the result of {what}", itemsize=itemsize)
+
+
 def _spread(g: Tensor, a: Tensor, axes: tuple[int, ...]) -> Tensor:
     """The gradient of a reduction of `a` over `axes`: g with the reduced axes put back, broadcast to a's shape."""
     if g.ndim:  # a 0-d g (everything reduced: loss.sum()) broadcasts as it is, without a reshape
@@ -56,6 +66,7 @@ def sum_(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     """
     a = lift(a)
     axes = normalize_axes(axis, a.ndim)
+    _empty_reduction(a, axes, keepdims, "sum()")
 
     def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
         return (_spread(g, a, axes),)
@@ -163,7 +174,9 @@ def any_(a: Any, axis: Axis = None) -> Tensor:
     tensor(True)
     """
     a = lift(a)
-    return Tensor(np.any(a.data, axis=normalize_axes(axis, a.ndim)))
+    axes = normalize_axes(axis, a.ndim)
+    _empty_reduction(a, axes, False, "any()", itemsize=1)
+    return Tensor(np.any(a.data, axis=axes))
 
 
 @public(method=True)
@@ -174,4 +187,6 @@ def all_(a: Any, axis: Axis = None) -> Tensor:
     tensor(False)
     """
     a = lift(a)
-    return Tensor(np.all(a.data, axis=normalize_axes(axis, a.ndim)))
+    axes = normalize_axes(axis, a.ndim)
+    _empty_reduction(a, axes, False, "all()", itemsize=1)
+    return Tensor(np.all(a.data, axis=axes))

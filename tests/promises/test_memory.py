@@ -79,6 +79,20 @@ def test_the_comparison_of_the_issue_is_refused() -> None:
     assert caught.value.kind == "ValueError" and "1,600,000,000 elements" in caught.value.message
 
 
+@pytest.mark.parametrize("reduction", ["any(axis=2)", "all(axis=2)", "sum(axis=2)", "sum(axis=2, keepdims=True)"])
+def test_a_reduction_over_an_empty_axis_is_checked_before_it_allocates(reduction: str) -> None:
+    """A reduction makes its result from nothing when the axis is empty: zeros(4000, 4000, 0) holds
+    no element, and .any(axis=2) is 16 million of them (.sum: 122 MiB)."""
+    session, _, budget = budget_session(10 * MiB)
+    error = memory_error(session, f"z = zeros(4000, 4000, 0)\nr = z.{reduction}")
+    assert (error.span.line, error.span.column) == (2, 5) and "the result of" in error.message
+    assert held() < budget
+    session, _, _ = budget_session(4 << 30)
+    with pytest.raises(DGError) as caught:  # the issue's: 1.6 billion, past the tensor limit
+        session.run(f"z = zeros(40000, 40000, 0)\nr = z.{reduction}", "r.dg")
+    assert caught.value.kind in ("ValueError", "MemoryError") and "would have shape" in caught.value.message
+
+
 @pytest.mark.parametrize(
     "text",
     [
