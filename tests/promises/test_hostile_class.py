@@ -183,14 +183,14 @@ def test_unreadable_files_and_folders_are_left_out_and_said(tmp_path: Path, monk
     destination = tmp_path / "copy"
     destination.mkdir()
     copied = copy_submission(Submission("work", work), destination)
-    assert find_program(copied, None).name == "work.dg"
+    assert find_program(copied, destination, None).name == "work.dg"
     assert copied.notes() == (
         "Not copied for grading:\n  'secret.csv': cannot be read or copied (Permission denied)\n"
         "  'data': a folder that cannot be read (Permission denied)"
     )
     (work / "work.dg").rename(work / "data" / "work.dg")
     with pytest.raises(SubmissionProblem, match=r"has no \.dg file\nNot copied for grading:"):
-        find_program(copy_submission(Submission("work", work), tmp_path / "copy2"), None)
+        find_program(copy_submission(Submission("work", work), tmp_path / "copy2"), tmp_path / "copy2", None)
 
 
 @pytest.mark.skipif(not POSIX or os.geteuid() == 0, reason="root reads any file")
@@ -237,7 +237,7 @@ def test_any_bytes_in_names_are_found_copied_and_shown(
         assert s.shown.isprintable() and s.shown.encode("utf-8")
         if s.problem is None:
             destination = tmp_path_factory.mktemp("copy")
-            program = find_program(copy_submission(s, destination), None)
+            program = find_program(copy_submission(s, destination), destination, None)
             assert (destination / program).read_bytes() == CORRECT
         else:
             assert not os.fsencode(s.name).endswith(b".dg") or not s.path.is_file()
@@ -267,12 +267,12 @@ def test_random_deep_trees_copy_without_recursion(
     reachable = placed and min(program_at, depth) <= MAX_DEPTH
     if reachable:
         try:
-            assert (destination / find_program(copied, None)).read_bytes() == CORRECT
+            assert (destination / find_program(copied, destination, None)).read_bytes() == CORRECT
         except SubmissionProblem:  # the copy's own path too long: said in the notes
             assert "cannot be read or copied" in copied.notes()
     else:
         with pytest.raises(SubmissionProblem):
-            find_program(copied, None)
+            find_program(copied, destination, None)
     if depth > MAX_DEPTH:
         assert f"nested more than {MAX_DEPTH} deep" in copied.notes()
     remove_deep(work)
