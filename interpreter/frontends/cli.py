@@ -24,6 +24,7 @@ from .program_files import read_program
 from .streams import use_utf8
 
 if TYPE_CHECKING:
+    from dglang.interpreter.diagnostics.source import Source
     from dglang.interpreter.host.session import Session
 
 # Exit codes, after BSD's sysexits (as jlox uses them).
@@ -88,7 +89,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--detect-anomaly", action="store_true", help="name the op whose gradient first holds nan or inf")
     p.add_argument("--trace", action="store_true", help="print each recorded node and each backward step")
     p.add_argument("--trace-limit", type=int, default=300, metavar="N", help="trace lines to print (default 300)")
-    p.add_argument("--debug", action="store_true", help="show the Python traceback of internal errors")
+    p.add_argument(
+        "--debug", action="store_true", help="say which parser reads FILE, show the Python traceback of internal errors"
+    )
     p.add_argument("--version", action="version", version=f"dg {__version__}")
     return p
 
@@ -334,7 +337,8 @@ def stdin_lines():  # one shared iterator, so the REPL and the debugger read std
 
 
 def run_file(session: Session, path: str, debug: bool = False) -> int:
-    from dglang.interpreter.host.session import collecting_for_graphs
+    from dglang.interpreter.diagnostics.source import Source
+    from dglang.interpreter.host.python_settings import collecting_for_graphs
 
     from .debugger import QuitProgram
 
@@ -343,6 +347,8 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
     except DGError as e:
         report(e)
         return EXIT_NOINPUT
+    if debug:
+        say_which_parser(Source(name, text))
     session.hard_stop = hard_stop  # a program stuck in one call into C past its limit: report it, exit
     with collecting_for_graphs():  # until the error is reported
         try:
@@ -387,7 +393,7 @@ def report(error: DGError, debug: bool = False) -> None:
 
 def parse_command(args: argparse.Namespace) -> int:
     from dglang.interpreter.diagnostics.source import Source
-    from dglang.interpreter.seeing.syntax_view import dump_ast, dump_tokens
+    from dglang.interpreter.seeing.syntax_view import dump_ast, token_rows
     from dglang.interpreter.syntax.parser import parse
 
     try:
@@ -395,8 +401,10 @@ def parse_command(args: argparse.Namespace) -> int:
     except DGError as e:
         report(e)
         return EXIT_NOINPUT
+    source = Source(name, text)
     try:
-        sys.stdout.write(dump_tokens(text) if args.tokens else dump_ast(parse(Source(name, text))))
+        say_which_parser(source)
+        sys.stdout.writelines(token_rows(source)) if args.tokens else sys.stdout.write(dump_ast(parse(source)))
     except DGError as e:
         report(e)
         return EXIT_SYNTAX
@@ -408,6 +416,14 @@ def parse_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def say_which_parser(source: Source) -> None:
+    """On standard error: which of the two parsers (syntax/parser.py) reads `source`, and why."""
+    from dglang.interpreter.syntax.parser import which_path
+
+    path, why = which_path(source)
+    sys.stderr.write(f"dg: {'the fast parser' if path == 'fast' else 'lark'} reads {source.name}: {why}\n")
+
+
 def graph_command(args: argparse.Namespace) -> int:
     from .graph_command import draw
 
@@ -416,7 +432,7 @@ def graph_command(args: argparse.Namespace) -> int:
 
 def repl(session: Session) -> int:
     """The REPL: prompt_toolkit at a terminal, plain statements from a pipe."""
-    from dglang.interpreter.host.session import collecting_for_graphs
+    from dglang.interpreter.host.python_settings import collecting_for_graphs
 
     from .debugger import QuitProgram
     from .repl import Outcome, Repl, run_piped
