@@ -19,12 +19,12 @@ from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
+from .missing import MissingPackage
 from .options import limit_options, limits_from, positive_int, seconds
 from .program_files import read_program
 from .streams import use_utf8
 
 if TYPE_CHECKING:
-    from dglang.interpreter.diagnostics.source import Source
     from dglang.interpreter.host.session import Session
 
 # Exit codes, after BSD's sysexits (as jlox uses them).
@@ -55,6 +55,7 @@ commands:
                         write the autograder folder Gradescope runs (see docs/grading.md)
   dg lsp                the language server editors start (needs pip install 'dglang[lsp]')
   dg kernel install     make the DG kernel known to Jupyter (needs pip install 'dglang[jupyter]')
+  --debug, with any command, shows the Python traceback of an internal error (dg graph: which program draws)
 """
 SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "lsp", "kernel")
 
@@ -218,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         report(e)
         return EXIT_USAGE
+    except MissingPackage as e:  # an optional extra's package (dg lsp, dg kernel install)
+        report(e)
+        return EXIT_UNAVAILABLE
     except OutputClosed:
         # The reader of our output left (`dg prog.dg | head`): stop without a word, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -238,10 +242,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def dispatch(argv: list[str]) -> int:
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    debug = "--debug" in argv  # every command takes it (main() reads it for internal errors too)
+    if command not in (None, "run", "repl"):
+        argv = [a for a in argv if a != "--debug"]
     if command == "parse":
         return parse_command(parse_parser().parse_args(argv[1:]))
     if command == "graph":
-        return graph_command(graph_parser().parse_args(argv[1:]))
+        return graph_command(graph_parser().parse_args(argv[1:]), debug)
     if command == "test":
         from dglang.interpreter.frontends.grading import testing
 
@@ -253,7 +260,7 @@ def dispatch(argv: list[str]) -> int:
     if command == "lsp":
         from dglang.interpreter.frontends.lsp.command import serve
 
-        return serve(lsp_parser().parse_args(argv[1:]), report)
+        return serve(lsp_parser().parse_args(argv[1:]))
     if command == "kernel":
         from dglang.interpreter.frontends.kernel import install
 
@@ -348,6 +355,8 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
         report(e)
         return EXIT_NOINPUT
     if debug:
+        from .parse_command import say_which_parser
+
         say_which_parser(Source(name, text))
     session.hard_stop = hard_stop  # a program stuck in one call into C past its limit: report it, exit
     with collecting_for_graphs():  # until the error is reported
@@ -392,41 +401,15 @@ def report(error: DGError, debug: bool = False) -> None:
 
 
 def parse_command(args: argparse.Namespace) -> int:
-    from dglang.interpreter.diagnostics.source import Source
-    from dglang.interpreter.seeing.syntax_view import dump_ast, token_rows
-    from dglang.interpreter.syntax.parser import parse
+    from .parse_command import show_syntax
 
-    try:
-        text, name = read_program(args.file)
-    except DGError as e:
-        report(e)
-        return EXIT_NOINPUT
-    source = Source(name, text)
-    try:
-        say_which_parser(source)
-        sys.stdout.writelines(token_rows(source)) if args.tokens else sys.stdout.write(dump_ast(parse(source)))
-    except DGError as e:
-        report(e)
-        return EXIT_SYNTAX
-    except Exception as e:  # the lexer's own errors, before any parse
-        from dglang.interpreter.syntax.parser import syntax_error
-
-        report(syntax_error(e, Source(name, text)))
-        return EXIT_SYNTAX
-    return EXIT_OK
+    return show_syntax(args, report)
 
 
-def say_which_parser(source: Source) -> None:
-    """On standard error: which of the two parsers (syntax/parser.py) reads `source`, and why."""
-    from dglang.interpreter.syntax.parser import which_path
-
-    path, why = which_path(source)
-    sys.stderr.write(f"dg: {'the fast parser' if path == 'fast' else 'lark'} reads {source.name}: {why}\n")
-
-
-def graph_command(args: argparse.Namespace) -> int:
+def graph_command(args: argparse.Namespace, debug: bool) -> int:
     from .graph_command import draw
 
+    args.debug = debug
     return draw(args, new_session, run_file, report)
 
 

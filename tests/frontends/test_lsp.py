@@ -11,11 +11,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from optional_tools import need
 
-pytest.importorskip("pygls", reason="the language server's tests need pygls (uv sync installs it)")
+need("pygls", "lsp")
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
+from lsprotocol import types  # noqa: E402  (pygls's, fetched above)
+from pygls.lsp.client import LanguageClient  # noqa: E402
 
 URI = "file:///work/lesson.dg"
 PROGRAM = """\
@@ -219,7 +220,8 @@ def test_without_pygls_dg_lsp_says_what_to_install(tmp_path: Path) -> None:
     assert run.returncode == 69 and run.stdout == ""
     assert run.stderr == (
         "dg: ImportError: `dg lsp` needs pygls, which is not installed\n"
-        " = help: pip install 'dglang[lsp]' installs DG with its language server's packages\n"
+        " = help: pip install 'dglang[lsp]' installs DG with it (in a checkout: pip install -e \".[lsp]\", or uv run "
+        "--extra lsp dg lsp)\n"
     )
 
 

@@ -12,7 +12,6 @@ import base64
 import io
 import json
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +20,8 @@ from typing import Any
 
 import pytest
 from browser_util import BROWSER_ARGS, CHROMIUM
+from graph_util import can_draw
+from optional_tools import need
 
 from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.seeing.collapse import MOST, collapse_loops
@@ -28,7 +29,7 @@ from dglang.interpreter.seeing.stepper import STEPPER_LIMIT, stepper_data
 from dglang.interpreter.seeing.tools import install
 
 ROOT = Path(__file__).resolve().parents[2]
-needs_graphviz = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+needs_graphviz = pytest.mark.skipif(not can_draw(), reason="neither Graphviz's dot nor graphviz-pure is installed")
 
 
 def data_of(text: str, var: str, name: str = "<t>") -> dict[str, Any]:
@@ -149,9 +150,9 @@ def test_program_text_cannot_break_out_of_the_page(tmp_path: Path) -> None:
 def browser() -> Iterator[Any]:
     if CHROMIUM is None:
         pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
-    if shutil.which("dot") is None:
-        pytest.skip("Graphviz's dot is not installed")
-    playwright = pytest.importorskip("playwright.sync_api")
+    if not can_draw():
+        pytest.skip("neither Graphviz's dot nor graphviz-pure is installed")
+    playwright = need("playwright.sync_api", "browser")
     with playwright.sync_playwright() as p:
         launched = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         yield launched
@@ -197,8 +198,8 @@ class Page:
 
 @pytest.fixture(scope="module")
 def lesson_07_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("dot") is None:
-        pytest.skip("Graphviz's dot is not installed")
+    if not can_draw():
+        pytest.skip("neither Graphviz's dot nor graphviz-pure is installed")
     return write_page(tmp_path_factory.mktemp("stepper"), "programs/07_two_layer.dg", "loss")
 
 
@@ -312,7 +313,8 @@ def test_screenshots_show_the_highlighted_node(browser: Any, lesson_07_page: Pat
             n: page.page.locator(f"[id='{n}'] path, [id='{n}'] polygon").first.bounding_box() for n in (current, other)
         }
         assert red_pixels(browser, shot, boxes[current]) > 100, f"position {position}: {current} is not drawn in red"
-        assert red_pixels(browser, shot, boxes[other]) < 20, f"position {position}: {other} is drawn in red"
+        # (a red edge ends at the other node's border: a few dozen pixels of it fall in that node's box)
+        assert red_pixels(browser, shot, boxes[other]) < 60, f"position {position}: {other} is drawn in red"
         assert len(set(shot[::97])) > 50  # a page, not a blank
     assert "[4] y = MatMul receives g = -1" in page.info()
     assert page.requests == [page.url]

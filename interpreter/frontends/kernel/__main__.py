@@ -5,7 +5,10 @@ them into the kernelspec)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
+from dglang.interpreter.diagnostics.report import format_error
+from dglang.interpreter.frontends.missing import MissingPackage, need
 from dglang.interpreter.frontends.options import limit_options, limits_from
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
@@ -17,13 +20,16 @@ def settings_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from ipykernel.kernelapp import IPKernelApp
-
+    try:
+        kernelapp = need("ipykernel.kernelapp", "python -m dglang.interpreter.frontends.kernel", "jupyter")
+    except MissingPackage as e:  # Jupyter started the kernel in a Python without ipykernel
+        sys.stderr.write(format_error(e))
+        raise SystemExit(69) from None
     from .kernel import DGKernel, Settings
 
     args, rest = settings_parser().parse_known_args(argv)
     DGKernel.settings = Settings(limits_from(args), args.max_depth)
-    IPKernelApp.launch_instance(argv=rest, kernel_class=DGKernel)
+    kernelapp.IPKernelApp.launch_instance(argv=rest, kernel_class=DGKernel)
 
 
 if __name__ == "__main__":

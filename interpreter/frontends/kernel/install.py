@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.frontends.missing import need
 
 KERNEL_NAME = "dglang"
 SPEC = Path(__file__).parent / "kernelspec" / "kernel.json"
@@ -59,14 +59,7 @@ def install_options(p: argparse.ArgumentParser) -> None:
 
 
 def install(args: argparse.Namespace) -> int:
-    try:
-        from jupyter_client.kernelspec import KernelSpecManager
-    except ImportError:
-        raise DGError(
-            "UsageError",
-            "dg kernel install needs Jupyter, which is not installed",
-            help="install DG with its jupyter extra: pip install 'dglang[jupyter]' (or uv sync --extra jupyter)",
-        ) from None
+    KernelSpecManager = need("jupyter_client.kernelspec", "dg kernel install", "jupyter").KernelSpecManager
     with tempfile.TemporaryDirectory() as folder:
         spec = Path(folder) / KERNEL_NAME
         spec.mkdir()
