@@ -12,9 +12,18 @@ from collections.abc import Callable
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source
 
+from .options import ArgumentParser
 from .program_files import read_program
 
 EXIT_OK, EXIT_SYNTAX, EXIT_NOINPUT = 0, 65, 66  # as cli.py's
+
+
+def options() -> argparse.ArgumentParser:
+    """The command's options (`dg ... --help` lists them)."""
+    p = ArgumentParser(prog="dg parse", description="Print the syntax tree DG builds for a program.")
+    p.add_argument("file", help="the program, or - for standard input")
+    p.add_argument("--tokens", action="store_true", help="print the token stream instead (with INDENT/DEDENT)")
+    return p
 
 
 def show_syntax(args: argparse.Namespace, report: Callable[[DGError], None]) -> int:

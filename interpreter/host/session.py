@@ -7,7 +7,7 @@ touch is the session's RunContext (semantics/context.py). Running text is the pi
 
     limits.readable            the program's size and its text, before anything reads it
     python_settings            Python's recursion limit and collector, for compiling and for running
-    running.limited            one run: budgets afresh, the engine's listeners and memory ceiling,
+    limited_run.limited        one run: budgets afresh, the engine's listeners and memory ceiling,
                                the watchdog (watchdog.py), the error reported with its hint
 """
 
@@ -35,9 +35,9 @@ from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.locating import interruption
 from dglang.interpreter.syntax.parser import lark_loading
 
+from .limited_run import limited, stopped_error
 from .limits import Limits, output_size, readable
 from .python_settings import for_compiling
-from .running import limited, stopped_error
 from .watchdog import Watchdog
 
 
