@@ -162,7 +162,7 @@ class Session:
         """Write program output, within the output limit of this run."""
         budget = self.limits.max_output
         if budget is not None:
-            self.printed += output_size(text)
+            self.printed += len(text) if text.isascii() else output_size(text)  # bytes, in UTF-8
             if self.printed > budget:
                 raise DGError(
                     "LimitError",

@@ -50,12 +50,12 @@ class Expressions(Blocks):
         enclosing = lookup is Lookup.ENCLOSING
 
         def scopes(env: Env) -> Any:
-            # Most often the first scope looked in has it (this very scope, or a function's
-            # globals): one dictionary read here, and only then the walk up the chain.
             start: Env = env.parent if enclosing else env  # type: ignore[assignment]
-            value = start.vars.get(name, MISSING)
-            if value is MISSING and start.parent is not None:
-                value = start.parent.lookup(name)
+            value = start.vars.get(name, MISSING)  # most often the first scope looked in has it
+            scope = start.parent
+            while value is MISSING and scope is not None:  # else each scope around it, outwards
+                value = scope.vars.get(name, MISSING)
+                scope = scope.parent
             if value is MISSING:  # with the names it could have meant, for "did you mean"
                 raise DGError("NameError", f"name '{name}' is not defined", node=node, clues=(*env.visible_names(),))
             return value
