@@ -33,7 +33,7 @@ from dglang.interpreter.semantics.evaluator import compile_expression
 from dglang.interpreter.semantics.hints import explain
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.locating import interruption
-from dglang.interpreter.syntax.parser import lark_loading
+from dglang.interpreter.syntax.parser import lark_loading, parse_expression
 
 from .limited_run import limited, stopped_error
 from .limits import Limits, output_size, readable
@@ -190,13 +190,14 @@ class Session:
 
     def evaluate(self, text: str, env: Env, name: str = "<expression>") -> Any:
         """The value of one expression in `env` (a debugger's breakpoint condition)."""
-        from dglang.interpreter.syntax.parser import parse_expression  # lark loads only when an expression is typed
-
         source = Source(name, text)
         expr = parse_expression(text, source, 1, 1)
         code = compile_expression(expr, self.context)
-        with np.errstate(all="ignore"):
-            return code(env)
+        try:
+            with np.errstate(all="ignore"):
+                return code(env)
+        except DGError as e:
+            raise self.explained(e) from None
 
     def data_path(self, path: Any) -> Path:
         """A data file a program may read: a regular file under its folder (or an --allow-path folder)."""

@@ -93,8 +93,10 @@ class CompilerBase:
         as it is. An error is shown at `blame` (a part of the node; the whole node unless given)."""
         site, at = self.site(node), (node if blame is None else blame).span
         parts = [self.operand(o) for o in operands]
-        if len(parts) == 1 and parts[0][0]:
-            only = parts[0][1]
+        if len(parts) == 1:
+            evaluated, only = parts[0]
+            if not evaluated:  # `-1`: the operand is known already
+                only = given(only)
 
             def one(env: Env) -> Any:
                 a = only(env)
@@ -107,6 +109,18 @@ class CompilerBase:
             return one
         if len(parts) == 2:
             (left_evaluated, left), (right_evaluated, right) = parts
+            if not left_evaluated and right_evaluated:  # `1 - p`, `2 * x`
+                a = left
+
+                def given_left(env: Env) -> Any:
+                    b = right(env)
+                    recording.where = site
+                    try:
+                        return operation(a, b)
+                    except Exception as e:
+                        raise located(e, node, (a, b), at) from None
+
+                return given_left
             if left_evaluated and right_evaluated:
 
                 def two(env: Env) -> Any:
