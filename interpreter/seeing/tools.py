@@ -7,7 +7,7 @@ may also ask for the trace (`dg --trace`) and an anomaly check of every run (`--
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
@@ -36,7 +36,7 @@ class Seeing:
     """The tools installed in one session, and what they keep of its runs."""
 
     session: Session
-    last_backward: LastBackward | None = None  # from keep_backward() on
+    last_backward: LastBackward = field(default_factory=LastBackward)
     stamper: Stamper | None = None
     keeping: bool = False
     # How `graph(y)` shows its picture: None prints the text picture; a notebook kernel shows it inline.
@@ -51,7 +51,7 @@ class Seeing:
         if self.keeping:
             return
         self.keeping = True
-        self.stamper, self.last_backward = Stamper(self.session.context), LastBackward()
+        self.stamper = Stamper(self.session.context)
         for listener in (self.stamper, self.last_backward):
             self.session.listeners.append(listener)
             if self.session.running:  # asked from a breakpoint's cell: listen in the run under way too
@@ -59,7 +59,7 @@ class Seeing:
 
     def graph(self, y: Tensor, limit: int = MAX_NODES) -> Graph:
         """The recorded graph behind `y`, with what the last backward pass did if it went through it."""
-        return collect(y, self.last_backward.last if self.last_backward is not None else None, limit)
+        return collect(y, self.last_backward.last, limit)
 
     # What a front end shows (the command line writes them to files; a notebook shows them inline).
     # Their modules load when first asked for, so a program that never draws starts no slower.

@@ -43,7 +43,7 @@ from typing import Any
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.diagnostics.source import Branch, Loop, LoopRun, Site, Span
+from dglang.interpreter.diagnostics.source import Branch, Loop, Site, Span
 from dglang.interpreter.library.runtime import Env, iterate
 
 from . import ast_nodes as ast
@@ -71,6 +71,7 @@ class CompilerBase:
         self.echo = echo  # a REPL cell: show the value of each expression statement outside functions
         self.stepping = stepping  # compile the debugger's statement events in (see `observed`)
         self.branches: tuple[Branch, ...] = ()  # the `if` arms around the statement being compiled
+        self.entering: dict[Any, Callable[..., Any]] = {}  # how each loop compiled so far starts a run
 
     # Joined in evaluator.py: compile one node of each kind.
     def expr(self, node: ast.Expr) -> Eval:
@@ -257,7 +258,7 @@ class CompilerBase:
         kind = type(node)
         if kind in LOOPS:
             code = self.loop_run(code, node)
-        elif (kind is ast.Assign or kind is ast.AugAssign) and node in self.resolution.in_no_grad:
+        elif kind is ast.Assign and node in self.resolution.in_no_grad:
             code = self.noting_rebound(code, node)  # type: ignore[arg-type]
         if self.stepping and isinstance(node, ast.Stmt):
             code = self.observed(code, node.span)
@@ -265,21 +266,22 @@ class CompilerBase:
 
     def loop_run(self, code: Any, node: Any) -> Any:
         """A loop, on the run's stack of loops (RunContext.loops) while it runs: a LoopRun whose
-        `count` its body raises by one per iteration, for pictures of the graph to read."""
+        `count` each iteration raises by one (blocks.py's `iteration`, `binder`), for pictures of
+        the graph to read."""
         kind, head = LOOPS[type(node)]
-        loop = Loop(kind, node.span.line, getattr(node, head).span)
-        loops, frames = self.context.loops, self.frames
+        loop, loops, frames = Loop(kind, node.span.line, getattr(node, head).span), self.context.loops, self.frames
+        entering = self.entering.pop(node)  # left by the loop's body, which counts on the run it makes
 
         def run(env: Env) -> Any:
-            with LoopRun(loop, frames[-1] if frames else None, loops):
-                return code(env)
+            return entering(loop, frames[-1] if frames else None, loops, code, env)
 
         return run
 
-    def noting_rebound(self, statement: Exec, node: ast.Assign | ast.AugAssign) -> Exec:
+    def noting_rebound(self, statement: Exec, node: ast.Assign) -> Exec:
         """An assignment written inside `with no_grad:`. When it rebinds a parameter (a leaf tensor
         that requires grad) to a new tensor, the classic mistake, it is noted on the RunContext,
-        so that a `grad` failing later can say why (hints.py)."""
+        so that a `grad` failing later can say why (hints.py). (`w -= ...` there updates `w` in
+        place, and rebinds nothing.)"""
         names = target_names(node.target)
         context, span = self.context, node.span
 

@@ -50,12 +50,12 @@ class Expressions(Blocks):
         enclosing = lookup is Lookup.ENCLOSING
 
         def scopes(env: Env) -> Any:
+            # Most often the first scope looked in has it (this very scope, or a function's
+            # globals): one dictionary read here, and only then the walk up the chain.
             start: Env = env.parent if enclosing else env  # type: ignore[assignment]
-            value = start.vars.get(name, MISSING)  # most often the first scope looked in has it
-            scope = start.parent
-            while value is MISSING and scope is not None:  # else each scope around it, outwards
-                value = scope.vars.get(name, MISSING)
-                scope = scope.parent
+            value = start.vars.get(name, MISSING)
+            if value is MISSING and start.parent is not None:
+                value = start.parent.lookup(name)
             if value is MISSING:  # with the names it could have meant, for "did you mean"
                 raise DGError("NameError", f"name '{name}' is not defined", node=node, clues=(*env.visible_names(),))
             return value
@@ -148,25 +148,26 @@ class Expressions(Blocks):
     # ---- attributes, calls, indexing ----------------------------------------------------------
     def attribute(self, node: ast.Attribute) -> Eval:
         if node.name == "grad":
-            return self.apply(node, self.grad_reader(node), node.obj)
+            return self.grad_attribute(node)
         return self.apply(node, get_attribute, node.obj, node.name)
 
-    def grad_reader(self, node: ast.Attribute) -> Any:
+    def grad_attribute(self, node: ast.Attribute) -> Eval:
         """`t.grad`. `grad` fills .grad only for leaves, so a tensor computed by a recorded op has
         None there: reading it warns, once for this place in the program (as PyTorch warns)."""
-        warn, warned = self.context.warn, False
+        obj, other, warn, warned = self.expr(node.obj), self.locating(node, get_attribute), self.context.warn, False
 
-        def read_grad(value: Any) -> Any:
+        def run(env: Env) -> Any:
             nonlocal warned
-            if type(value) is not Tensor:
-                return get_attribute(value, "grad")
+            value = obj(env)
+            if type(value) is not Tensor:  # .grad of something else: whatever get_attribute says
+                return other(value, "grad")
             if value.grad is None and value.grad_fn is not None and not warned:
                 warned = True
                 message = ".grad of a tensor that is not a leaf is being read: grad does not fill it, so it is None"
                 warn(DGError("Warning", message, node=node, clues=made_by(value, node.span)))
             return value.grad
 
-        return read_grad
+        return run
 
     def call(self, node: ast.Call) -> Eval:
         if isinstance(node.func, ast.Attribute):  # x.sum(axis=0): the method found by name, no bound method made
