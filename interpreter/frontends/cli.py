@@ -20,7 +20,7 @@ from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
 from .missing import MissingPackage
-from .options import ArgumentParser, UsageError, limit_options, limits_from
+from .options import ArgumentParser, UsageError, limits_from, run_options
 from .program_files import read_program
 from .streams import use_utf8
 
@@ -65,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="the program to run, or - for standard input")
     p.add_argument("-i", dest="interactive", action="store_true", help="open the REPL after running FILE")
     p.add_argument("--no-breakpoints", action="store_true", help="let breakpoint() do nothing")
-    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
     p.add_argument(
         "--allow-path",
         action="append",
@@ -189,6 +189,7 @@ def new_session(args: argparse.Namespace) -> Session:
         limits=limits,
         allowed_dirs=getattr(args, "allow_path", []),
         detect_anomaly=getattr(args, "detect_anomaly", False),
+        library=getattr(args, "lib", []),
     )
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.

@@ -22,7 +22,7 @@ from dglang.interpreter.seeing.dot import DotOptions
 from dglang.interpreter.seeing.render import graphviz, render
 from dglang.interpreter.seeing.tools import install
 
-from .options import ArgumentParser, positive_int
+from .options import ArgumentParser, library_option, positive_int
 
 EXIT_OK, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 2, 69
 KINDS = ("dot", "gv", "svg", "png", "html")
@@ -53,6 +53,7 @@ def options() -> argparse.ArgumentParser:
         "--theme", choices=tuple(THEMES), default="screen", help="print: black on white, for slides and paper"
     )
     p.add_argument("--max-depth", type=int, default=10_000, metavar="N", help=argparse.SUPPRESS)
+    library_option(p)
     return p
 
 

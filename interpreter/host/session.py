@@ -29,7 +29,7 @@ from dglang.interpreter.library.builtin_table import make_builtins
 from dglang.interpreter.library.data_files import data_file
 from dglang.interpreter.library.runtime import Builtin, CallContext, Env, show
 from dglang.interpreter.semantics.context import RunContext
-from dglang.interpreter.semantics.evaluator import compile_expression
+from dglang.interpreter.semantics.evaluator import Program, compile_expression
 from dglang.interpreter.semantics.hints import explain
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.locating import interruption
@@ -37,6 +37,7 @@ from dglang.interpreter.syntax.parser import lark_loading, parse_expression
 
 from .limited_run import limited, stopped_error
 from .limits import Limits, output_size, readable
+from .modules import Modules
 from .python_settings import for_compiling
 from .watchdog import Watchdog
 
@@ -72,6 +73,7 @@ class Session:
         self.hard_stop: Callable[[DGError], None] | None = None
         self.builtins = Env(make_builtins(self.write, self.data_path, self.pause), None)
         self.globals = Env({}, self.builtins)
+        self.modules = self.context.modules = Modules(self)  # what `import` finds and runs
 
     @property
     def frames(self) -> list[CallFrame]:
@@ -117,12 +119,16 @@ class Session:
 
     def compile(self, text: str, name: str = "<input>", echo: bool = False) -> Any:
         """Text → closures (the pipeline), raising a SyntaxError or a static error before anything
+        runs."""
+        return self.compile_source(Source(name, text), echo).code
+
+    def compile_source(self, source: Source, echo: bool = False) -> Program:
+        """A text → its program (closures, and what the resolver found); raises before anything
         runs. The time lark takes to start, when a program needs it, is DG's, not the program's."""
-        source = readable(Source(name, text))
-        with for_compiling(source), lark_loading(self.not_the_programs_time):
+        with for_compiling(readable(source)), lark_loading(self.not_the_programs_time):
             program = pipeline.compile(source, self.context, echo)
         self.use(program.resolution.free_names)
-        return program.code
+        return program
 
     def execute(self, code: Any, env: Env) -> None:
         """Run compiled code in `env` under the session's limits. May nest: a breakpoint's REPL

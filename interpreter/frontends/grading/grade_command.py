@@ -21,8 +21,9 @@ from typing import TextIO
 from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.diagnostics.source import Source
-from dglang.interpreter.frontends.options import ArgumentParser, limit_options, positive_int, seconds
+from dglang.interpreter.frontends.options import ArgumentParser, positive_int, run_options, seconds
 from dglang.interpreter.frontends.program_files import read_program
+from dglang.interpreter.host.module_files import library_folders
 from dglang.interpreter.syntax.parser import parse
 
 from .collecting import collect
@@ -57,7 +58,7 @@ def options() -> argparse.ArgumentParser:
     p.add_argument("--single", action="store_true", help="SUBMISSIONS is one submission: write DIR/results.json")
     p.add_argument("--entry", metavar="NAME", help="the program's file name in each submission folder")
     p.add_argument("--gradescope", metavar="DIR", help="write Gradescope's autograder folder instead of grading")
-    limit_options(p, default_output=100_000, timeout=10)
+    run_options(p, default_output=100_000, timeout=10)
     p.add_argument("--wall-time", type=seconds, metavar="SECONDS", help="a whole submission's wall clock")
     p.add_argument("--cpu-time", type=seconds, metavar="SECONDS", help="a submission's CPU time (Linux, macOS)")
     p.add_argument(
@@ -89,6 +90,9 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
         return fail(e, EXIT_SYNTAX)
     if not cases:
         return fail(DGError("UsageError", f"{tests_name} has no test_... functions to grade with"), EXIT_USAGE)
+    if args.gradescope is not None and args.lib:
+        message = "--lib with --gradescope: the autograder holds only the tests file, not a library of modules"
+        return fail(DGError("UsageError", message, help="grade with --lib on your machine"), EXIT_USAGE)
     if args.gradescope is not None:
         archive = write_autograder(Path(args.gradescope), Path(args.tests), autograder_options(args, len(cases)))
         out.write(f"wrote {args.gradescope}: upload {archive} as the autograder (docs/grading.md)\n")
@@ -120,6 +124,7 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
         wall_seconds=wall_seconds(args, len(cases)),
         entry=args.entry,
         user=args.user,
+        library=tuple(str(folder.path) for folder in library_folders(args.lib)),
     )
     start = time.perf_counter()
     graded = grade_all(submissions, assignment, args.workers)

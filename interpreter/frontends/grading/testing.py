@@ -18,7 +18,7 @@ from typing import TextIO
 from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.diagnostics.source import Source
-from dglang.interpreter.frontends.options import ArgumentParser, limit_options, limits_from
+from dglang.interpreter.frontends.options import ArgumentParser, limits_from, run_options
 from dglang.interpreter.frontends.program_files import read_program
 from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
@@ -41,7 +41,7 @@ def options() -> argparse.ArgumentParser:
     )
     p.add_argument("file", help="the program with its tests")
     p.add_argument("-k", metavar="TEXT", help="run only the tests whose name contains TEXT")
-    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
     p.add_argument(
         "--allow-path", action="append", default=[], metavar="DIR", help="let load_csv read files under DIR too"
     )
@@ -70,6 +70,7 @@ def test_file(args: argparse.Namespace, out: TextIO) -> int:
             max_depth=args.max_depth,
             limits=limits_from(args),
             allowed_dirs=args.allow_path,
+            library=args.lib,
         )
     )
     try:
