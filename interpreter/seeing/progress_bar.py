@@ -68,15 +68,8 @@ def length(items: Any) -> int | None:
     return len(items) if isinstance(items, range | list | tuple | str | dict) else None
 
 
-def make_progress(session: Session) -> Any:
-    def progress(items: Any, total: Any = None, desc: Any = None) -> Progress:
-        """The same items to loop over, with a progress bar (rate, time left) on standard error.
-
-        >>> for i in progress(range(3), desc="training"):
-        ...     pass
-        """
-        if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < 0):
-            raise DGError("TypeError", "progress()'s total is a count of items, an int of at least 0")
-        return Progress(session, items, total, None if desc is None else str(desc))
-
-    return progress
+def progress(session: Session, items: Any, total: Any = None, desc: Any = None) -> Progress:
+    """progress(items, total=None, desc=None) of a program of `session`."""
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < 0):
+        raise DGError("TypeError", "progress()'s total is a count of items, an int of at least 0")
+    return Progress(session, items, total, None if desc is None else str(desc))

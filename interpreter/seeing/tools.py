@@ -24,7 +24,6 @@ from .anomaly import AnomalyCheck, AnomalyMode
 from .gradcheck_table import SIGNATURE, make_gradcheck
 from .graph import MAX_NODES, Graph, collect
 from .passes import LastBackward
-from .progress_bar import make_progress
 from .provenance import Stamper
 from .text_picture import text_picture
 from .trace import Tracer
@@ -156,6 +155,16 @@ def add_builtins(seeing: Seeing) -> None:
         else:
             session.write(text)
 
+    def progress(items: Any, total: Any = None, desc: Any = None) -> Any:
+        """The same items to loop over, with a progress bar (rate, time left) on standard error.
+
+        >>> for i in progress(range(3), desc="training"):
+        ...     pass
+        """
+        from .progress_bar import progress
+
+        return progress(session, items, total, desc)
+
     def plot(*series: Any, title: Any = None, file: Any = None) -> None:
         """Draw a line chart of ys, or of ys against xs: as text, inline in a notebook, or into file (.svg, .png).
 
@@ -204,7 +213,7 @@ def add_builtins(seeing: Seeing) -> None:
 
     session.add_builtins(
         {
-            "progress": Builtin("progress", make_progress(session), "progress(items, total=None, desc=None)"),
+            "progress": Builtin("progress", progress, "progress(items, total=None, desc=None)"),
             "plot": Builtin("plot", plot, "plot(ys) or plot(xs, ys, title=None, file=None)"),
             "show_image": Builtin("show_image", show_image, "show_image(t, title=None, file=None)"),
             "graph": Builtin(
