@@ -19,18 +19,8 @@ from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
-from .commands import (
-    ArgumentParser,
-    UsageError,
-    grade_parser,
-    graph_parser,
-    kernel_parser,
-    lsp_parser,
-    parse_parser,
-    test_parser,
-)
 from .missing import MissingPackage
-from .options import limits_from, run_options
+from .options import ArgumentParser, UsageError, limits_from, run_options
 from .program_files import read_program
 from .streams import use_utf8
 
@@ -86,7 +76,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--detect-anomaly", action="store_true", help="name the op whose gradient first holds nan or inf")
     p.add_argument("--trace", action="store_true", help="print each recorded node and each backward step")
     p.add_argument("--trace-limit", type=int, default=300, metavar="N", help="trace lines to print (default 300)")
-    p.add_argument("--debug", action="store_true", help="show the Python traceback of internal errors")
+    p.add_argument(
+        "--debug", action="store_true", help="say which parser reads FILE, show the Python traceback of internal errors"
+    )
     p.add_argument("--version", action="version", version=f"dg {__version__}")
     return p
 
@@ -137,25 +129,25 @@ def dispatch(argv: list[str]) -> int:
     if command not in (None, "run", "repl"):
         argv = [a for a in argv if a != "--debug"]
     if command == "parse":
-        return parse_command(parse_parser().parse_args(argv[1:]))
+        return parse_command(argv[1:])
     if command == "graph":
-        return graph_command(graph_parser().parse_args(argv[1:]), debug)
+        return graph_command(argv[1:], debug)
     if command == "test":
         from dglang.interpreter.frontends.grading import testing
 
-        return testing.run(test_parser().parse_args(argv[1:]))
+        return testing.run(testing.options().parse_args(argv[1:]))
     if command == "grade":
         from dglang.interpreter.frontends.grading import grade_command
 
-        return grade_command.run(grade_parser().parse_args(argv[1:]))
+        return grade_command.run(grade_command.options().parse_args(argv[1:]))
     if command == "lsp":
-        from dglang.interpreter.frontends.lsp.command import serve
+        from dglang.interpreter.frontends.lsp import command as lsp
 
-        return serve(lsp_parser().parse_args(argv[1:]))
+        return lsp.serve(lsp.options().parse_args(argv[1:]))
     if command == "kernel":
         from dglang.interpreter.frontends.kernel import install
 
-        return install.install(kernel_parser().parse_args(argv[1:]))
+        return install.install(install.options().parse_args(argv[1:]))
     args = parser().parse_args(argv[1:] if command else argv)
     if command == "run" and args.file is None:
         parser().error("run needs a FILE")
@@ -236,7 +228,8 @@ def stdin_lines():  # one shared iterator, so the REPL and the debugger read std
 
 
 def run_file(session: Session, path: str, debug: bool = False) -> int:
-    from dglang.interpreter.host.session import collecting_for_graphs
+    from dglang.interpreter.diagnostics.source import Source
+    from dglang.interpreter.host.python_settings import collecting_for_graphs
 
     from .debugger import QuitProgram
 
@@ -245,6 +238,10 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
     except DGError as e:
         report(e)
         return EXIT_NOINPUT
+    if debug:
+        from .parse_command import say_which_parser
+
+        say_which_parser(Source(name, text))
     session.hard_stop = hard_stop  # a program stuck in one call into C past its limit: report it, exit
     with collecting_for_graphs():  # until the error is reported
         try:
@@ -287,22 +284,23 @@ def report(error: DGError, debug: bool = False) -> None:
         traceback.print_exception(error.original, file=sys.stderr)
 
 
-def parse_command(args: argparse.Namespace) -> int:
-    from .parse_command import show_syntax
+def parse_command(argv: list[str]) -> int:
+    from .parse_command import options, show_syntax
 
-    return show_syntax(args, report)
+    return show_syntax(options().parse_args(argv), report)
 
 
-def graph_command(args: argparse.Namespace, debug: bool) -> int:
-    from .graph_command import draw
+def graph_command(argv: list[str], debug: bool) -> int:
+    from .graph_command import draw, options
 
+    args = options().parse_args(argv)
     args.debug = debug
     return draw(args, new_session, run_file, report)
 
 
 def repl(session: Session) -> int:
     """The REPL: prompt_toolkit at a terminal, plain statements from a pipe."""
-    from dglang.interpreter.host.session import collecting_for_graphs
+    from dglang.interpreter.host.python_settings import collecting_for_graphs
 
     from .debugger import QuitProgram
     from .repl import Outcome, Repl, run_piped

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from dglang.interpreter.frontends import commands
+from dglang.interpreter.frontends import graph_command, parse_command
+from dglang.interpreter.frontends.grading import grade_command, testing
 from dglang.interpreter.frontends.options import READING, RUNNING
 
 HANG = 60.0  # seconds
@@ -42,9 +43,9 @@ def options_of(parser: Any) -> set[str]:
 
 def test_every_command_takes_the_limits_that_apply_to_it() -> None:
     flags = {name: "--" + name.replace("_", "-") for name in RUNNING}
-    for parser in (commands.graph_parser(), commands.test_parser(), commands.grade_parser()):
+    for parser in (graph_command.options(), testing.options(), grade_command.options()):
         assert {flags[n] for n in RUNNING} <= options_of(parser), parser.prog
-    assert {flags[n] for n in READING} <= options_of(commands.parse_parser())
+    assert {flags[n] for n in READING} <= options_of(parse_command.options())
 
 
 def test_dg_parse_is_held_to_its_limits(tmp_path: Path) -> None:
