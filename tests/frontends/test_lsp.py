@@ -169,16 +169,17 @@ def test_without_pygls_dg_lsp_says_what_to_install(tmp_path: Path) -> None:
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def analysis_of(text: str):
+def analysis_of(text: str, folder: Path | None = None):
+    """The analysis of `text`; its imports are looked for in `folder` (the current folder if None)."""
     from dglang.interpreter.frontends.lsp.analysis import analyze
     from dglang.interpreter.frontends.sessions import new_session
 
-    return analyze(new_session(), text, "t.dg")
+    return analyze(new_session() if folder is None else new_session(base_dir=folder), text, "t.dg")
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "programs").glob("*.dg")), ids=lambda p: p.name)
 def test_the_lessons_have_nothing_to_mark(path: Path) -> None:
-    analysis = analysis_of(path.read_text(encoding="utf-8"))
+    analysis = analysis_of(path.read_text(encoding="utf-8"), path.parent)  # a lesson may import nn.dg beside it
     assert analysis.problems == [] and analysis.warnings == []
     assert analysis.found  # and their definitions were read
 
