@@ -124,7 +124,7 @@ def non_leaf_grad(value: Tensor, node: ast.Attribute, frames: tuple[CallFrame, .
         "Warning",
         ".grad of a tensor that is not a leaf is being read: grad does not fill it, so it is None",
         node.span,
-        help=f"{obj} was computed by {node_of.op}{where}; to keep a parameter a leaf, update it in place "  # type: ignore[union-attr]
+        help=f"{obj} was computed by {node_of.op.name}{where}; to keep a parameter a leaf, update it in place "  # type: ignore[union-attr]
         f"inside `with no_grad:` ({obj} -= lr * {obj}.grad); for dy/d{obj} at a computed value, use gradient(y, {obj})",
         frames=frames,
     )

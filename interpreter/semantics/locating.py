@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dglang.autograd.allocation import MEMORY_HELP, size_text
 from dglang.autograd.exceptions import AutogradError
 from dglang.interpreter.diagnostics.errors import CallFrame, DGError
 from dglang.interpreter.diagnostics.source import Span
 
-from .interrupts import OutOfMemory, OutOfTime
+from .interrupts import MEMORY_HELP, OutOfMemory, OutOfTime, size_text
 
 
 def located(e: BaseException, span: Span, frames: Sequence[CallFrame]) -> DGError:
