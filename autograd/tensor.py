@@ -20,17 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from . import arithmetic, inplace
+from . import arithmetic, composed, functions, inplace, reductions, shaping
 from . import node as graph
-from .arithmetic import Add, Div, FloorDiv, MatMul, Mod, Mul, Neg, Pow, Sub
 from .backward import backward as backpropagate
-from .composed import Flatten, LogSoftmax, LogSumExp, Softmax
 from .exceptions import TensorTypeError, TensorValueError, type_name
-from .functions import Abs, Ceil, Cos, Exp, Floor, Log, Maximum, Minimum, Relu, Sigmoid, Sign, Sin, Sqrt, Tanh, Where
 from .node import Node, enable_grad, is_grad_enabled, no_grad, recording, set_grad_enabled, updated_in_place
 from .op import Op
-from .reductions import AllTrue, AnyTrue, ArgMax, ArgMin, Axis, Max, Mean, Min, Sum
-from .shaping import Broadcast, Index, IndexAdd, Reshape, SumTo, Transpose
+from .reductions import Axis
 
 __all__ = [
     "Node", "Tensor", "apply", "binary", "enable_grad", "function", "is_grad_enabled", "lift", "no_grad",
@@ -119,25 +115,25 @@ class Tensor:
 
     # ---- what can be done with it: each line hands its op to apply -----------------------------
     # arithmetic (autograd/arithmetic.py); a plain number on either side is a constant
-    def __add__(self, other: Any) -> Tensor: return binary(Add, self, other)
-    def __radd__(self, other: Any) -> Tensor: return binary(Add, other, self)
-    def __sub__(self, other: Any) -> Tensor: return binary(Sub, self, other)
-    def __rsub__(self, other: Any) -> Tensor: return binary(Sub, other, self)
-    def __mul__(self, other: Any) -> Tensor: return binary(Mul, self, other)
-    def __rmul__(self, other: Any) -> Tensor: return binary(Mul, other, self)
-    def __truediv__(self, other: Any) -> Tensor: return binary(Div, self, other)
-    def __rtruediv__(self, other: Any) -> Tensor: return binary(Div, other, self)
-    def __floordiv__(self, other: Any) -> Tensor: return binary(FloorDiv, self, other)
-    def __rfloordiv__(self, other: Any) -> Tensor: return binary(FloorDiv, other, self)
-    def __mod__(self, other: Any) -> Tensor: return binary(Mod, self, other)
-    def __rmod__(self, other: Any) -> Tensor: return binary(Mod, other, self)
-    def __pow__(self, other: Any) -> Tensor: return binary(Pow, self, other)
-    def __rpow__(self, other: Any) -> Tensor: return binary(Pow, other, self)
-    def __matmul__(self, other: Any) -> Tensor: return binary(MatMul, self, other)
-    def __rmatmul__(self, other: Any) -> Tensor: return binary(MatMul, other, self)
-    def __neg__(self) -> Tensor: return unary(Neg, self)
+    def __add__(self, other: Any) -> Tensor: return binary(arithmetic.Add, self, other)
+    def __radd__(self, other: Any) -> Tensor: return binary(arithmetic.Add, other, self)
+    def __sub__(self, other: Any) -> Tensor: return binary(arithmetic.Sub, self, other)
+    def __rsub__(self, other: Any) -> Tensor: return binary(arithmetic.Sub, other, self)
+    def __mul__(self, other: Any) -> Tensor: return binary(arithmetic.Mul, self, other)
+    def __rmul__(self, other: Any) -> Tensor: return binary(arithmetic.Mul, other, self)
+    def __truediv__(self, other: Any) -> Tensor: return binary(arithmetic.Div, self, other)
+    def __rtruediv__(self, other: Any) -> Tensor: return binary(arithmetic.Div, other, self)
+    def __floordiv__(self, other: Any) -> Tensor: return binary(arithmetic.FloorDiv, self, other)
+    def __rfloordiv__(self, other: Any) -> Tensor: return binary(arithmetic.FloorDiv, other, self)
+    def __mod__(self, other: Any) -> Tensor: return binary(arithmetic.Mod, self, other)
+    def __rmod__(self, other: Any) -> Tensor: return binary(arithmetic.Mod, other, self)
+    def __pow__(self, other: Any) -> Tensor: return binary(arithmetic.Pow, self, other)
+    def __rpow__(self, other: Any) -> Tensor: return binary(arithmetic.Pow, other, self)
+    def __matmul__(self, other: Any) -> Tensor: return binary(arithmetic.MatMul, self, other)
+    def __rmatmul__(self, other: Any) -> Tensor: return binary(arithmetic.MatMul, other, self)
+    def __neg__(self) -> Tensor: return unary(arithmetic.Neg, self)
     def __pos__(self) -> Tensor: return self
-    def __abs__(self) -> Tensor: return unary(Abs, self)
+    def __abs__(self) -> Tensor: return unary(functions.Abs, self)
 
     # comparisons: elementwise, giving bool tensors that are never recorded
     def __eq__(self, other: Any) -> Any: return compare(operator.eq, "==", self, other)
@@ -159,52 +155,52 @@ class Tensor:
     def __imatmul__(self, other: Any) -> Tensor: return inplace.update(operator.matmul, "@", self, other)
 
     # indexing (autograd/shaping.py); item assignment is never recorded (autograd/inplace.py)
-    def __getitem__(self, index: Any) -> Tensor: return unary(Index, self, index)
+    def __getitem__(self, index: Any) -> Tensor: return unary(shaping.Index, self, index)
     def __setitem__(self, index: Any, value: Any) -> None: inplace.assign(self, index, lift(value))
 
     # reductions (autograd/reductions.py)
-    def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return unary(Sum, self, axis, keepdims)
-    def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return unary(Mean, self, axis, keepdims)
-    def max(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return unary(Max, self, axis, keepdims)
-    def min(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return unary(Min, self, axis, keepdims)
-    def argmax(self, axis: int | None = None) -> Tensor: return unary(ArgMax, self, axis)
-    def argmin(self, axis: int | None = None) -> Tensor: return unary(ArgMin, self, axis)
-    def any(self, axis: Axis = None) -> Tensor: return unary(AnyTrue, self, axis)
-    def all(self, axis: Axis = None) -> Tensor: return unary(AllTrue, self, axis)
+    def sum(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Sum, self, axis, keepdims)
+    def mean(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Mean, self, axis, keepdims)
+    def max(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Max, self, axis, keepdims)
+    def min(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Min, self, axis, keepdims)
+    def argmax(self, axis: int | None = None) -> Tensor: return unary(reductions.ArgMax, self, axis)
+    def argmin(self, axis: int | None = None) -> Tensor: return unary(reductions.ArgMin, self, axis)
+    def any(self, axis: Axis = None) -> Tensor: return unary(reductions.AnyTrue, self, axis)
+    def all(self, axis: Axis = None) -> Tensor: return unary(reductions.AllTrue, self, axis)
 
     # elementwise functions (autograd/functions.py)
-    def exp(self) -> Tensor: return unary(Exp, self)
-    def log(self) -> Tensor: return unary(Log, self)
-    def sqrt(self) -> Tensor: return unary(Sqrt, self)
-    def sin(self) -> Tensor: return unary(Sin, self)
-    def cos(self) -> Tensor: return unary(Cos, self)
-    def tanh(self) -> Tensor: return unary(Tanh, self)
-    def sigmoid(self) -> Tensor: return unary(Sigmoid, self)
-    def relu(self) -> Tensor: return unary(Relu, self)
-    def abs(self) -> Tensor: return unary(Abs, self)
-    def sign(self) -> Tensor: return unary(Sign, self)
-    def floor(self) -> Tensor: return unary(Floor, self)
-    def ceil(self) -> Tensor: return unary(Ceil, self)
-    def maximum(self, other: Any) -> Tensor: return binary(Maximum, self, other)
-    def minimum(self, other: Any) -> Tensor: return binary(Minimum, self, other)
-    def where(self, condition: Any, other: Any) -> Tensor: return apply(Where, condition, self, other)
+    def exp(self) -> Tensor: return unary(functions.Exp, self)
+    def log(self) -> Tensor: return unary(functions.Log, self)
+    def sqrt(self) -> Tensor: return unary(functions.Sqrt, self)
+    def sin(self) -> Tensor: return unary(functions.Sin, self)
+    def cos(self) -> Tensor: return unary(functions.Cos, self)
+    def tanh(self) -> Tensor: return unary(functions.Tanh, self)
+    def sigmoid(self) -> Tensor: return unary(functions.Sigmoid, self)
+    def relu(self) -> Tensor: return unary(functions.Relu, self)
+    def abs(self) -> Tensor: return unary(functions.Abs, self)
+    def sign(self) -> Tensor: return unary(functions.Sign, self)
+    def floor(self) -> Tensor: return unary(functions.Floor, self)
+    def ceil(self) -> Tensor: return unary(functions.Ceil, self)
+    def maximum(self, other: Any) -> Tensor: return binary(functions.Maximum, self, other)
+    def minimum(self, other: Any) -> Tensor: return binary(functions.Minimum, self, other)
+    def where(self, condition: Any, other: Any) -> Tensor: return apply(functions.Where, condition, self, other)
 
     # along one axis, built from the ops above (autograd/composed.py)
-    def softmax(self, axis: int = -1) -> Tensor: return Softmax.forward(self, axis)
-    def log_softmax(self, axis: int = -1) -> Tensor: return LogSoftmax.forward(self, axis)
-    def logsumexp(self, axis: int = -1, keepdims=False) -> Tensor: return LogSumExp.forward(self, axis, keepdims)
+    def softmax(self, axis: int = -1) -> Tensor: return composed.Softmax.forward(self, axis)
+    def log_softmax(self, axis: int = -1) -> Tensor: return composed.LogSoftmax.forward(self, axis)
+    def logsumexp(self, axis=-1, keepdims=False) -> Tensor: return composed.LogSumExp.forward(self, axis, keepdims)
 
     # shapes (autograd/shaping.py)
-    def reshape(self, *shape: Any) -> Tensor: return unary(Reshape, self, *shape)
-    def flatten(self) -> Tensor: return Flatten.forward(self)
-    def transpose(self, *axes: Any) -> Tensor: return unary(Transpose, self, axes or None)
+    def reshape(self, *shape: Any) -> Tensor: return unary(shaping.Reshape, self, *shape)
+    def flatten(self) -> Tensor: return composed.Flatten.forward(self)
+    def transpose(self, *axes: Any) -> Tensor: return unary(shaping.Transpose, self, axes or None)
     @property
-    def T(self) -> Tensor: return unary(Transpose, self)
+    def T(self) -> Tensor: return unary(shaping.Transpose, self)
     @property
-    def mT(self) -> Tensor: return unary(Transpose, self, (*range(self.ndim - 2), -1, -2))
-    def broadcast_to(self, shape: Any) -> Tensor: return unary(Broadcast, self, tuple(shape))
-    def sum_to(self, shape: Any) -> Tensor: return self if self.shape == shape else unary(SumTo, self, shape)
-    def index_add(self, index: Any, shape: Any) -> Tensor: return unary(IndexAdd, self, index, tuple(shape))
+    def mT(self) -> Tensor: return unary(shaping.Transpose, self, (*range(self.ndim - 2), -1, -2))
+    def broadcast_to(self, shape: Any) -> Tensor: return unary(shaping.Broadcast, self, tuple(shape))
+    def sum_to(self, shape: Any) -> Tensor: return self if self.shape == shape else unary(shaping.SumTo, self, shape)
+    def index_add(self, index: Any, shape: Any) -> Tensor: return unary(shaping.IndexAdd, self, index, tuple(shape))
 
     # gradients (autograd/backward.py)
     def backward(self, seed: Any = None, create_graph: bool = False) -> None: backpropagate(self, seed, create_graph)
