@@ -7,82 +7,42 @@
 tensor([2., 4.])
 
 Each op is declared once, as a class in an op module (arithmetic.py, functions.py,
-reductions.py, shaping.py, composed.py; see op.py); table.py lists them all. Below, each op
-as a function of tensors (`exp(x)`, `where(c, a, b)`), made from its declaration; names that
-Python's builtins have end in `_` (`abs_`, `sum_`).
+reductions.py, shaping.py, composed.py; see op.py); table.py lists them all. The package also
+offers each op as a function of tensors (`exp(x)`, `where(c, a, b)`), made from its declaration;
+the names Python's builtins have end in `_` (`abs_`, `sum_`).
 """
 
-from . import arithmetic as _arithmetic
-from . import composed as _composed
-from . import functions as _functions
-from . import reductions as _reductions
-from . import shaping as _shaping
+from typing import Any as _Any
+
 from .backward import backward, gradient
 from .creation import arange, eye, full, linspace, ones, ones_like, rand, randn, seed, tensor, zeros, zeros_like
 from .datasets import moons
 from .exceptions import AutogradError, GradError, ShapeError, TensorIndexError, TensorTypeError, TensorValueError
 from .gradcheck import GradcheckResult, gradcheck
 from .hooks import Hooks
+from .table import FUNCTIONS as _FUNCTIONS
 from .tensor import Node, Tensor, enable_grad, function, is_grad_enabled, no_grad, set_grad_enabled
 
-add = function(_arithmetic.Add)
-sub = function(_arithmetic.Sub)
-mul = function(_arithmetic.Mul)
-div = function(_arithmetic.Div)
-neg = function(_arithmetic.Neg)
-pow_ = function(_arithmetic.Pow)
-floordiv = function(_arithmetic.FloorDiv)
-mod = function(_arithmetic.Mod)
-matmul = function(_arithmetic.MatMul)
-compare = function(_arithmetic.Compare)
+_OPS_AS_FUNCTIONS = {f.name: f.fn for f in _FUNCTIONS if hasattr(f.fn, "op")}
 
-exp = function(_functions.Exp)
-log = function(_functions.Log)
-sqrt = function(_functions.Sqrt)
-sin = function(_functions.Sin)
-cos = function(_functions.Cos)
-tanh = function(_functions.Tanh)
-sigmoid = function(_functions.Sigmoid)
-relu = function(_functions.Relu)
-abs_ = function(_functions.Abs)
-maximum = function(_functions.Maximum)
-minimum = function(_functions.Minimum)
-where = function(_functions.Where)
-sign = function(_functions.Sign)
-floor = function(_functions.Floor)
-ceil = function(_functions.Ceil)
 
-sum_ = function(_reductions.Sum)
-mean = function(_reductions.Mean)
-max_ = function(_reductions.Max)
-min_ = function(_reductions.Min)
-argmax = function(_reductions.ArgMax)
-argmin = function(_reductions.ArgMin)
-any_ = function(_reductions.AnyTrue)
-all_ = function(_reductions.AllTrue)
+def __getattr__(name: str) -> _Any:
+    """Each op as a function of tensors, by its Python name: `exp`, `where`, `abs_` (looked up
+    in the op table; `function(op)` makes it from the op's declaration)."""
+    try:
+        return _OPS_AS_FUNCTIONS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
-reshape = function(_shaping.Reshape)
-transpose = function(_shaping.Transpose)
-broadcast_to = function(_shaping.Broadcast)
-sum_to = function(_shaping.SumTo)
-getitem = function(_shaping.Index)
-index_add = function(_shaping.IndexAdd)
-concat = function(_shaping.Concat)
-stack = function(_shaping.Stack)
-
-logsumexp = function(_composed.LogSumExp)
-log_softmax = function(_composed.LogSoftmax)
-softmax = function(_composed.Softmax)
-flatten = function(_composed.Flatten)
 
 __all__ = [
     "AutogradError", "GradError", "GradcheckResult", "Hooks", "Node", "ShapeError", "Tensor",
-    "TensorIndexError", "TensorTypeError", "TensorValueError", "abs_", "add", "all_", "any_",
-    "arange", "argmax", "argmin", "backward", "broadcast_to", "ceil", "compare", "concat",
-    "cos", "div", "enable_grad", "exp", "eye", "flatten", "floor", "floordiv", "full", "function",
-    "getitem", "gradcheck", "gradient", "index_add", "is_grad_enabled", "linspace", "log", "log_softmax",
-    "logsumexp", "matmul", "max_", "maximum", "mean", "min_", "minimum", "mod", "moons", "mul",
-    "neg", "no_grad", "ones", "ones_like", "pow_", "rand", "randn", "relu", "reshape", "seed",
-    "set_grad_enabled", "sigmoid", "sign", "sin", "softmax", "sqrt", "stack", "sub", "sum_",
-    "sum_to", "tanh", "tensor", "transpose", "where", "zeros", "zeros_like",
+    "TensorIndexError", "TensorTypeError", "TensorValueError", "arange", "backward", "enable_grad",
+    "eye", "full", "function", "gradcheck", "gradient", "is_grad_enabled", "linspace", "moons",
+    "no_grad", "ones", "ones_like", "rand", "randn", "seed", "set_grad_enabled", "tensor", "zeros",
+    "zeros_like", *sorted(_OPS_AS_FUNCTIONS),
 ]  # fmt: skip
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
