@@ -9,6 +9,7 @@ output's shape.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .exceptions import ShapeError, TensorZeroDivisionError
+from .exceptions import ShapeError, TensorTypeError, TensorZeroDivisionError
 from .op import Op
 from .shaping import broadcasting
 
@@ -152,13 +153,20 @@ class Pow(Op):
         return ga, gb
 
 
-def _no_integer_zero(a: Any, b: Any, symbol: str) -> None:
-    """Integers have no inf or nan to give for a division by 0: PyTorch raises, and so does DG."""
-    if np.result_type(a, b).kind in "iu" and not np.all(b):
-        raise TensorZeroDivisionError(
-            f"'{symbol}' of integers by 0: an int tensor has no inf or nan to give",
-            help="check the divisor; with floats (1.0 * x), dividing by 0 gives inf or nan",
+def _divisible(result: Any, a: Any, b: Any, symbol: str) -> Any:
+    """`result` (of a // b or a % b), unless, as in PyTorch, it divided an integer by 0 (a float
+    gives inf or nan, an int has neither: NumPy's 0 would pass silently) or divided bools."""
+    kind = np.result_type(a, b).kind
+    if kind == "b":
+        raise TensorTypeError(
+            f"'{symbol}' of two bool tensors", help='make one of them numbers: tensor(x, dtype="int")'
         )
+    if kind in "iu" and not np.all(b):
+        raise TensorZeroDivisionError(
+            f"'{symbol}' of int tensors by 0: an int has no inf or nan to give",
+            help="check the divisor; a float (1.0 * x) divided by 0 gives inf or nan, as in PyTorch",
+        )
+    return result
 
 
 class FloorDiv(Op):
@@ -172,8 +180,7 @@ class FloorDiv(Op):
 
     @staticmethod
     def forward(a: Any, b: Any) -> Any:
-        _no_integer_zero(a, b, "//")
-        return broadcasting(operator.floordiv, "//", a, b)
+        return _divisible(broadcasting(operator.floordiv, "//", a, b), a, b, "//")
 
 
 class Mod(Op):
@@ -188,8 +195,7 @@ class Mod(Op):
 
     @staticmethod
     def forward(a: Any, b: Any) -> Any:
-        _no_integer_zero(a, b, "%")
-        return broadcasting(operator.mod, "%", a, b)
+        return _divisible(broadcasting(operator.mod, "%", a, b), a, b, "%")
 
     @staticmethod
     def backward(g: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:
@@ -221,17 +227,27 @@ class MatMul(Op):
 
     @staticmethod
     def forward(a: Any, b: Any) -> Any:
-        a_ndim, b_ndim = np.ndim(a), np.ndim(b)
+        a_ndim, b_ndim = getattr(a, "ndim", 0), getattr(b, "ndim", 0)
         if a_ndim == 0 or b_ndim == 0:
             raise ShapeError(
                 f"matmul: {np.shape(a)} @ {np.shape(b)}: both sides need at least one dimension",
                 help="use '*' to multiply by a scalar",
             )
         try:
-            if a.size * b.size < hooks.watch and a.size and b.size:  # the result is smaller than that product
-                return np.matmul(a, b)
-            hooks.new_shape(_product_shape(a.shape, b.shape), "the result of '@'")
-            return hooks.installed.matmul(a, b)  # a host may compute a long product a slice at a time
+            if a_ndim <= 2 and b_ndim <= 2:  # no batch: the result's size in a moment (an empty inner
+                # dimension makes a full result of zeros from empty operands: the size is the result's)
+                count = (a.shape[0] if a_ndim == 2 else 1) * (b.shape[1] if b_ndim == 2 else 1)
+                if count < hooks.watch and count * a.shape[-1] < hooks.long_product:
+                    return np.matmul(a, b)  # nothing to ask (most products of a lesson)
+            if a.shape[-1] != b.shape[-2 if b_ndim > 1 else 0]:
+                raise ValueError("the inner dimensions differ")
+            result = _product_shape(a.shape, b.shape)
+            count = math.prod(result)
+            if count >= hooks.watch:
+                hooks.installed.allocating(count, 8, "the result of '@'", result)
+            if count * a.shape[-1] >= hooks.long_product:  # multiply-adds: a host may compute it in slices
+                return hooks.installed.matmul(a, b)
+            return np.matmul(a, b)
         except ValueError:
             raise ShapeError(
                 f"matmul: {a.shape} @ {b.shape}",
@@ -264,9 +280,7 @@ class MatMul(Op):
 
 
 def _product_shape(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape of x @ y (a ValueError if they do not fit): batch dimensions broadcast, a vector
-    is a row on the left and a column on the right, and its dimension is dropped again."""
-    if x[-1] != y[-2 if len(y) > 1 else 0]:
-        raise ValueError("the inner dimensions differ")
-    batch = np.broadcast_shapes(x[:-2], y[:-2])
+    """The shape of x @ y: batch dimensions broadcast (a ValueError if they cannot), a vector is a
+    row on the left and a column on the right, and its dimension is dropped again."""
+    batch = np.broadcast_shapes(x[:-2], y[:-2]) if len(x) > 2 or len(y) > 2 else ()
     return (*batch, *x[-2:-1], *y[-1:][: len(y) > 1])

@@ -122,7 +122,15 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
                         f"a tensor the {node.op.name} step needs was changed in place after it was used",
                         help="do in-place updates after `grad`, or compute again after the update",
                     )
-                sent = node.op.backward(g, t, *node.args)
+                # the op's rule, given g, the output and the op's arguments (a call without `*`
+                # for one or two of them: Python runs it without a C frame of its own)
+                rule, args = node.op.backward, node.args
+                if len(args) == 2:
+                    sent = rule(g, t, args[0], args[1])
+                elif len(args) == 1:
+                    sent = rule(g, t, args[0])
+                else:
+                    sent = rule(g, t, *args)
                 if on_step:
                     for listener in on_step:
                         listener(t, g, sent)

@@ -56,7 +56,14 @@ class LogSoftmax(Composed):
 
     @staticmethod
     def forward(x: Any, axis: int = -1) -> Any:
-        return x - x.logsumexp(axis, keepdims=True)
+        axis = one_axis(axis, x.ndim)
+        if axis is not None and x.shape[axis] == 0:
+            raise TensorValueError(f"softmax, log_softmax and logsumexp need values along axis {axis}; it is empty")
+        # x - max(x) - log(sum(exp(x - max(x)))), as PyTorch computes it: the shift is the largest
+        # value even when it is inf, so a row with an inf is nan throughout ([inf, 0] gives [nan,
+        # nan]), where x - logsumexp(x) would give [nan, -inf].
+        shifted = x - np.max(x.data, axis=axis, keepdims=True)  # a constant shift: no gradient
+        return shifted - shifted.exp().sum(axis=axis, keepdims=True).log()
 
 
 class Softmax(Composed):

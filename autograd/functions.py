@@ -14,7 +14,7 @@ import numpy as np
 from . import hooks
 from .exceptions import ShapeError, TensorTypeError
 from .op import Op
-from .shaping import broadcasting
+from .shaping import broadcasting, size_bound
 
 
 def numbers(a: Any, what: str = "the result") -> Any:
@@ -269,7 +269,7 @@ class Where(Op):
     def forward(condition: Any, a: Any, b: Any) -> Any:
         cond = np.asarray(condition, dtype=bool)
         try:
-            if cond.size * np.size(a) * np.size(b) >= hooks.watch:  # only then can the result be large
+            if size_bound(cond, a, b) >= hooks.watch:
                 hooks.new_shape(np.broadcast_shapes(cond.shape, np.shape(a), np.shape(b)), "the result of where()")
             return np.where(cond, a, b)
         except ValueError:

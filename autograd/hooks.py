@@ -10,12 +10,12 @@ its own `Hooks` around a run, and gets two questions:
         reduction, broadcast, index, join or new tensor of at least `watch` elements, so no
         single NumPy call allocates more than the host allows.
     matmul(x, y)
-        compute the product x @ y of two NumPy arrays (asked for products whose operands' sizes
-        multiply to `watch` or more): a host may compute a long one in slices, so that a timeout
-        can stop it between two.
+        compute the product x @ y of two NumPy arrays, for products of at least `long_product`
+        multiply-adds: a host may compute a long one in slices, so that a timeout can stop it
+        between two.
 
-`watch` is the host's, read when it is installed: below it an op asks nothing (a check costs a
-microsecond or two; the small tensors of most programs pay nothing for it).
+`watch` and `long_product` are the host's, read when it is installed: below them an op asks
+nothing (a question costs a microsecond or two; the small tensors of most programs pay nothing).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ class Hooks:
     """The engine's questions, answered as plain NumPy would: everything is allowed."""
 
     watch: int = sys.maxsize  # the fewest elements of a result worth asking about
+    long_product: int = sys.maxsize  # the fewest multiply-adds of a product worth handing to matmul
 
     def allocating(
         self, count: int, itemsize: int, what: str | None, shape: tuple[int, ...] | None = None, help: str | None = None
@@ -47,13 +48,14 @@ class Hooks:
 
 
 installed = Hooks()
-watch = installed.watch  # read by the ops on every call: one module attribute, not two
+# read by the ops on every call: one module attribute, not two
+watch, long_product = installed.watch, installed.long_product
 
 
 def install(hooks: Hooks) -> Hooks:
     """Make `hooks` the ones the engine asks; returns those it replaced (install them back after)."""
-    global installed, watch
-    previous, installed, watch = installed, hooks, hooks.watch
+    global installed, watch, long_product
+    previous, installed, watch, long_product = installed, hooks, hooks.watch, hooks.long_product
     return previous
 
 

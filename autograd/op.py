@@ -35,6 +35,8 @@ import builtins
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import numpy as np
+
 
 class Op:
     """One op. Declared by subclassing; every attribute below is read from the subclass.
@@ -75,9 +77,11 @@ class Op:
     composed: ClassVar[bool] = False  # see Composed
     forward: ClassVar[Callable[..., Any]]
     backward: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
+    records: ClassVar[bool] = False  # it has a rule: applying it records a node (set from `backward`)
 
     def __init_subclass__(cls) -> None:
         cls.name = cls.__name__
+        cls.records = cls.backward is not None
         cls.function = vars(cls).get("function") or cls.__name__.lower()
         if (cls.rules and len(cls.rules) != len(cls.inputs)) or (cls.variadic and len(cls.inputs) != 1):
             raise ValueError(f"{cls.name}: give one rule per input ({cls.inputs} and {cls.rules})")
@@ -112,6 +116,12 @@ class Composed(Op):
 
     composed = True
     inputs = ("x",)
+
+
+def value_shape(value: Any) -> tuple[int, ...]:
+    """The shape of a value forward receives: an array's own, () for a plain number (np.shape
+    gives the same, but through a Python call: forwards ask on every op)."""
+    return value.shape if type(value) is np.ndarray else np.shape(value)
 
 
 def builtin(fn: Callable[..., Any]) -> Callable[..., Any]:

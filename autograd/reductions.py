@@ -9,7 +9,7 @@ import numpy as np
 
 from . import hooks
 from .exceptions import TensorIndexError, TensorTypeError, TensorValueError, type_name
-from .op import Op
+from .op import Op, value_shape
 
 Axis = int | tuple[int, ...] | None  # the axes a reduction reduces: None means all of them
 
@@ -18,7 +18,9 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     """The reduced axes as non-negative ints; None means all of them."""
     if axis is None:
         return tuple(range(ndim))
-    items = axis if isinstance(axis, tuple | list) else (axis,)
+    if type(axis) is int and -ndim <= axis < ndim:  # the commonest: one valid axis
+        return (axis % ndim,)
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
     out = []
     for a in items:
         if isinstance(a, bool) or not isinstance(a, int):
@@ -31,14 +33,17 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(out)) if ndim else ()
 
 
-def reduced(a: Any, axis: Any, what: str, itemsize: int = 8) -> tuple[int, ...]:
-    """The axes a reduction of `a` reduces, once its result has been shown to the hooks: a result
-    is never larger than its input unless the input is empty (zeros(n, n, 0).sum(axis=2) is n × n)."""
-    shape = np.shape(a)
-    axes = normalize_axes(axis, len(shape))
-    if len(shape) > 1 and (a.size >= hooks.watch or a.size == 0):
-        kept = math.prod(n for i, n in enumerate(shape) if i not in axes)
-        hooks.allocating(kept, f"the result of {what}", itemsize, help="an empty axis reduces to a full one")
+def axes_of(a: Any, axis: Any) -> tuple[int, ...]:
+    """The axes of the value `a` that `axis` names (None: all of them)."""
+    return normalize_axes(axis, len(value_shape(a)))
+
+
+def reduced(a: Any, axes: tuple[int, ...], what: str, itemsize: int = 8) -> tuple[int, ...]:
+    """`axes`, once the result of reducing `a` over them has been shown to the hooks: a result is
+    never larger than its input unless the input is empty (zeros(n, n, 0).sum(axis=2) is n × n)."""
+    if type(a) is np.ndarray and a.ndim > 1 and (a.size >= hooks.watch or a.size == 0):
+        kept = tuple(n for i, n in enumerate(a.shape) if i not in axes)
+        hooks.allocating(math.prod(kept), f"the result of {what}", itemsize, kept, "check the axes and the shape")
     return axes
 
 
@@ -70,7 +75,7 @@ class Sum(Op):
 
     @staticmethod
     def forward(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
-        return np.add.reduce(a, axis=reduced(a, axis, "sum()"), keepdims=keepdims)
+        return np.add.reduce(a, axis=reduced(a, axes_of(a, axis), "sum()"), keepdims=keepdims)
 
     @staticmethod
     def backward(g: Any, out: Any, a: Any, axis: Axis = None, keepdims: bool = False) -> tuple[Any]:
@@ -91,24 +96,27 @@ class Mean(Op):
 
     @staticmethod
     def forward(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
-        axes = normalize_axes(axis, np.ndim(a))
-        count = math.prod(np.shape(a)[i] for i in axes)
+        shape = value_shape(a)
+        axes = normalize_axes(axis, len(shape))
+        count = math.prod(shape[i] for i in axes) if len(axes) < len(shape) else math.prod(shape)
         if count == 0:
             raise TensorValueError(f"mean of an empty selection of a tensor of shape {np.shape(a)}")
         return np.add.reduce(a, axis=reduced(a, axes, "mean()"), keepdims=keepdims) / count
 
     @staticmethod
     def backward(g: Any, out: Any, a: Any, axis: Axis = None, keepdims: bool = False) -> tuple[Any]:
-        axes = normalize_axes(axis, a.ndim)
-        count = math.prod(a.shape[i] for i in axes)
-        return (spread(g / count, a.shape, axes),)  # dividing g first divides one number per output, not per input
+        count = a.size // out.size if out.size else 1  # the elements each mean averaged
+        return (
+            spread(g / count, a.shape, normalize_axes(axis, a.ndim)),
+        )  # dividing g first divides one number per output, not per input
 
 
 def _extreme(a: Any, axis: Axis, keepdims: bool, pick: Any, name: str) -> Any:
-    if np.size(a) == 0:
+    if getattr(a, "size", 1) == 0:
         raise TensorValueError(f"{name}() of an empty tensor")
-    kept = pick(a, axis=reduced(a, axis, f"{name}()"), keepdims=True)
-    return kept if keepdims else np.squeeze(kept, axis=normalize_axes(axis, np.ndim(a)))
+    axes = reduced(a, axes_of(a, axis), f"{name}()")
+    kept = pick(a, axis=axes, keepdims=True)
+    return kept if keepdims else np.squeeze(kept, axis=axes)
 
 
 def _extreme_backward(g: Any, out: Any, a: Any, axis: Axis) -> tuple[Any]:
@@ -160,9 +168,12 @@ class Min(Op):
 
 # ---- not differentiable: their results are constants -------------------------------------------
 def _position(a: Any, axis: int | None, pick: Any, name: str) -> Any:
-    if np.size(a) == 0:
+    if getattr(a, "size", 1) == 0:
         raise TensorValueError(f"{name}() of an empty tensor")
-    return pick(a, axis=None if axis is None else normalize_axes(axis, np.ndim(a))[0])
+    if axis is None:
+        return pick(a)
+    axes = reduced(a, axes_of(a, axis)[:1], f"{name}()")
+    return pick(a, axis=axes[0]) if axes else pick(a)  # (a 0-d tensor has no axis to pick along)
 
 
 class ArgMax(Op):
@@ -205,7 +216,7 @@ class AnyTrue(Op):
 
     @staticmethod
     def forward(a: Any, axis: Axis = None) -> Any:
-        return np.any(a, axis=reduced(a, axis, "any()", itemsize=1))
+        return np.any(a, axis=reduced(a, axes_of(a, axis), "any()", itemsize=1))
 
 
 class AllTrue(Op):
@@ -220,4 +231,4 @@ class AllTrue(Op):
 
     @staticmethod
     def forward(a: Any, axis: Axis = None) -> Any:
-        return np.all(a, axis=reduced(a, axis, "all()", itemsize=1))
+        return np.all(a, axis=reduced(a, axes_of(a, axis), "all()", itemsize=1))

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import hooks
 from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError, type_name
-from .op import Op
+from .op import Op, value_shape
 
 
 class Reshape(Op):
@@ -36,10 +36,10 @@ class Reshape(Op):
     @staticmethod
     def forward(a: Any, *shape: Any) -> Any:
         new_shape = shape_of(shape)
-        if type(a) is np.ndarray and not a.flags.c_contiguous:  # a copy, not a view of the same values
-            hooks.allocating(a.size, "reshape()")
+        if type(a) is np.ndarray and a.size >= hooks.watch and not a.flags.c_contiguous:  # a copy, not a view
+            hooks.installed.allocating(a.size, 8, "reshape()")
         try:
-            return np.reshape(a, new_shape)
+            return a.reshape(new_shape) if type(a) is np.ndarray else np.reshape(a, new_shape)
         except ValueError:
             raise ShapeError(
                 f"cannot reshape a tensor of shape {np.shape(a)} ({np.size(a)} elements) into {new_shape}"
@@ -76,7 +76,7 @@ class Transpose(Op):
 def permutation(axes: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
     """The axes `transpose` was given, as a permutation of range(ndim) (-1 is the last axis)."""
     ndim = len(shape)
-    given = shape_of(axes if isinstance(axes, tuple | list) else (axes,))
+    given = shape_of(axes if isinstance(axes, (tuple, list)) else (axes,))
     perm = tuple(p + ndim if -ndim <= p < 0 else p for p in given)
     if sorted(perm) != list(range(ndim)):
         raise ShapeError(f"transpose: {given} is not a permutation of the {ndim} axes of {shape}")
@@ -87,15 +87,15 @@ def permutation(axes: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
 def broadcasting(fn: Callable[[Any, Any], Any], symbol: str, x: Any, y: Any, itemsize: int = 8) -> Any:
     """fn(x, y) on two operands' values, paired as NumPy broadcasts them: a large result is shown
     to the hooks before it is made, and a mismatch is a ShapeError naming both shapes."""
-    watch = hooks.watch
     if type(x) is np.ndarray:
         if type(y) is np.ndarray:
-            if x.size * y.size >= watch:  # the product bounds the result; equal shapes give one operand's size
-                _announce(symbol, x, y, itemsize, x.size if x.shape == y.shape else None)
-        elif x.size >= watch:
-            _announce(symbol, x, y, itemsize, x.size)
-    elif type(y) is np.ndarray and y.size >= watch:
-        _announce(symbol, x, y, itemsize, y.size)
+            xs, ys = x.size, y.size  # (size_bound's answer, for two arrays, inline: this runs on every op)
+            if (xs if ys == 1 or x.shape == y.shape else ys if xs == 1 else xs * ys) >= hooks.watch:
+                _announce(symbol, x, y, itemsize)
+        elif x.size >= hooks.watch:
+            _announce(symbol, x, y, itemsize)
+    elif type(y) is np.ndarray and y.size >= hooks.watch:
+        _announce(symbol, x, y, itemsize)
     try:
         return fn(x, y)
     except (ValueError, TypeError) as e:
@@ -109,7 +109,23 @@ def broadcasting(fn: Callable[[Any, Any], Any], symbol: str, x: Any, y: Any, ite
         raise TensorValueError(f"'{symbol}': {e}") from None
 
 
-def _announce(symbol: str, x: Any, y: Any, itemsize: int, count: int | None) -> None:
+def size_bound(*values: Any) -> int:
+    """A bound on the size of the broadcast of `values`, found in a moment: exact when all their
+    shapes are equal, or all but one value are single numbers; else the product of their sizes.
+    Only past it is the result's size worked out (np.broadcast_shapes takes a few µs)."""
+    shape, largest, product, equal = None, 1, 1, True
+    for v in values:
+        n = getattr(v, "size", 1)
+        product *= n
+        if n != 1:
+            if shape is None:
+                shape, largest = v.shape, n
+            elif v.shape != shape:
+                equal = False
+    return largest if equal else product
+
+
+def _announce(symbol: str, x: Any, y: Any, itemsize: int) -> None:
     try:
         shape = np.broadcast_shapes(np.shape(x), np.shape(y))
     except ValueError:
@@ -130,7 +146,8 @@ class Broadcast(Op):
 
     @staticmethod
     def forward(a: Any, shape: tuple[int, ...]) -> Any:
-        shape = hooks.new_shape(shape, "broadcast_to()")
+        shape = tuple(shape)
+        hooks.allocating(math.prod(shape), "broadcast_to()", shape=shape)  # (a negative size: np.empty says)
         try:
             data = np.empty(shape, dtype=np.result_type(a))
             data[...] = a  # a fresh array: about twice as fast as np.broadcast_to's view for small ones
@@ -151,7 +168,9 @@ class SumTo(Op):
 
     @staticmethod
     def forward(a: Any, shape: tuple[int, ...]) -> Any:
-        shape, given = tuple(shape), np.shape(a)
+        shape, given = tuple(shape), value_shape(a)
+        if getattr(a, "size", 1) >= hooks.watch:  # (its result is smaller than its input)
+            hooks.allocating(math.prod(shape), "sum_to()", shape=shape)
         lead = len(given) - len(shape)
         if lead > 0 and given[lead:] == shape:  # only leading axes to sum away (a bias's gradient): no reshape
             return np.add.reduce(a, axis=tuple(range(lead)))
@@ -180,7 +199,7 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
             part = np.asarray(part.data)
         if isinstance(part, np.integer):
             part = int(part)
-        elif isinstance(part, list | np.ndarray):
+        elif isinstance(part, (list, np.ndarray)):
             part = np.asarray(part)
             if part.ndim == 0 and part.dtype.kind in "iu":
                 part = int(part)
@@ -188,7 +207,7 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
                 raise TensorTypeError("a list used as an index must hold ints or bools")
             else:
                 part = part.astype(int) if part.size == 0 else part
-        elif isinstance(part, bool) or not isinstance(part, int | slice | type(None)):
+        elif isinstance(part, bool) or not isinstance(part, BASIC):
             raise TensorTypeError(f"tensor indices must be ints, slices, None, lists or tensors, not {type_name(part)}")
         if isinstance(part, np.ndarray) and part.dtype.kind == "b":
             out.extend(np.nonzero(part))  # a mask becomes the coordinates where it holds
@@ -197,9 +216,12 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+BASIC = (int, slice, type(None))  # (a tuple: `int | slice | ...` would be made anew at each call)
+
+
 def _is_basic(index: tuple[Any, ...]) -> bool:
     """True when no element can be picked twice (so the scatter needs no np.add.at)."""
-    return all(isinstance(p, int | slice | type(None)) for p in index)
+    return all(isinstance(p, BASIC) for p in index)
 
 
 class Index(Op):
@@ -210,9 +232,9 @@ class Index(Op):
 
     @staticmethod
     def forward(a: Any, index: Any) -> Any:
-        idx = normalize_index(index, np.shape(a))
+        idx = (index,) if type(index) is int else normalize_index(index, value_shape(a))  # x[i]: nothing to check
         if not _is_basic(idx):  # integer arrays can pick elements many times over: ask first
-            picked = _picked(idx, np.shape(a))
+            picked = _picked(idx, value_shape(a))
             if picked >= hooks.watch:
                 hooks.installed.allocating(picked, 8, "this index", None, "use smaller tensors")
         try:
@@ -254,7 +276,8 @@ class IndexAdd(Op):
 
     @staticmethod
     def forward(a: Any, index: tuple[Any, ...], shape: tuple[int, ...]) -> Any:
-        data = np.zeros(hooks.new_shape(shape, "a gradient"))
+        hooks.allocating(math.prod(shape), "a gradient", shape=tuple(shape))
+        data = np.zeros(shape)
         if _is_basic(index):
             data[index] = a
         else:
@@ -346,7 +369,7 @@ class Stack(Op):
 
 def shape_of(args: Sequence[Any]) -> tuple[int, ...]:
     """Read a shape given as `2, 3` or as one tuple/list `(2, 3)`."""
-    if len(args) == 1 and isinstance(args[0], tuple | list):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
     dims = []
     for n in args:

@@ -265,27 +265,41 @@ def format_values(values: np.ndarray) -> str:
 
 
 # ---- applying an op ---------------------------------------------------------------------------
+# `unary` and `binary` are `apply` for one input (forward's first parameter, then the op's other
+# arguments) and for two (forward's only parameters): each op of a step passes through one of
+# them, so they skip what the general case has to work out.
 def unary(op: type[Op], a: Any, *params: Any) -> Tensor:
-    """`op` on one tensor `a` (its only input, forward's first parameter) and its other arguments."""
+    """`op` on one tensor `a` and the op's other arguments (a plain number is a constant)."""
     if type(a) is not Tensor:
         a = lift(a)
-    out = Tensor(op.forward(a.data, *params))
-    if graph._grad_enabled and a.requires_grad and op.backward is not None:
-        inputs = (a,)
-        _record(out, op, inputs, (a, *params) if params else inputs)
+    # (a call without `*` runs without a C frame of its own: most ops have no other argument)
+    out = Tensor(op.forward(a.data, *params) if params else op.forward(a.data))
+    if graph._grad_enabled and a.requires_grad and op.records:
+        inputs = (a,)  # (what _record does, written out: this runs for most ops of every step)
+        out.requires_grad = True
+        out.grad_fn = node = Node(op, inputs, (a, *params) if params else inputs, graph._inplace_updates)
+        if recording.where is not None:
+            node.where, node.call = recording.where, recording.call
+        if recording.on_record:
+            _tell(out)
     return out
 
 
 def binary(op: type[Op], a: Any, b: Any) -> Tensor:
-    """`op` on two tensors, its inputs and forward's only parameters (a plain number is a constant)."""
+    """`op` on two tensors (a plain number is a constant)."""
     if type(a) is not Tensor:
         a = lift(a)
     if type(b) is not Tensor:
         b = lift(b)
     out = Tensor(op.forward(a.data, b.data))
-    if graph._grad_enabled and (a.requires_grad or b.requires_grad) and op.backward is not None:
+    if graph._grad_enabled and (a.requires_grad or b.requires_grad) and op.records:
         inputs = (a, b)
-        _record(out, op, inputs, inputs)
+        out.requires_grad = True
+        out.grad_fn = node = Node(op, inputs, inputs, graph._inplace_updates)
+        if recording.where is not None:
+            node.where, node.call = recording.where, recording.call
+        if recording.on_record:
+            _tell(out)
     return out
 
 
@@ -297,29 +311,41 @@ def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
         bound = _signature(op).bind(*args, **kwargs)
         bound.apply_defaults()
         args = bound.args
-    places = _input_places(op)
-    values, rule_args, inputs = list(args), list(args), []
+    places = _PLACES.get(op) or _input_places(op)
+    values = []  # what forward receives: NumPy values in place of tensors
+    rule = []  # what the rule receives: the inputs as tensors, the other arguments as forward got them
+    inputs: list[Tensor] = []
     for i, value in enumerate(args):
-        if i in places:
-            if op.variadic:
-                if not isinstance(value, list | tuple) or not value:
-                    raise TensorTypeError(f"{op.function} needs a non-empty list of tensors, got {type_name(value)}")
-                items = tuple(lift(t) for t in value)
-                inputs.extend(items)
-                values[i], rule_args[i] = [t.data for t in items], items
-            else:
-                inputs.append(t := lift(value))
-                values[i] = rule_args[i] = t
-                if not op.composed:
-                    values[i] = t.data
-        elif type(value) is Tensor and not op.composed:
-            values[i] = rule_args[i] = value.data
+        if i not in places:
+            if type(value) is Tensor and not op.composed:  # where's condition: its values
+                value = value.data
+            values.append(value)
+            rule.append(value)
+        elif op.variadic:
+            if not isinstance(value, (list, tuple)) or not value:
+                raise TensorTypeError(f"{op.function} needs a non-empty list of tensors, got {type_name(value)}")
+            items = tuple(map(lift, value))
+            inputs.extend(items)
+            values.append([t.data for t in items])
+            rule.append(items)
+        else:
+            t = value if type(value) is Tensor else lift(value)
+            inputs.append(t)
+            values.append(t if op.composed else t.data)
+            rule.append(t)
     if op.composed:
         return op.forward(*values)
     out = Tensor(op.forward(*values))
-    if graph._grad_enabled and op.backward is not None and any(t.requires_grad for t in inputs):
-        _record(out, op, tuple(inputs), tuple(rule_args))
+    if graph._grad_enabled and op.records:
+        for t in inputs:
+            if t.requires_grad:
+                _record(out, op, tuple(inputs), tuple(rule))
+                break
     return out
+
+
+def _unary_or_apply(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
+    return apply(op, a, *params, **named) if named else unary(op, a, *params)
 
 
 @functools.cache
@@ -327,14 +353,15 @@ def _signature(op: type[Op]) -> inspect.Signature:
     return inspect.signature(op.forward)
 
 
-@functools.cache
+_PLACES: dict[type[Op], frozenset[int]] = {}
+
+
 def _input_places(op: type[Op]) -> frozenset[int]:
     """Where forward's tensor parameters stand among its parameters: those its `inputs` name, or
     for a variadic op the first, which takes the list."""
-    if op.variadic:
-        return frozenset({0})
     names = list(_signature(op).parameters)
-    return frozenset(names.index(name) for name in op.inputs)
+    places = _PLACES[op] = frozenset({0} if op.variadic else (names.index(name) for name in op.inputs))
+    return places
 
 
 def _record(out: Tensor, op: type[Op], inputs: tuple[Tensor, ...], args: tuple[Any, ...]) -> None:
@@ -344,16 +371,23 @@ def _record(out: Tensor, op: type[Op], inputs: tuple[Tensor, ...], args: tuple[A
     if recording.where is not None:
         node.where, node.call = recording.where, recording.call
     if recording.on_record:
-        for listener in recording.on_record:
-            listener(out)
+        _tell(out)
+
+
+def _tell(out: Tensor) -> None:
+    for listener in recording.on_record:
+        listener(out)
 
 
 @functools.cache
 def function(op: type[Op]) -> Callable[..., Any]:
     """`op` as a Python function taking what its forward takes: `exp(x)`, `where(c, a, b)`. What
     DG's builtins call, and the functions `dglang.autograd` exports (one per op)."""
-    fits_binary = len(op.inputs) == 2 and len(_signature(op).parameters) == 2 and not op.variadic
-    fn: Any = functools.partial(binary if fits_binary else apply, op)
+    parameters = list(_signature(op).parameters)
+    if op.variadic or op.composed or parameters[: len(op.inputs)] != list(op.inputs):
+        fn: Any = functools.partial(apply, op)
+    else:
+        fn = functools.partial(binary if len(op.inputs) == len(parameters) == 2 else _unary_or_apply, op)
     fn.__name__ = fn.__qualname__ = op.python_name()
     fn.__doc__ = op.__doc__
     fn.__signature__ = _signature(op)
@@ -366,7 +400,7 @@ def lift(x: Any) -> Tensor:
     """Make an operand a Tensor; a plain number becomes a constant that never requires grad."""
     if type(x) is Tensor:
         return x
-    if type(x) in (float, int, bool) or isinstance(x, np.generic | np.ndarray):
+    if type(x) in (float, int, bool) or isinstance(x, (np.generic, np.ndarray)):
         return Tensor(x)
     raise TensorTypeError(f"expected a tensor or a number, got {type_name(x)}")
 
@@ -376,8 +410,11 @@ def compare(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Any) -> An
     """`a < b` and the like, with `fn` Python's operator for `symbol`: a bool tensor, never recorded."""
     if type(b) is Tensor:
         other = b.data
-    elif isinstance(b, int | float | np.generic | np.ndarray):  # bool is an int
+    elif isinstance(b, (int, float, np.generic, np.ndarray)):  # bool is an int
         other = b
     else:
         return NotImplemented  # `x == None` falls back to identity, as in Python
-    return Tensor(arithmetic.Compare.forward(a.data, other, fn, symbol))
+    data = a.data
+    if type(data) is np.ndarray or type(other) is np.ndarray:  # (two numbers: nothing to check)
+        return Tensor(arithmetic.Compare.forward(data, other, fn, symbol))
+    return Tensor(fn(data, other))

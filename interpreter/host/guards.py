@@ -47,6 +47,7 @@ class Guards(Hooks):
         # asked about anything that could break either limit (bools are one byte: those of
         # LARGE // 8 elements are asked about too, and pass)
         self.watch = min(LARGE // 8, max_elements + 1)
+        self.long_product = min(SLICE_WORK, SLICE_WORK_INTEGERS)  # matmul decides by the dtype
 
     def allocating(
         self, count: int, itemsize: int, what: str | None, shape: tuple[int, ...] | None = None, help: str | None = None
@@ -73,7 +74,8 @@ class Guards(Hooks):
     def matmul(self, x: Any, y: Any) -> Any:
         """x @ y, a slice of x's rows at a time when one call would run for long."""
         if x.ndim > 1 and y.ndim > 1:
-            work = math.prod((*np.broadcast_shapes(x.shape[:-2], y.shape[:-2]), *x.shape[-2:], y.shape[-1]))
+            batch = math.prod(np.broadcast_shapes(x.shape[:-2], y.shape[:-2]))
+            work = batch * x.shape[-2] * x.shape[-1] * y.shape[-1]  # multiply-adds
             if work > (SLICE_WORK if x.dtype.kind == y.dtype.kind == "f" else SLICE_WORK_INTEGERS):
                 return by_slices(x, y)
         return np.matmul(x, y)

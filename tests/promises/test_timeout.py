@@ -77,7 +77,7 @@ def test_products_are_computed_in_slices(monkeypatch: pytest.MonkeyPatch) -> Non
 
     monkeypatch.setattr(guards, "SLICE_WORK", 10 * 40 * 30)  # ten rows a slice
     small = guards.Guards(None)
-    small.watch = 1000  # a product this small is worth a look
+    small.long_product = 1000  # a product this small is worth a look
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((95, 40)), rng.standard_normal((40, 30))
     monkeypatch.setattr(np, "matmul", counting)
