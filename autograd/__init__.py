@@ -21,7 +21,8 @@ from .exceptions import AutogradError, GradError, ShapeError, TensorIndexError, 
 from .gradcheck import GradcheckResult, gradcheck
 from .hooks import Hooks
 from .table import FUNCTIONS as _FUNCTIONS
-from .tensor import Node, Tensor, enable_grad, function, is_grad_enabled, no_grad, set_grad_enabled
+from .table import function
+from .tensor import Node, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 _OPS_AS_FUNCTIONS = {f.name: f.fn for f in _FUNCTIONS if hasattr(f.fn, "op")}
 

@@ -2,13 +2,15 @@
 
 Both are read from the declarations in the op modules: `OPS["Mul"]` is `arithmetic.Mul`, with
 its forward on NumPy values, its derivative rule and the rule's text, so a tool that reads the
-engine (pictures, help, a code generator) starts here. `FUNCTIONS` adds the functions that are
-not ops (making tensors, `gradient`), each marked `@builtin` where it is defined, and says how a
-program reaches each: the interpreter's builtins, tensor methods, help and sandbox read it.
+engine (pictures, help, a code generator) starts here. `function(op)` makes an op a Python
+function (`exp(x)`). `FUNCTIONS` holds those, and the functions that are not ops (making
+tensors, `gradient`), each marked `@builtin` where it is defined, with how a program reaches
+each: the interpreter's builtins, tensor methods, help and sandbox read it.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 from collections.abc import Callable
@@ -18,7 +20,7 @@ from typing import Any
 
 from . import arithmetic, composed, creation, datasets, functions, reductions, shaping
 from .op import Composed, Op
-from .tensor import function
+from .tensor import Tensor, apply, binary, signature, unary
 
 OP_MODULES = (arithmetic, functions, reductions, shaping, composed)
 # (the module backward.py, not the function `backward` the package puts under its name)
@@ -34,6 +36,27 @@ def declared_in(module: ModuleType) -> list[type[Op]]:
     ]
 
 
+@functools.cache
+def function(op: type[Op]) -> Callable[..., Any]:
+    """`op` as a Python function taking what its forward takes: `exp(x)`, `where(c, a, b)`. What
+    DG's builtins call, and the functions `dglang.autograd` exports (one per op)."""
+    parameters = list(signature(op).parameters)
+    if op.variadic or op.composed or parameters[: len(op.inputs)] != list(op.inputs):
+        fn: Any = functools.partial(apply, op)
+    else:
+        fn = functools.partial(binary if len(op.inputs) == len(parameters) == 2 else _unary_or_apply, op)
+    fn.__name__ = fn.__qualname__ = op.python_name()
+    fn.__doc__ = op.__doc__
+    fn.__signature__ = signature(op)
+    fn.__module__ = op.__module__
+    fn.op = op
+    return fn  # type: ignore[no-any-return]
+
+
+def _unary_or_apply(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
+    return apply(op, a, *params, **named) if named else unary(op, a, *params)
+
+
 # Every op that is not composed of others, by name: each one's forward and rule.
 OPS: dict[str, type[Op]] = {op.name: op for module in OP_MODULES for op in declared_in(module) if not op.composed}
 
@@ -42,7 +65,7 @@ OPS: dict[str, type[Op]] = {op.name: op for module in OP_MODULES for op in decla
 class PublicFunction:
     """A function of the engine's API, and how a DG program reaches it.
 
-    fn       the Python function (for an op, `tensor.function(op)`)
+    fn       the Python function (for an op, `function(op)`)
     dg_name  what a program calls it: `abs` (in Python `abs_`, so as not to shadow Python's own)
     method   a program may call it as a tensor method: `x.exp()`
     builtin  a program may call it as a builtin: `exp(x)`

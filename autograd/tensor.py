@@ -29,8 +29,8 @@ from .op import Op
 from .reductions import Axis
 
 __all__ = [
-    "Node", "Tensor", "apply", "binary", "enable_grad", "function", "is_grad_enabled", "lift", "no_grad",
-    "recording", "set_grad_enabled", "type_name", "unary", "updated_in_place",
+    "Node", "Tensor", "apply", "binary", "enable_grad", "is_grad_enabled", "lift", "no_grad", "recording",
+    "set_grad_enabled", "signature", "type_name", "unary", "updated_in_place",
 ]  # fmt: skip
 
 
@@ -254,14 +254,8 @@ def format_values(values: np.ndarray) -> str:
     """The values as PyTorch prints them: `[ 2., -2.,  4.]`, or 4 decimals once any is fractional."""
     finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values
     whole = values.dtype.kind != "f" or bool(np.all(finite == np.round(finite)))
-    return np.array2string(
-        values,
-        separator=", ",
-        prefix="tensor(",
-        precision=4,
-        floatmode="maxprec" if whole else "fixed",
-        max_line_width=80,
-    )
+    mode = "maxprec" if whole else "fixed"
+    return np.array2string(values, separator=", ", prefix="tensor(", precision=4, floatmode=mode, max_line_width=80)
 
 
 # ---- applying an op ---------------------------------------------------------------------------
@@ -308,7 +302,7 @@ def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
     axis=0)`): its inputs become tensors (a variadic op's one input is a list of them), and any
     other argument that is a tensor gives its values. A composed function gets the tensors."""
     if kwargs:
-        bound = _signature(op).bind(*args, **kwargs)
+        bound = signature(op).bind(*args, **kwargs)
         bound.apply_defaults()
         args = bound.args
     places = _PLACES.get(op) or _input_places(op)
@@ -344,12 +338,9 @@ def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
     return out
 
 
-def _unary_or_apply(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
-    return apply(op, a, *params, **named) if named else unary(op, a, *params)
-
-
 @functools.cache
-def _signature(op: type[Op]) -> inspect.Signature:
+def signature(op: type[Op]) -> inspect.Signature:
+    """The signature of an op's forward: what a function of it takes."""
     return inspect.signature(op.forward)
 
 
@@ -359,7 +350,7 @@ _PLACES: dict[type[Op], frozenset[int]] = {}
 def _input_places(op: type[Op]) -> frozenset[int]:
     """Where forward's tensor parameters stand among its parameters: those its `inputs` name, or
     for a variadic op the first, which takes the list."""
-    names = list(_signature(op).parameters)
+    names = list(signature(op).parameters)
     places = _PLACES[op] = frozenset({0} if op.variadic else (names.index(name) for name in op.inputs))
     return places
 
@@ -377,23 +368,6 @@ def _record(out: Tensor, op: type[Op], inputs: tuple[Tensor, ...], args: tuple[A
 def _tell(out: Tensor) -> None:
     for listener in recording.on_record:
         listener(out)
-
-
-@functools.cache
-def function(op: type[Op]) -> Callable[..., Any]:
-    """`op` as a Python function taking what its forward takes: `exp(x)`, `where(c, a, b)`. What
-    DG's builtins call, and the functions `dglang.autograd` exports (one per op)."""
-    parameters = list(_signature(op).parameters)
-    if op.variadic or op.composed or parameters[: len(op.inputs)] != list(op.inputs):
-        fn: Any = functools.partial(apply, op)
-    else:
-        fn = functools.partial(binary if len(op.inputs) == len(parameters) == 2 else _unary_or_apply, op)
-    fn.__name__ = fn.__qualname__ = op.python_name()
-    fn.__doc__ = op.__doc__
-    fn.__signature__ = _signature(op)
-    fn.__module__ = op.__module__
-    fn.op = op
-    return fn  # type: ignore[no-any-return]
 
 
 def lift(x: Any) -> Tensor:

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from dglang.autograd import function
 from dglang.autograd.op import Op
-from dglang.autograd.tensor import function
 
 
 class Cube(Op):

@@ -23,8 +23,7 @@ from finite_differences import check_rule
 
 
 def softplus():
-    from dglang.autograd import functions
-    from dglang.autograd.tensor import function
+    from dglang.autograd import function, functions
 
     assert hasattr(functions, "Softplus"), "autograd/functions.py declares no Softplus op yet"
     return function(functions.Softplus)

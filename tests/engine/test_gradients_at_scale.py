@@ -22,9 +22,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dglang import autograd
-from dglang.autograd import Tensor
+from dglang.autograd import Tensor, function
 from dglang.autograd.op import Op
-from dglang.autograd.tensor import function
 from dglang.interpreter.frontends.sessions import new_session as Session
 from dglang.interpreter.library.builtin_table import numeric
 from dglang.interpreter.library.runtime import Builtin

@@ -10,9 +10,9 @@ C stack on it).
 What is copied is what a DG program can change: scopes, lists, tensors (their `.grad`, `.data`
 binding, `requires_grad`), the nodes that link tensors (so a test's `grad` reaches the copies),
 functions (which hold their scope) and bound methods. Everything else is shared: numbers,
-strings, builtins, compiled code, derivative rules, source spans. So are NumPy arrays, because
+strings, builtins, compiled code, op declarations (their rules), source spans. So are NumPy arrays, because
 DG never writes into the array a tensor holds: an in-place update or an item assignment replaces
-`t.data` with a new array (autograd/arithmetic.py), so a copy and its original cannot see each
+`t.data` with a new array (autograd/inplace.py), so a copy and its original cannot see each
 other's updates.
 """
 
@@ -28,14 +28,14 @@ from dglang.interpreter.library.runtime import BoundMethod, Env, Function
 LINKS: dict[type, tuple[str, ...]] = {
     Env: ("vars", "parent"),
     Tensor: ("grad", "grad_fn"),
-    Node: ("inputs",),
+    Node: ("inputs", "args"),  # args: what the node's rule receives, its inputs among them
     Function: ("defaults", "env"),
     BoundMethod: ("obj",),
 }
 SHARED_SLOTS: dict[type, tuple[str, ...]] = {
     Env: (),
     Tensor: ("data", "name", "requires_grad", "version"),
-    Node: ("backward", "call", "epoch", "op", "where"),
+    Node: ("call", "epoch", "op", "where"),
     Function: ("name", "params", "body", "span"),
     BoundMethod: ("name", "fn"),
 }
