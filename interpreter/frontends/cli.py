@@ -19,7 +19,8 @@ from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
-from .options import limit_options, limits_from, positive_int, seconds
+from .missing import MissingPackage
+from .options import library_option, limits_from, positive_int, run_options, seconds
 from .program_files import read_program
 from .streams import use_utf8
 
@@ -54,6 +55,7 @@ commands:
                         write the autograder folder Gradescope runs (see docs/grading.md)
   dg lsp                the language server editors start (needs pip install 'dglang[lsp]')
   dg kernel install     make the DG kernel known to Jupyter (needs pip install 'dglang[jupyter]')
+  --debug, with any command, shows the Python traceback of an internal error (dg graph: which program draws)
 """
 SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "lsp", "kernel")
 
@@ -77,7 +79,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="the program to run, or - for standard input")
     p.add_argument("-i", dest="interactive", action="store_true", help="open the REPL after running FILE")
     p.add_argument("--no-breakpoints", action="store_true", help="let breakpoint() do nothing")
-    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
     p.add_argument(
         "--allow-path",
         action="append",
@@ -124,6 +126,7 @@ def graph_parser() -> argparse.ArgumentParser:
         "--theme", choices=tuple(THEMES), default="screen", help="print: black on white, for slides and paper"
     )
     p.add_argument("--max-depth", type=int, default=10_000, metavar="N", help=argparse.SUPPRESS)
+    library_option(p)
     return p
 
 
@@ -135,7 +138,7 @@ def test_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", help="the program with its tests")
     p.add_argument("-k", metavar="TEXT", help="run only the tests whose name contains TEXT")
-    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
     p.add_argument(
         "--allow-path", action="append", default=[], metavar="DIR", help="let load_csv read files under DIR too"
     )
@@ -160,7 +163,7 @@ def grade_parser() -> argparse.ArgumentParser:
     p.add_argument("--single", action="store_true", help="SUBMISSIONS is one submission: write DIR/results.json")
     p.add_argument("--entry", metavar="NAME", help="the program's file name in each submission folder")
     p.add_argument("--gradescope", metavar="DIR", help="write Gradescope's autograder folder instead of grading")
-    limit_options(p, default_output=100_000, timeout=10)
+    run_options(p, default_output=100_000, timeout=10)
     p.add_argument("--wall-time", type=seconds, metavar="SECONDS", help="a whole submission's wall clock")
     p.add_argument("--cpu-time", type=seconds, metavar="SECONDS", help="a submission's CPU time (Linux, macOS)")
     p.add_argument(
@@ -215,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         report(e)
         return EXIT_USAGE
+    except MissingPackage as e:  # an optional extra's package (dg lsp, dg kernel install)
+        report(e)
+        return EXIT_UNAVAILABLE
     except OutputClosed:
         # The reader of our output left (`dg prog.dg | head`): stop without a word, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -235,10 +241,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def dispatch(argv: list[str]) -> int:
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    debug = "--debug" in argv  # every command takes it (main() reads it for internal errors too)
+    if command not in (None, "run", "repl"):
+        argv = [a for a in argv if a != "--debug"]
     if command == "parse":
         return parse_command(parse_parser().parse_args(argv[1:]))
     if command == "graph":
-        return graph_command(graph_parser().parse_args(argv[1:]))
+        return graph_command(graph_parser().parse_args(argv[1:]), debug)
     if command == "test":
         from dglang.interpreter.frontends.grading import testing
 
@@ -250,7 +259,7 @@ def dispatch(argv: list[str]) -> int:
     if command == "lsp":
         from dglang.interpreter.frontends.lsp.command import serve
 
-        return serve(lsp_parser().parse_args(argv[1:]), report)
+        return serve(lsp_parser().parse_args(argv[1:]))
     if command == "kernel":
         from dglang.interpreter.frontends.kernel import install
 
@@ -296,6 +305,7 @@ def new_session(args: argparse.Namespace) -> Session:
         limits=limits,
         allowed_dirs=getattr(args, "allow_path", []),
         detect_anomaly=getattr(args, "detect_anomaly", False),
+        library=getattr(args, "lib", []),
     )
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
@@ -386,31 +396,15 @@ def report(error: DGError, debug: bool = False) -> None:
 
 
 def parse_command(args: argparse.Namespace) -> int:
-    from dglang.interpreter.diagnostics.source import Source
-    from dglang.interpreter.seeing.syntax_view import dump_ast, dump_tokens
-    from dglang.interpreter.syntax.parser import parse
+    from .parse_command import show_syntax
 
-    try:
-        text, name = read_program(args.file)
-    except DGError as e:
-        report(e)
-        return EXIT_NOINPUT
-    try:
-        sys.stdout.write(dump_tokens(text) if args.tokens else dump_ast(parse(Source(name, text))))
-    except DGError as e:
-        report(e)
-        return EXIT_SYNTAX
-    except Exception as e:  # the lexer's own errors, before any parse
-        from dglang.interpreter.syntax.parser import syntax_error
-
-        report(syntax_error(e, Source(name, text)))
-        return EXIT_SYNTAX
-    return EXIT_OK
+    return show_syntax(args, report)
 
 
-def graph_command(args: argparse.Namespace) -> int:
+def graph_command(args: argparse.Namespace, debug: bool) -> int:
     from .graph_command import draw
 
+    args.debug = debug
     return draw(args, new_session, run_file, report)
 
 

@@ -1,8 +1,9 @@
 """`dg graph FILE --var NAME [-o OUT]`: run a program and draw the graph behind one of its variables.
 
 DOT goes to standard output (the program's own prints to standard error), or to OUT: `.dot` as it
-is, `.svg` and `.png` drawn by Graphviz, `.html` a page that steps through the graph forward and
-backward. What needs Graphviz is refused before the program runs when Graphviz is missing.
+is, `.svg` and `.png` drawn by Graphviz (the system's `dot`, else graphviz-pure: seeing/render.py),
+`.html` a page that steps through the graph forward and backward. What needs Graphviz is refused
+before the program runs when neither is there; `--debug` says which one draws.
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ def draw(
                 help="`dg graph --help` lists the options",
             )
         if kind in ("svg", "png", "html"):
-            graphviz()  # before the program runs: a long run should not end in "Graphviz is missing"
+            layout = graphviz()  # before the program runs: a long run should not end in "Graphviz is missing"
+            if args.debug:
+                sys.stderr.write(f"dg: drawing with {layout}\n")
     except DGError as e:
         report(e)
         return EXIT_USAGE if e.kind == "UsageError" else EXIT_UNAVAILABLE
@@ -50,7 +53,7 @@ def draw(
     seeing = install(session)
     seeing.keep_backward()
     session.out = sys.stderr  # the program's own prints, so stdout carries only the DOT
-    code = run_file(session, args.file)
+    code = run_file(session, args.file, debug=args.debug)
     if code != EXIT_OK:
         return code
     value = session.globals.vars.get(args.var, MISSING)

@@ -30,12 +30,14 @@ from dglang.interpreter.library.builtin_table import make_builtins
 from dglang.interpreter.library.data_files import data_file
 from dglang.interpreter.library.runtime import Builtin, CallContext, Env, show
 from dglang.interpreter.semantics.context import RunContext
-from dglang.interpreter.semantics.evaluator import compile_expression
+from dglang.interpreter.semantics.evaluator import Program, compile_expression
+from dglang.interpreter.semantics.hints import explain
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.locating import interruption
 
 from .guards import Guards
 from .limits import MAX_PROGRAM_BYTES, Limits, output_size
+from .modules import Modules
 from .watchdog import Watchdog
 
 # Each DG call nests a handful of Python frames (call → body → statement → expression ...).
@@ -96,6 +98,7 @@ def detached(error: DGError) -> DGError:
     traceback it would keep every variable of the calls that failed (a list that filled the memory).
     An internal error keeps the Python exception behind it, for `--debug`."""
     error.__traceback__ = error.__context__ = None
+    error.node, error.clues = None, ()  # read by the hint writer already
     if error.kind != "InternalError":
         error.original = None
     return error
@@ -130,6 +133,7 @@ class Session:
         self.hard_stop: Callable[[DGError], None] | None = None
         self.builtins = Env(make_builtins(self.write, self.data_path, self.pause), None)
         self.globals = Env({}, self.builtins)
+        self.modules = self.context.modules = Modules(self)  # what `import` finds and runs
 
     @property
     def frames(self) -> list[CallFrame]:
@@ -177,7 +181,11 @@ class Session:
 
     def compile(self, text: str, name: str = "<input>", echo: bool = False) -> Any:
         """Text → closures, raising a SyntaxError before anything runs."""
-        source = Source(name, text)
+        return self.compile_source(Source(name, text), echo).code
+
+    def compile_source(self, source: Source, echo: bool = False) -> Program:
+        """A text → its program (closures, and what the resolver found); raises before anything runs."""
+        text = source.text
         if len(text) > MAX_PROGRAM_BYTES or output_size(text) > MAX_PROGRAM_BYTES:
             raise DGError(
                 "LimitError",
@@ -199,13 +207,13 @@ class Session:
         sys.setrecursionlimit(python_depth() + COMPILE_FRAMES)
         try:
             try:
-                code, resolution = pipeline.compile(source, self.context, echo, self.not_the_programs_time)
+                program = pipeline.compile(source, self.context, echo, self.not_the_programs_time)
             except RecursionError:  # the builder managed, the compiler (a few frames deeper per level) did not
                 from dglang.interpreter.syntax.parser import parse_tree, too_deeply_nested
 
                 raise too_deeply_nested(parse_tree(source), source) from None
-            self.use(resolution.free_names)
-            return code
+            self.use(program.resolution.free_names)
+            return program
         finally:
             sys.setrecursionlimit(limit)
             if collecting:
@@ -219,8 +227,11 @@ class Session:
     def _limited(self, compiled: Callable[[], Any], env: Env, start: Span | None) -> None:
         """Get the code (`compiled()`: parsing, when it is a run of text) and run it, both under the
         session's limits; `start` locates a stop that arrives before the first statement."""
-        if self.running:
-            self._run_code(compiled(), env)
+        if self.running:  # a breakpoint's cell, inside the paused run
+            try:
+                self._run_code(compiled(), env)
+            except DGError as e:
+                raise self.explained(e) from None
             return
         # Each program, and each REPL cell, gets the whole budget again.
         context, limits = self.context, self.limits
@@ -254,11 +265,11 @@ class Session:
             if watchdog is not None:
                 watchdog.stop()
             if error is not None:  # the program's own error came first
-                raise detached(error) from None
+                raise detached(self.explained(error)) from None
             if not finished:  # between statements, or before the first
                 raise self._stopped_error(e, start) from None
         except DGError as e:
-            raise detached(e) from None
+            raise detached(self.explained(e)) from None
         finally:
             if watchdog is not None:  # again: a Ctrl-C may have cut the first stop short
                 watchdog.stop()
@@ -341,10 +352,16 @@ class Session:
     def echo(self, value: Any) -> None:
         self.write(show(value) + "\n")
 
+    def explained(self, error: DGError) -> DGError:
+        """The error with its hint written (hints.py), now that it is reported."""
+        return explain(error, self.context.rebound_parameter)
+
     def warn(self, warning: DGError) -> None:
-        """Report a warning (kind "Warning") the way errors are reported, to standard error."""
+        """Report a warning (kind "Warning") the way errors are reported, to standard error, with
+        its hint and the DG call stack where it was given."""
+        warning.frames = warning.frames or tuple(self.context.frames)
         self.out.flush()
-        self.err.write(format_error(warning))
+        self.err.write(format_error(self.explained(warning)))
         self.err.flush()
 
     def evaluate(self, text: str, env: Env, name: str = "<expression>") -> Any:

@@ -182,3 +182,59 @@ def test_odd_files_are_reported_never_a_crash(
     err = capsys.readouterr().err
     assert code in (cli.EXIT_OK, cli.EXIT_SYNTAX, cli.EXIT_NOINPUT, cli.EXIT_RUNTIME, cli.EXIT_USAGE), err
     assert "InternalError" not in err and "Traceback" not in err, err
+
+
+# ---- a command whose optional packages are missing says what to install -------------------------
+@pytest.mark.parametrize(
+    ("argv", "missing", "says"),
+    [
+        (["kernel", "install", "--user"], "jupyter_client.kernelspec", "`dg kernel install` needs jupyter_client"),
+        (["lsp"], "pygls.lsp.server", "`dg lsp` needs pygls"),
+    ],
+)
+@pytest.mark.parametrize("debug", [[], ["--debug"]])
+def test_a_missing_optional_package_is_a_message_naming_what_to_install(
+    argv: list[str],
+    missing: str,
+    says: str,
+    debug: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, missing, None)  # `import` of it now raises ImportError
+    monkeypatch.setitem(sys.modules, missing.split(".")[0], None)
+    assert cli.main([*argv, *debug]) == cli.EXIT_UNAVAILABLE
+    err = capsys.readouterr().err
+    extra = "jupyter" if argv[0] == "kernel" else "lsp"
+    assert err.startswith(f"dg: ImportError: {says}, which is not installed\n")
+    assert f"help: pip install 'dglang[{extra}]' installs DG with it" in err
+    assert "InternalError" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["parse", "programs/01_hello.dg"],
+        ["test", "programs/01_hello.dg"],
+        ["graph", "programs/01_hello.dg", "--var", "y"],
+    ],
+)
+def test_every_command_takes_debug(argv: list[str]) -> None:
+    result = dg(*argv, "--debug")
+    assert "unrecognized arguments" not in result.stderr and "UsageError" not in result.stderr, result.stderr
+
+
+def test_the_kernel_started_without_ipykernel_says_what_to_install(tmp_path: Path) -> None:
+    blocker = tmp_path / "ipykernel"
+    blocker.mkdir()
+    (blocker / "__init__.py").write_text("raise ImportError('no ipykernel here', name='ipykernel')\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    result = subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter.frontends.kernel", "-f", "none.json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == cli.EXIT_UNAVAILABLE
+    assert result.stderr.startswith("dg: ImportError: `python -m dglang.interpreter.frontends.kernel` needs ipykernel")

@@ -6,7 +6,6 @@ where Chromium is missing (.ci/run installs it). Starting JupyterLab takes some 
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -18,7 +17,9 @@ from pathlib import Path
 
 import pytest
 from browser_util import BROWSER_ARGS, CHROMIUM
+from graph_util import can_draw
 from kernel_util import write_kernelspec
+from optional_tools import need
 
 TOKEN = "dg-test"
 CELL = "x = tensor(2.0, requires_grad=True)\ny = x * x + 1\ngrad y\ngraph(y)"
@@ -33,6 +34,10 @@ def free_port() -> int:
 @pytest.fixture
 def jupyterlab(tmp_path: Path) -> Iterator[str]:
     """A JupyterLab server that knows only the DG kernel's kernelspec of this test; its address."""
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
+    need("ipykernel", "kernel")
+    need("jupyterlab", "lab")
     write_kernelspec(tmp_path / "data")
     (tmp_path / "work").mkdir()
     port = free_port()
@@ -71,9 +76,7 @@ def jupyterlab(tmp_path: Path) -> Iterator[str]:
 
 
 def test_jupyterlab_runs_graph_y_in_a_dg_notebook_and_shows_the_picture(jupyterlab: str) -> None:
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
-    playwright = pytest.importorskip("playwright.sync_api")
+    playwright = need("playwright.sync_api", "browser")
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         try:
@@ -84,7 +87,7 @@ def test_jupyterlab_runs_graph_y_in_a_dg_notebook_and_shows_the_picture(jupyterl
             page.locator(".jp-Notebook .jp-Cell .cm-content").first.click()
             page.keyboard.type(CELL)
             page.keyboard.press("Shift+Enter")
-            if shutil.which("dot") is not None:
+            if can_draw():
                 picture = page.locator('.jp-RenderedSVG img[src^="data:image/svg+xml"]').first
                 picture.wait_for(timeout=60_000)
                 svg = urllib.parse.unquote(picture.get_attribute("src") or "")

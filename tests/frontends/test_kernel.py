@@ -8,19 +8,22 @@ import json
 import os
 import queue
 import re
-import shutil
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import jupyter_kernel_test
 import pytest
+from graph_util import can_draw
 from kernel_util import dg_kernel, write_kernelspec  # noqa: F401  (dg_kernel: a fixture)
+from optional_tools import need
+
+jupyter_kernel_test = need("jupyter_kernel_test", "kernel")
+need("ipykernel", "kernel")  # the kernel the tests start
 
 pytestmark = pytest.mark.usefixtures("dg_kernel")
-GRAPHVIZ = shutil.which("dot") is not None
+GRAPHVIZ = can_draw()
 
 
 class TestDGKernel(jupyter_kernel_test.KernelTests):

@@ -6,12 +6,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
+from graph_util import can_draw
 from kernel_util import dg_kernel  # noqa: F401  (a fixture)
-from nbclient import NotebookClient
+from optional_tools import need
 
 from dglang.interpreter.frontends.kernel.notebooks import NOTEBOOKS, PROGRAMS, lesson_cells, lessons, notebook_text
+
+nbformat = need("nbformat", "kernel")
+NotebookClient = need("nbclient", "kernel").NotebookClient
+need("ipykernel", "kernel")  # the kernel the notebooks run in
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "programs"
@@ -65,10 +69,4 @@ def test_the_notebook_prints_the_lessons_golden_output(program: Path, dg_kernel:
     output = "".join(printed(cell) for cell in book.cells if cell.cell_type == "code")
     assert unnumbered(output) == unnumbered((GOLDEN / f"{program.stem}.out").read_text(encoding="utf-8"))
     pictures = [o for c in book.cells for o in c.get("outputs", []) if o.output_type == "display_data"]
-    assert all("image/svg+xml" in o.data for o in pictures) or not pictures or not has_graphviz()
-
-
-def has_graphviz() -> bool:
-    import shutil
-
-    return shutil.which("dot") is not None
+    assert all("image/svg+xml" in o.data for o in pictures) or not pictures or not can_draw()

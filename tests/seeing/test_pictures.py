@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from graph_util import can_draw
 
 from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.host.session import Session as CoreSession
@@ -32,7 +32,7 @@ from dglang.interpreter.seeing.values import summary
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ROOT / "programs"
-needs_graphviz = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+needs_graphviz = pytest.mark.skipif(not can_draw(), reason="neither Graphviz's dot nor graphviz-pure is installed")
 
 
 def drawing(text: str, name: str = "<t>", trace: bool = False) -> tuple[CoreSession, Seeing, str]:
@@ -327,3 +327,30 @@ def test_seeing_returns_svg_text_for_a_notebook() -> None:
     session, seeing, _ = lesson("07_two_layer")
     svg = seeing.svg(session.globals.vars["loss"], "loss")
     assert svg.startswith("<svg") and '<g id="n1" class="node">' in svg and "a: g·b·a^(b&#45;1)" in svg
+
+
+def drawn_structure(svg: str) -> dict[str, list[str]]:
+    """What an SVG drawing shows, whatever its layout: each node's, edge's and box's id with the text
+    lines in it (Graphviz writes each as a <g id=... class="node|edge|cluster"> with <text>s inside)."""
+    import xml.etree.ElementTree as ET
+
+    ns = "{http://www.w3.org/2000/svg}"
+    shown: dict[str, list[str]] = {}
+    for group in ET.fromstring(svg).iter(f"{ns}g"):
+        if group.get("class") in ("node", "edge", "cluster"):
+            shown[f"{group.get('class')} {group.get('id')}"] = [t.text or "" for t in group.iter(f"{ns}text")]
+    return shown
+
+
+@pytest.mark.parametrize(("stem", "var", "untaken"), [("02_branches", "out", True), ("07_two_layer", "loss", False)])
+def test_the_system_dot_and_graphviz_pure_draw_the_same_picture(stem: str, var: str, untaken: bool) -> None:
+    from dglang.interpreter.seeing.render import layouts, svg
+
+    programs = {layout.name: layout for layout in layouts()}
+    if len(programs) < 2:
+        pytest.skip(f"needs both Graphviz's dot and graphviz-pure to compare; here: {sorted(programs) or 'neither'}")
+    session, seeing, _ = lesson(stem)
+    dot_text = seeing.dot(session.globals.vars[var], var, DotOptions(untaken=untaken))
+    system, pure = (drawn_structure(svg(dot_text, programs[name])) for name in ("Graphviz's dot", "graphviz-pure"))
+    assert system == pure
+    assert sum(kind.startswith("node") for kind in system) >= 3 and any(k.startswith("edge") for k in system)

@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from graph_util import can_draw
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
 from dglang.interpreter.frontends import cli
 from dglang.interpreter.frontends.repl import Repl
 from dglang.interpreter.frontends.sessions import new_session as Session
+from dglang.interpreter.seeing import render
 from dglang.interpreter.seeing.dot import to_dot
 from dglang.interpreter.seeing.graph import MAX_NODES, Graph
 from dglang.interpreter.seeing.graph import collect as seeing_collect
+from dglang.interpreter.seeing.render import layouts
 from dglang.interpreter.seeing.text_picture import text_picture
 from dglang.interpreter.seeing.tools import install
 from dglang.interpreter.seeing.trace import Tracer
@@ -222,39 +224,38 @@ def test_dg_graph_unknown_variable() -> None:
     assert result.returncode == cli.EXIT_USAGE and "'nope' is not a variable" in result.stderr
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
+@pytest.mark.skipif(not can_draw(), reason="neither Graphviz's dot nor graphviz-pure is installed")
 @pytest.mark.parametrize("path", PROGRAMS, ids=[p.stem for p in PROGRAMS])
 def test_graphviz_accepts_the_dot(path: Path) -> None:
-    result = subprocess.run(
-        ["dot", "-Tsvg"], input=path.with_suffix(".dot").read_text(), capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.lstrip().startswith(("<?xml", "<svg"))
+    for layout in layouts():  # each program that can draw here: the system's dot, graphviz-pure
+        assert render.svg(path.with_suffix(".dot").read_text(), layout).startswith("<svg")
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
+@pytest.mark.skipif(not can_draw(), reason="neither Graphviz's dot nor graphviz-pure is installed")
 def test_dg_graph_writes_svg(tmp_path: Path) -> None:
     out = tmp_path / "g.svg"
     assert dg("graph", "programs/02_branches.dg", "--var", "out", "-o", str(out)).returncode == 0
     assert "<svg" in out.read_text()
 
 
+def test_dg_graph_says_which_program_draws_under_debug(tmp_path: Path) -> None:
+    result = dg("graph", "programs/02_branches.dg", "--var", "out", "-o", str(tmp_path / "g.svg"), "--debug")
+    first = layouts()[0]
+    assert result.stderr.startswith(f"dg: drawing with {first.name} ({first.path})\n")
+
+
 @pytest.mark.parametrize("suffix", ["png", "svg", "html"])
-def test_dg_graph_without_graphviz_says_so_before_running_the_program(tmp_path: Path, suffix: str) -> None:
-    env = dict(os.environ, PATH=str(tmp_path))  # no `dot` on this PATH
-    command = ["graph", "programs/02_branches.dg", "--var", "out", "-o", str(tmp_path / f"g.{suffix}")]
-    result = subprocess.run(
-        [sys.executable, "-m", "dglang.interpreter", *command],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=60,
-    )
-    assert result.returncode == cli.EXIT_UNAVAILABLE
-    assert result.stderr == (
-        "dg: GraphvizError: drawing SVG, PNG or HTML needs Graphviz's `dot`, which is not installed\n"
-        " = help: install Graphviz (apt install graphviz, brew install graphviz), or write a .dot file\n"
+def test_dg_graph_without_graphviz_says_so_before_running_the_program(
+    tmp_path: Path, suffix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(render, "layouts", list)  # neither dot nor graphviz-pure: a platform without its wheel
+    monkeypatch.chdir(ROOT)
+    code = cli.main(["graph", "programs/02_branches.dg", "--var", "out", "-o", str(tmp_path / f"g.{suffix}")])
+    assert code == cli.EXIT_UNAVAILABLE
+    assert capsys.readouterr().err == (
+        "dg: GraphvizError: drawing SVG, PNG or HTML needs Graphviz, and neither `dot` nor graphviz-pure is installed\n"
+        " = help: pip install graphviz-pure (it comes with DG where a wheel of it exists), or install Graphviz (apt "
+        "install graphviz, brew install graphviz, winget install graphviz); a .dot file needs neither\n"
     )  # one message, and the program did not run: it would have printed "Before backward"
     assert not (tmp_path / f"g.{suffix}").exists()
 

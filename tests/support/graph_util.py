@@ -22,3 +22,11 @@ def graph_behind(root: Tensor) -> list[Tensor]:
         if t.grad_fn is not None:
             stack.extend((inp, False) for inp in t.grad_fn.inputs if inp.requires_grad and inp not in visited)
     return order
+
+
+def can_draw() -> bool:
+    """Is there a program to lay out pictures with (the system's `dot`, or graphviz-pure, which pip
+    installs with DG where it has a wheel)?"""
+    from dglang.interpreter.seeing.render import layouts
+
+    return bool(layouts())

@@ -17,8 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-import pyte
 import pytest
+from optional_tools import need
+
+pyte = need("pyte", "terminal")
 
 pty = pytest.importorskip("pty")  # POSIX only
 fcntl = pytest.importorskip("fcntl")

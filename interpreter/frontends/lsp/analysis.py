@@ -24,6 +24,7 @@ from dglang.interpreter.syntax.fast import fast_parser
 from dglang.interpreter.syntax.parser import expression_parser, parse
 
 from .checks import argument_counts, unknown_names
+from .imports import Imports, ModuleReader, in_document
 from .symbols import Definition, definitions
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ class Analysis:
     warnings: list[DGError] = field(default_factory=list)  # the checks': a line that fails when it runs
     module: ast.Module | None = None  # None when the text does not parse
     found: list[Definition] = field(default_factory=list)
+    imports: Imports = field(default_factory=Imports)  # the modules it imports, for other files' definitions
 
 
 def normalized(text: str) -> str:
@@ -46,16 +48,18 @@ def normalized(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def analyze(session: Session, text: str, name: str) -> Analysis:
-    """Everything the server says about `text`; whatever the text holds, this returns."""
+def analyze(session: Session, text: str, name: str, reader: ModuleReader | None = None) -> Analysis:
+    """Everything the server says about `text`; whatever the text holds, this returns. Its imports
+    are found as `dg` finds them (the session's modules know the document's file)."""
     analysis = Analysis(normalized(text))
     text = analysis.text
     compiled = False
+    session.modules.forget_changed()  # a module edited since the last reading is read again
     try:
         session.compile(text, name)
         compiled = True
     except DGError as e:
-        analysis.problems.append(e)
+        analysis.problems.append(in_document(e, name))
     except Exception as e:  # a bug in DG: say so in the editor rather than lose the server
         log.exception("compiling %s", name)
         analysis.problems.append(internal_error(e))
@@ -65,16 +69,32 @@ def analyze(session: Session, text: str, name: str) -> Analysis:
         return analysis
     try:
         analysis.found = definitions(analysis.module)
+        if reader is not None:
+            analysis.imports = reader.imports(session, analysis.module)
         builtins = session.builtins.vars
         if compiled:  # else the resolver stopped at a static error, already reported
             resolution = resolve(analysis.module)
             analysis.warnings.extend(unknown_names(resolution, analysis.found, builtins))
-        analysis.warnings.extend(argument_counts(analysis.module, analysis.found, builtins))
+        analysis.warnings.extend(
+            argument_counts(analysis.module, analysis.found, builtins, imported_functions(analysis))
+        )
     except Exception as e:
         log.exception("checking %s", name)
         analysis.problems.append(internal_error(e))
     analysis.warnings = sorted(analysis.warnings, key=position)[:MAX_PROBLEMS]
     return analysis
+
+
+def imported_functions(analysis: Analysis) -> dict[str, dict[str, ast.FunctionDef]]:
+    """For each name the document binds by importing, the functions of the module it means."""
+    imports = analysis.imports
+    out: dict[str, dict[str, ast.FunctionDef]] = {}
+    for name, view in [*imports.modules.items(), *imports.names.items()]:
+        top = [d for d in view.found if d.scope is None]
+        once = {d.name for d in top} - {d.name for i, d in enumerate(top) if d.name in {e.name for e in top[:i]}}
+        functions = {d.name: d.node for d in top if d.node is not None and d.name in once}
+        out[name] = functions if name in imports.modules else {name: functions[name]} if name in functions else {}
+    return out
 
 
 def parsed(text: str, name: str, compiled: bool) -> ast.Module | None:

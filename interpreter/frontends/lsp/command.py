@@ -7,25 +7,15 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Callable
 
-from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.frontends.missing import need
 
-EXIT_OK, EXIT_UNAVAILABLE = 0, 69  # as cli.py's, after BSD's sysexits
+EXIT_OK = 0
 
 
-def serve(args: argparse.Namespace, report: Callable[[DGError], None]) -> int:
-    try:
-        import pygls.lsp.server  # noqa: F401  (it imports lsprotocol, pygls's one dependency)
-    except ImportError as e:
-        report(
-            DGError(
-                "ImportError",
-                f"`dg lsp` needs {e.name or 'pygls'}, which is not installed",
-                help="pip install 'dglang[lsp]' installs DG with its language server's packages",
-            )
-        )
-        return EXIT_UNAVAILABLE
+def serve(args: argparse.Namespace) -> int:
+    """Serve until the editor says exit; a MissingPackage (the one formatter's) without pygls."""
+    need("pygls.lsp.server", "dg lsp", "lsp")  # it imports lsprotocol, pygls's one dependency
     from dglang.interpreter.frontends.sessions import new_session
 
     from .server import make_server
