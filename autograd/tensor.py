@@ -188,7 +188,6 @@ class Tensor:
     def minimum(self, other: Any) -> Tensor: return binary(functions.Minimum, self, other)
     def where(self, condition: Any, other: Any) -> Tensor: return apply(functions.Where, condition, self, other)
     def clamp(self, min: Any = None, max: Any = None) -> Tensor: return apply(functions.Clamp, self, min, max)
-    def clip(self, min: Any = None, max: Any = None) -> Tensor: return apply(functions.Clamp, self, min, max)
     def erf(self) -> Tensor: return unary(functions.Erf, self)
 
     # along one axis, built from the ops above (autograd/composed.py)
