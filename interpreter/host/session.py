@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from dglang import autograd as ag
-from dglang.autograd import allocation as engine_limits
+from dglang.autograd import hooks
 from dglang.autograd.tensor import recording
 from dglang.interpreter import pipeline
 from dglang.interpreter.diagnostics.errors import CallFrame, DGError, OutputClosed
@@ -35,6 +35,7 @@ from dglang.interpreter.semantics.hints import explain
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.locating import interruption
 
+from .guards import Guards
 from .limits import MAX_PROGRAM_BYTES, Limits, output_size
 from .modules import Modules
 from .watchdog import Watchdog
@@ -240,7 +241,7 @@ class Session:
         recording.where = recording.call = None
         for listener in self.listeners:
             recording.listen(listener)
-        memory_before, engine_limits.max_bytes = engine_limits.max_bytes, limits.max_memory
+        hooks_before = hooks.install(Guards(limits.max_memory))  # the engine asks them before large work
         watchdog = None
         if limits.timeout is not None or limits.max_memory is not None:
             overrun = self._overrun if self.hard_stop is not None else None
@@ -273,7 +274,7 @@ class Session:
             if watchdog is not None:  # again: a Ctrl-C may have cut the first stop short
                 watchdog.stop()
             self.watchdog = None
-            engine_limits.max_bytes = memory_before
+            hooks.install(hooks_before)
             recording.restore(saved)
             self.running = False
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.op import FUNCTIONS
+from dglang.autograd.table import FUNCTIONS
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
@@ -190,7 +190,7 @@ def numel(t: Tensor) -> int:
 
 
 # Tensor's own methods a program may call, besides the engine's functions declared tensor methods
-# (@public(method=True) in autograd/); tests/promises/test_sandbox.py lists them all.
+# (`method = True` in their declarations, autograd/table.py); tests/promises/test_sandbox.py lists them all.
 TENSOR_OWN_METHODS: dict[str, Callable[..., Any]] = {
     "transpose": transpose,  # x.transpose(1, 0): the axes as arguments (the builtin takes a tuple)
     "item": Tensor.item,

@@ -83,7 +83,7 @@ TENSOR_METHODS = {
 
 
 def test_the_tensor_methods_are_exactly_the_documented_ones() -> None:
-    from dglang.autograd.op import FUNCTIONS
+    from dglang.autograd.table import FUNCTIONS
     from dglang.interpreter.library import attributes
 
     new, gone = set(attributes.TENSOR_METHODS) - TENSOR_METHODS, TENSOR_METHODS - set(attributes.TENSOR_METHODS)
