@@ -96,7 +96,8 @@ class Tensor:
                 f"item() needs a tensor with one element, this one has shape {self.shape}",
                 help="reduce it first, for example with .sum() or .mean()",
             )
-        return np.asarray(self.data).reshape(()).item()
+        value = np.asarray(self.data).reshape(()).item()
+        return _told(self, value) if recording.on_value else value
 
     def detach(self) -> Tensor:
         """The same values as a new leaf, cut off from the graph that made them.
@@ -111,7 +112,7 @@ class Tensor:
     @property
     def is_leaf(self) -> bool: return self.grad_fn is None
     def numpy(self) -> np.ndarray: return np.asarray(self.data)
-    def tolist(self) -> Any: return np.asarray(self.data).tolist()
+    def tolist(self) -> Any: return _told(self, self.numpy().tolist()) if recording.on_value else self.numpy().tolist()
 
     # ---- what can be done with it: each line hands its op to apply -----------------------------
     # arithmetic (autograd/arithmetic.py); a plain number on either side is a constant
@@ -214,7 +215,7 @@ class Tensor:
                 f"the truth value of a tensor with {self.size} elements is ambiguous",
                 help="use .any() or .all(), or reduce it to one element first",
             )
-        return bool(data)
+        return _told(self, bool(data)) if recording.on_value else bool(data)
 
     def __float__(self) -> float:
         return float(self.item())
@@ -225,7 +226,7 @@ class Tensor:
     def __index__(self) -> int:
         if self.dtype != "int" or self.shape != ():
             raise TensorTypeError(f"only a 0-d int tensor can be used as an integer, not {self.describe()}")
-        return int(self.data)
+        return _told(self, int(self.data)) if recording.on_value else int(self.data)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -276,6 +277,8 @@ def unary(op: type[Op], a: Any, *params: Any) -> Tensor:
             node.where, node.call = recording.where, recording.call
         if recording.on_record:
             _tell(out)
+    if recording.on_op:
+        _tell_op(op, (a, *params), out)
     return out
 
 
@@ -294,6 +297,8 @@ def binary(op: type[Op], a: Any, b: Any) -> Tensor:
             node.where, node.call = recording.where, recording.call
         if recording.on_record:
             _tell(out)
+    if recording.on_op:
+        _tell_op(op, (a, b), out)
     return out
 
 
@@ -335,6 +340,8 @@ def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
             if t.requires_grad:
                 _record(out, op, tuple(inputs), tuple(rule))
                 break
+    if recording.on_op:
+        _tell_op(op, args, out)
     return out
 
 
@@ -370,6 +377,18 @@ def _tell(out: Tensor) -> None:
         listener(out)
 
 
+def _tell_op(op: type[Op], args: tuple[Any, ...], out: Tensor) -> None:
+    for listener in recording.on_op:
+        listener(op, args, out)
+
+
+def _told(t: Tensor, value: Any) -> Any:
+    """`value`, which `t` just became, after telling whoever listens (a tracer guards on it)."""
+    for listener in recording.on_value:
+        listener(t, value)
+    return value
+
+
 def lift(x: Any) -> Tensor:
     """Make an operand a Tensor; a plain number becomes a constant that never requires grad."""
     if type(x) is Tensor:
@@ -390,5 +409,9 @@ def compare(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Any) -> An
         return NotImplemented  # `x == None` falls back to identity, as in Python
     data = a.data
     if type(data) is np.ndarray or type(other) is np.ndarray:  # (two numbers: nothing to check)
-        return Tensor(arithmetic.Compare.forward(data, other, fn, symbol))
-    return Tensor(fn(data, other))
+        out = Tensor(arithmetic.Compare.forward(data, other, fn, symbol))
+    else:
+        out = Tensor(fn(data, other))
+    if recording.on_op:
+        _tell_op(arithmetic.Compare, (a, b, fn, symbol), out)
+    return out
