@@ -17,6 +17,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.help import register
 from dglang.interpreter.library.runtime import Builtin, CallContext
+from dglang.interpreter.static import static_builtins
 
 from .anomaly import AnomalyCheck, AnomalyMode
 from .gradcheck_table import SIGNATURE, make_gradcheck
@@ -108,6 +109,7 @@ def install(session: Session, trace: Tracer | None = None, detect_anomaly: bool 
     if seeing is None:
         seeing = INSTALLED[session] = Seeing(session)
         add_builtins(seeing)
+        static_builtins.install(session)
     if trace is not None:
         session.listeners.append(trace)
     if detect_anomaly:

@@ -1,0 +1,127 @@
+"""What a student reads: each trace as a listing, like a jaxpr, and static_info's summary.
+
+The listing is written from the trace, not from the generated source: each line is a step in
+the engine's words (`t3 = Mul(t0, t2)`), a guard (`guard bool(t4) == True`) or a backward rule,
+commented with the DG source line it came from. The source text appears here only; the code
+that runs (generating.py) never holds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .generating import arguments, leaves
+from .tracing import Const, Step, Trace, Var
+
+WIDTH = 44  # the column the source comments start at
+
+
+def shown(a: Any) -> str:
+    """An argument of a step as the listing writes it (repr escapes every control character)."""
+    if isinstance(a, Var):
+        return f"t{a.number}"
+    if isinstance(a, tuple):
+        return "[" + ", ".join(shown(x) for x in a) + "]"
+    value = a.value if isinstance(a, Const) else a
+    if callable(value):
+        return getattr(value, "__name__", "fn")
+    if isinstance(value, np.ndarray):
+        return f"array{value.shape}"
+    text = repr(value)
+    return text if len(text) <= 20 else text[:17] + "..."
+
+
+def comment(site: Any) -> str:
+    span = getattr(site, "span", None)
+    if span is None:
+        return ""
+    text = span.source.line(span.line).strip()
+    text = repr(text)[1:-1] if not text.isprintable() else text
+    return f"# {span.line}: {text}"
+
+
+def line(code: str, site: Any) -> str:
+    note = comment(site)
+    return f"{code:<{WIDTH}}{note}".rstrip() if note else code
+
+
+def step_text(step: Step) -> str:
+    params = [shown(a) for a in step.args]
+    return f"t{step.out.number} = {step.op.name}({', '.join(params)})"
+
+
+def shape_text(trace: Trace, v: Var) -> str:
+    shape = trace.shapes.get(v.number, ())
+    return f"{trace.dtypes.get(v.number, 'float')}[{', '.join(map(str, shape))}]"
+
+
+def listing(name: str, number: int, signature: str, trace: Trace, steps: list[Step] | None = None) -> str:
+    """One trace as forward and backward code, each line commented with its DG source line."""
+    steps = trace.steps if steps is None else steps
+    out = [f"static({name}) trace {number}: {name}{signature}"]
+    ins = ", ".join(f"t{v.number}: {shape_text(trace, v)}" for v in trace.inputs)
+    out.append(f"  forward({ins})")
+    for v, t in trace.captured:
+        what = "captured" if t.requires_grad or np.size(t.data) != 1 else "constant"
+        out.append(f"    t{v.number} = {what} {shown(Const(t.data))}  "
+                   f"# {shape_text(trace, v)}, read at each call")  # fmt: skip
+    guards = sorted(trace.guards, key=lambda g: g.after)
+    pending = [g for g in guards if g.after < 0]
+    for g in pending:
+        out.append("    " + line(f"guard {g.how}(t{g.var.number}) == {g.observed!r}", g.site))
+    for i, step in enumerate(steps):
+        out.append("    " + line(step_text(step), step.site))
+        for g in guards:
+            if g.after == i:
+                out.append("    " + line(f"guard {g.how}(t{g.var.number}) == {g.observed!r}", g.site))
+    out.append(f"    return {shown_result(trace.result)}")
+    grads = leaves(trace)
+    if grads:
+        out.append(f"  backward(seed) -> {', '.join(f'g{v.number}' for v in grads)}")
+        for step in reversed(steps):
+            if not step.recorded:
+                continue
+            ins_ = [a for p, a in enumerate(step.args) if p in step.inputs]
+            flat = [x for a in ins_ for x in (a if isinstance(a, tuple) else (a,))]
+            targets = ", ".join(f"g{x.number}" if x.number in trace.needs_grad else "_" for x in flat)
+            rules = "; ".join(step.op.rules) if step.op.rules else ""
+            out.append("    " + line(f"{targets} += {step.op.name}.backward(g{step.out.number})  [{rules}]", step.site))
+    return "\n".join(out) + "\n"
+
+
+def shown_result(encoded: Any) -> str:
+    if isinstance(encoded, Var):
+        return f"t{encoded.number}"
+    if isinstance(encoded, Const):
+        return repr(encoded.value)
+    inner = ", ".join(shown_result(e) for e in encoded)
+    return f"[{inner}]" if isinstance(encoded, list) else f"({inner})"
+
+
+def listings(fn: Any) -> str:
+    """Every cached trace of a StaticFunction, as listings."""
+    if not fn.entries:
+        return f"static({fn.name}) has no traces yet: call it first\n"
+    return "\n".join(
+        listing(fn.name, i + 1, entry.described, entry.trace) for i, entry in enumerate(fn.entries.values())
+    )
+
+
+def info_text(fn: Any) -> str:
+    """static_info(f): traces, cache entries, guard failures and time, like torch._dynamo.explain."""
+    out = [f"static({fn.name}): {fn.traces} trace{'s' * (fn.traces != 1)}, {len(fn.entries)} in the cache"]
+    for i, entry in enumerate(fn.entries.values()):
+        t = entry.trace
+        out.append(
+            f"  {i + 1}. {fn.name}{entry.described}: {len(t.steps)} ops, {len(t.guards)} guards, "
+            f"{len(arguments(t)) - len(t.inputs)} captured, called {entry.calls} times"
+        )
+    out.append(f"  guard failures: {len(fn.failures)}")
+    out.extend(f"    {f}" for f in fn.failures)
+    if fn.dynamic_calls:
+        out.append(f"  calls run dynamically: {fn.dynamic_calls}")
+    tracing, running = fn.tracing_time * 1000, fn.running_time * 1000
+    out.append(f"  time tracing: {tracing:.1f} ms; running generated code: {running:.1f} ms")
+    return "\n".join(out) + "\n"

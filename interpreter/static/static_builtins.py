@@ -1,0 +1,74 @@
+"""`static(f)` and `static_info(f)` as builtins of a session (the seeing tools install them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dglang.autograd.tensor import type_name
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.host.session import Session
+from dglang.interpreter.library.runtime import Builtin, CallContext, Function
+
+from .listing import info_text
+from .static_calls import StaticFunction
+
+
+def static_function(value: Any) -> StaticFunction | None:
+    """The StaticFunction behind a value `static(f)` returned, else None."""
+    fn = getattr(value, "fn", None)
+    owner = getattr(fn, "__self__", None)
+    return owner.static if isinstance(owner, Caller) else None
+
+
+class Caller:
+    """The callable a Builtin named `static(f)` holds: each call runs f through its StaticFunction."""
+
+    def __init__(self, f: Function, static: StaticFunction) -> None:
+        self.f, self.static = f, static
+
+    def call(self, context: CallContext, *args: Any) -> Any:
+        self.static.call_dynamic = lambda a: context.call(self.f, a)
+        self.static.where = context.span
+        return self.static(list(args))
+
+
+def install(session: Session) -> None:
+    def static(context: CallContext, f: Any) -> Builtin:
+        """f as a static graph: traced once per signature of its arguments, then run as generated code.
+
+        >>> def f(x):
+        ...     return (x * x).sum()
+        >>> g = static(f)
+        """
+        if static_function(f) is not None:
+            return f  # type: ignore[no-any-return]
+        if not isinstance(f, Function):
+            raise DGError(
+                "TypeError",
+                f"static() takes a function defined with def, not {type_name(f)}",
+                help="write `def f(x): ...` and then `fast = static(f)`",
+            )
+        fn = StaticFunction(f.name, lambda a: None, note, printed=lambda: session.printed)
+        caller = Caller(f, fn)
+        return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True)
+
+    def note(message: str, help: str | None, where: Any) -> None:
+        session.warn(DGError("Note", message, where, help=help))
+
+    def static_info(f: Any) -> None:
+        """Print what static(f) did: its traces, cache entries with their signatures, guard failures, time.
+
+        >>> static_info(static(f))
+        ...
+        """
+        fn = static_function(f)
+        if fn is None:
+            raise DGError("TypeError", f"static_info() describes a function static() made, not {type_name(f)}")
+        session.write(info_text(fn))
+
+    session.add_builtins(
+        {
+            "static": Builtin("static", static, "static(f)", wants_context=True),
+            "static_info": Builtin("static_info", static_info, "static_info(f)"),
+        }
+    )
