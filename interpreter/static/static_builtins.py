@@ -48,7 +48,7 @@ def install(session: Session) -> None:
                 f"static() takes a function defined with def, not {type_name(f)}",
                 help="write `def f(x): ...` and then `fast = static(f)`",
             )
-        fn = StaticFunction(f.name, lambda a: None, note, printed=lambda: session.printed)
+        fn = StaticFunction(f.name, lambda a: None, note, printed=lambda: session.writes)
         caller = Caller(f, fn)
         return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True)
 

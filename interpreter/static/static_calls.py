@@ -64,6 +64,7 @@ class Entry:
     outputs: list[Var]
     keep: list[Var]
     backward: Callable[..., Any] | None
+    source: str = ""  # the generated code that runs (forward, then backward)
     calls: int = 0
 
 
@@ -101,7 +102,7 @@ class StaticFunction:
             result = self.replay(entry, tensors)
             self.running_time += time.perf_counter() - start
             if result is not FAILED:
-                if self.printed_when_tracing and entry.calls == 1:
+                if self.printed_when_tracing:
                     self.once(f"static({self.name}) did not print this time: a static function's print runs only "
                               "when it is traced, not on each call (as in JAX and torch.compile)", None)  # fmt: skip
                 return result
@@ -204,9 +205,12 @@ def failure(name: str, guard: Any, now: Any) -> str:
 def compile_entry(name: str, key: Any, trace: Trace) -> Entry:
     outputs = sorted(set(result_vars(trace.result)), key=lambda v: v.number)
     keep = [Var(n) for n in sorted({v.number for v in outputs} | {s.out.number for s in trace.steps})]
-    forward = forward_code(trace, keep).compile("forward")
-    backward = backward_code(trace, outputs).compile("backward") if leaves(trace) else None
-    return Entry(key, describe(key), trace, forward, outputs, keep, backward)
+    forward_source = forward_code(trace, keep)
+    backward_source = backward_code(trace, outputs) if leaves(trace) else None
+    forward = forward_source.compile("forward")
+    backward = backward_source.compile("backward") if backward_source is not None else None
+    source = "\n".join(forward_source.lines + (backward_source.lines if backward_source else []))
+    return Entry(key, describe(key), trace, forward, outputs, keep, backward, source)
 
 
 def result_vars(encoded: Any) -> list[Var]:

@@ -1,0 +1,171 @@
+"""static(f): guards and re-tracing, gradients through a static call, the cache's bound, and
+generated code that no program text can reach."""
+
+from __future__ import annotations
+
+import io
+import re
+import textwrap
+
+import numpy as np
+import pytest
+
+from dglang.interpreter.frontends.sessions import new_session
+from dglang.interpreter.static.static_builtins import static_function
+from dglang.interpreter.static.static_calls import MAX_TRACES
+
+
+def run(program: str) -> tuple[str, str, object]:
+    out, err = io.StringIO(), io.StringIO()
+    session = new_session(out=out)
+    session.err = err
+    session.run(textwrap.dedent(program), "static.dg")
+    return out.getvalue(), err.getvalue(), session
+
+
+def static_of(session: object, name: str) -> object:
+    fn = static_function(session.globals.vars[name])  # type: ignore[attr-defined]
+    assert fn is not None
+    return fn
+
+
+BRANCH = """
+def f(x):
+    if x.sum() > 0:
+        return x * 2
+    return -x
+g = static(f)
+"""
+
+
+def test_a_guard_that_fails_retraces_with_a_note_and_the_result_follows_the_new_path() -> None:
+    out, err, session = run(BRANCH + "print(g(tensor([1.0, 2.0])))\nprint(g(tensor([3.0, 1.0])))\nprint(g(tensor([-3.0, 1.0])))\n")
+    assert out == "tensor([2., 4.])\ntensor([6., 2.])\ntensor([ 3., -1.])\n"
+    assert "Note: static(f) re-traced f: the condition `x.sum() > 0` on line 3 was True when traced and is False now" in err
+    fn = static_of(session, "g")
+    assert fn.traces == 2 and len(fn.failures) == 1  # type: ignore[attr-defined]
+
+
+def test_a_replay_runs_the_generated_code_not_the_function() -> None:
+    out, _, session = run(BRANCH + "for i in range(5):\n    y = g(tensor([1.0, float(i)]))\nprint(y)\n")
+    fn = static_of(session, "g")
+    assert fn.traces == 1 and next(iter(fn.entries.values())).calls == 5  # type: ignore[attr-defined]
+    assert out == "tensor([2., 8.])\n"
+
+
+def test_a_new_shape_is_a_new_cache_entry() -> None:
+    _, err, session = run(BRANCH + "g(tensor([1.0]))\ng(tensor([1.0, 2.0]))\ng(tensor([1.0]))\n")
+    fn = static_of(session, "g")
+    assert fn.traces == 2 and len(fn.entries) == 2 and err == ""  # type: ignore[attr-defined]
+
+
+GRADIENTS = """
+w = tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+def f(x, b):
+    h = (x @ w).tanh() + b
+    y = h * h + h            # h used twice
+    return (y * x.sum()).mean() + (b * b).sum()
+g = static(f)
+"""
+
+
+def gradients(program: str, call: str) -> dict[str, np.ndarray]:
+    text = GRADIENTS + program + f"""
+x = tensor([1.0, -2.0], requires_grad=True)
+b = tensor([0.1, 0.2, 0.3], requires_grad=True)
+for i in range(3):
+    zero_grad(x, b, w)
+    loss = {call}(x, b)
+    grad loss
+"""
+    _, _, session = run(text)
+    env = session.globals.vars  # type: ignore[attr-defined]
+    return {n: env[n].grad.data.copy() for n in ("x", "b", "w")} | {"loss": np.asarray(env["loss"].data)}
+
+
+def test_gradients_through_a_static_call_are_the_dynamic_ones() -> None:
+    dynamic, static = gradients("", "f"), gradients("", "g")
+    for name in dynamic:
+        np.testing.assert_allclose(static[name], dynamic[name], rtol=0, atol=1e-12)
+
+
+def test_gradient_and_second_derivatives_flow_through_a_static_call() -> None:
+    out, err, _ = run("""
+    def cube(x):
+        return (x * x * x).sum()
+    c = static(cube)
+    x = tensor([1.0, 2.0], requires_grad=True)
+    c(x)
+    d = gradient(c(x), x)
+    print(d)
+    print(gradient(d.sum(), x))
+    print(gradcheck(c, tensor([0.5, -1.5], requires_grad=True), order=2))
+    """)
+    assert out.splitlines()[:2] == ["tensor([ 3., 12.], grad_fn=<MulBackward>)", "tensor([ 6., 12.], grad_fn=<AddBackward>)"] or (
+        "tensor([ 3., 12.]" in out and "tensor([ 6., 12.]" in out
+    ), out
+    assert out.rstrip().endswith("True"), out + err
+
+
+def test_past_the_bound_calls_run_dynamically_with_one_note() -> None:
+    out, err, session = run(BRANCH + f"for n in range(1, {MAX_TRACES + 4}):\n    y = g(ones(n))\nprint(y.sum())\n")
+    assert out == f"tensor({2 * (MAX_TRACES + 3)}.)\n"
+    assert err.count(f"has been traced {MAX_TRACES} times") == 1
+    assert static_of(session, "g").dynamic_calls == 3  # type: ignore[attr-defined]
+
+
+def test_a_print_inside_runs_when_tracing_and_a_note_says_so_once() -> None:
+    out, err, _ = run("""
+    def f(x):
+        print("tracing")
+        return x + 1
+    g = static(f)
+    for i in range(3):
+        g(tensor(1.0))
+    """)
+    assert out == "tracing\n"
+    assert err.count("did not print this time") == 1
+
+
+# ---- no program text reaches the code that runs ------------------------------------------------
+ALLOWED = re.compile(
+    r"(?:def|return|if|is|not|None|sent|seen|forward|backward|(?:t|g|op|c|k|as_|failed|W|R|acc|fit|shape|rule|s)\d+|\d+"
+    r"|[()\[\],:=!.+ ]|:=)+"
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'x * 1e308 + x ** 3 - float("nan") * 0',
+        'x.reshape(2, 1).sum(axis=0) + tensor([1.0])',
+        '__import__ + x if False else x * 2',
+    ],
+)
+def test_injection_through_names_strings_and_numbers_fails(body: str) -> None:
+    program = f'''
+    __import__ = 5
+    def f(x, s):
+        os = "\\r\\nimport os\\u2028os.system('echo pwned')  # "
+        exec_ = os + s
+        return {body}
+    g = static(f)
+    for i in range(3):
+        y = g(tensor([1.0, 2.0]), "'); __import__('os').system('echo pwned'); ('")
+    print(y)
+    '''
+    out, err, session = run(program)
+    fn = static_of(session, "g")
+    assert fn.entries, err  # type: ignore[attr-defined]
+    for entry in fn.entries.values():  # type: ignore[attr-defined]
+        for line in entry.source.splitlines():
+            assert ALLOWED.fullmatch(line.strip()), line
+    assert "pwned" not in out
+
+
+def test_the_listing_escapes_control_characters_of_the_source() -> None:
+    from dglang.interpreter.static.listing import listings
+
+    _, _, session = run('def f(x):\n    return x + 1  # \u200b\ng = static(f)\ng(tensor(1.0))\n')
+    text = listings(static_of(session, "g"))
+    assert "\u200b" not in text and "\\u200b" in text and "t2 = Add(t0, t1)" in text
