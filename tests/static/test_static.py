@@ -39,9 +39,12 @@ g = static(f)
 
 
 def test_a_guard_that_fails_retraces_with_a_note_and_the_result_follows_the_new_path() -> None:
-    out, err, session = run(BRANCH + "print(g(tensor([1.0, 2.0])))\nprint(g(tensor([3.0, 1.0])))\nprint(g(tensor([-3.0, 1.0])))\n")
+    calls = "print(g(tensor([1.0, 2.0])))\nprint(g(tensor([3.0, 1.0])))\nprint(g(tensor([-3.0, 1.0])))\n"
+    out, err, session = run(BRANCH + calls)
     assert out == "tensor([2., 4.])\ntensor([6., 2.])\ntensor([ 3., -1.])\n"
-    assert "Note: static(f) re-traced f: the condition `x.sum() > 0` on line 3 was True when traced and is False now" in err
+    assert (
+        "Note: static(f) re-traced f: the condition `x.sum() > 0` on line 3 was True when traced and is False now"
+    ) in err
     fn = static_of(session, "g")
     assert fn.traces == 2 and len(fn.failures) == 1  # type: ignore[attr-defined]
 
@@ -70,7 +73,10 @@ g = static(f)
 
 
 def gradients(program: str, call: str) -> dict[str, np.ndarray]:
-    text = GRADIENTS + program + f"""
+    text = (
+        GRADIENTS
+        + program
+        + f"""
 x = tensor([1.0, -2.0], requires_grad=True)
 b = tensor([0.1, 0.2, 0.3], requires_grad=True)
 for i in range(3):
@@ -78,6 +84,7 @@ for i in range(3):
     loss = {call}(x, b)
     grad loss
 """
+    )
     _, _, session = run(text)
     env = session.globals.vars  # type: ignore[attr-defined]
     return {n: env[n].grad.data.copy() for n in ("x", "b", "w")} | {"loss": np.asarray(env["loss"].data)}
@@ -101,9 +108,9 @@ def test_gradient_and_second_derivatives_flow_through_a_static_call() -> None:
     print(gradient(d.sum(), x))
     print(gradcheck(c, tensor([0.5, -1.5], requires_grad=True), order=2))
     """)
-    assert out.splitlines()[:2] == ["tensor([ 3., 12.], grad_fn=<MulBackward>)", "tensor([ 6., 12.], grad_fn=<AddBackward>)"] or (
-        "tensor([ 3., 12.]" in out and "tensor([ 6., 12.]" in out
-    ), out
+    first, second = out.splitlines()[:2]
+    assert first == "tensor([ 3., 12.], grad_fn=<AddBackward>)", out + err  # as gradient(cube(x), x) prints
+    assert second == "tensor([ 6., 12.], grad_fn=<AddBackward>)", out + err
     assert out.rstrip().endswith("True"), out + err
 
 
@@ -138,12 +145,12 @@ ALLOWED = re.compile(
     "body",
     [
         'x * 1e308 + x ** 3 - float("nan") * 0',
-        'x.reshape(2, 1).sum(axis=0) + tensor([1.0])',
-        '__import__ + x if False else x * 2',
+        "x.reshape(2, 1).sum(axis=0) + tensor([1.0])",
+        "__import__ + x if False else x * 2",
     ],
 )
 def test_injection_through_names_strings_and_numbers_fails(body: str) -> None:
-    program = f'''
+    program = f"""
     __import__ = 5
     def f(x, s):
         os = "\\r\\nimport os\\u2028os.system('echo pwned')  # "
@@ -153,7 +160,7 @@ def test_injection_through_names_strings_and_numbers_fails(body: str) -> None:
     for i in range(3):
         y = g(tensor([1.0, 2.0]), "'); __import__('os').system('echo pwned'); ('")
     print(y)
-    '''
+    """
     out, err, session = run(program)
     fn = static_of(session, "g")
     assert fn.entries, err  # type: ignore[attr-defined]
@@ -166,6 +173,6 @@ def test_injection_through_names_strings_and_numbers_fails(body: str) -> None:
 def test_the_listing_escapes_control_characters_of_the_source() -> None:
     from dglang.interpreter.static.listing import listings
 
-    _, _, session = run('def f(x):\n    return x + 1  # \u200b\ng = static(f)\ng(tensor(1.0))\n')
+    _, _, session = run("def f(x):\n    return x + 1  # \u200b\ng = static(f)\ng(tensor(1.0))\n")
     text = listings(static_of(session, "g"))
     assert "\u200b" not in text and "\\u200b" in text and "t2 = Add(t0, t1)" in text
