@@ -11,8 +11,8 @@ What is copied is what a DG program can change: scopes, lists, tensors (their `.
 binding, `requires_grad`), the nodes that link tensors (so a test's `grad` reaches the copies),
 functions (which hold their scope), bound methods and modules (the submission a tests file
 imported: its own scope, so a test that changes the submission's state changes it for itself
-only). Everything else is shared: numbers, strings, builtins, compiled code, op declarations (their
-rules), source spans. So are NumPy arrays, because
+only). Everything else is shared: numbers, strings, builtins, compiled code, op declarations
+(their rules), source spans. So are NumPy arrays, because
 DG never writes into the array a tensor holds: an in-place update or an item assignment replaces
 `t.data` with a new array (autograd/inplace.py), so a copy and its original cannot see each
 other's updates.
