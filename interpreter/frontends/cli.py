@@ -55,9 +55,11 @@ commands:
                         write the autograder folder Gradescope runs (see docs/grading.md)
   dg lsp                the language server editors start (needs pip install 'dglang[lsp]')
   dg kernel install     make the DG kernel known to Jupyter (needs pip install 'dglang[jupyter]')
+  dg static FILE --fn NAME [--passes]
+                        print the code each trace of static(NAME) became, with its source lines
   --debug, with any command, shows the Python traceback of an internal error (dg graph: which program draws)
 """
-SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "lsp", "kernel")
+SUBCOMMANDS = ("run", "repl", "parse", "graph", "static", "test", "grade", "lsp", "kernel")
 
 
 class UsageError(DGError):
@@ -127,6 +129,15 @@ def graph_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--max-depth", type=int, default=10_000, metavar="N", help=argparse.SUPPRESS)
     library_option(p)
+    return p
+
+
+def static_parser() -> argparse.ArgumentParser:
+    p = ArgumentParser(prog="dg static", description="Run a program; print the code each trace of static(NAME) became.")
+    p.add_argument("file", help="the program to run")
+    p.add_argument("--fn", required=True, metavar="NAME", help="the function the program wraps in static(...)")
+    p.add_argument("--passes", action="store_true", help="show the code before and after each pass")
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
     return p
 
 
@@ -248,6 +259,12 @@ def dispatch(argv: list[str]) -> int:
         return parse_command(parse_parser().parse_args(argv[1:]))
     if command == "graph":
         return graph_command(graph_parser().parse_args(argv[1:]), debug)
+    if command == "static":
+        from .static_command import show
+
+        args = static_parser().parse_args(argv[1:])
+        args.debug = debug
+        return show(args, new_session, run_file, report)
     if command == "test":
         from dglang.interpreter.frontends.grading import testing
 

@@ -8,11 +8,13 @@ that runs (generating.py) never holds it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from .generating import arguments, leaves
+from .optimizing import PASSES
 from .tracing import Const, Step, Trace, Var
 
 WIDTH = 44  # the column the source comments start at
@@ -73,6 +75,8 @@ def listing(name: str, number: int, signature: str, trace: Trace, steps: list[St
         out.append("    " + line(f"guard {g.how}(t{g.var.number}) == {g.observed!r}", g.site))
     for i, step in enumerate(steps):
         out.append("    " + line(step_text(step), step.site))
+        if trace.frees.get(i):
+            out.append(f"    free {', '.join(f't{n}' for n in trace.frees[i])}")
         for g in guards:
             if g.after == i:
                 out.append("    " + line(f"guard {g.how}(t{g.var.number}) == {g.observed!r}", g.site))
@@ -100,13 +104,24 @@ def shown_result(encoded: Any) -> str:
     return f"[{inner}]" if isinstance(encoded, list) else f"({inner})"
 
 
-def listings(fn: Any) -> str:
+def with_passes(name: str, number: int, signature: str, trace: Trace) -> str:
+    """The listing before the passes, then after each one, with what it did."""
+    copy = replace(trace, guards=[replace(g) for g in trace.guards], frees={})
+    steps = list(copy.steps)
+    out = [listing(name, number, signature, copy, steps)]
+    for title, run in PASSES:
+        steps, notes = run(copy, steps)
+        out.append(f"--- after {title}: {'; '.join(notes) if notes else 'nothing to do'}")
+        out.append(listing(name, number, signature, copy, steps))
+    return "\n".join(out)
+
+
+def listings(fn: Any, passes: bool = False) -> str:
     """Every cached trace of a StaticFunction, as listings."""
     if not fn.entries:
         return f"static({fn.name}) has no traces yet: call it first\n"
-    return "\n".join(
-        listing(fn.name, i + 1, entry.described, entry.trace) for i, entry in enumerate(fn.entries.values())
-    )
+    write = with_passes if passes else listing
+    return "\n".join(write(fn.name, i + 1, entry.described, entry.trace) for i, entry in enumerate(fn.entries.values()))
 
 
 def info_text(fn: Any) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
@@ -11,6 +12,13 @@ from dglang.interpreter.library.runtime import Builtin, CallContext, Function
 
 from .listing import info_text
 from .static_calls import StaticFunction
+
+MADE: WeakKeyDictionary[Session, list[StaticFunction]] = WeakKeyDictionary()
+
+
+def made_in(session: Session, name: str) -> list[StaticFunction]:
+    """The static functions `static(NAME)` made in this session (`dg static`, `:static NAME`)."""
+    return [fn for fn in MADE.get(session, []) if fn.name == name]
 
 
 def static_function(value: Any) -> StaticFunction | None:
@@ -50,6 +58,7 @@ def install(session: Session) -> None:
             )
         fn = StaticFunction(f.name, lambda a: None, note, printed=lambda: session.writes)
         caller = Caller(f, fn)
+        MADE.setdefault(session, []).append(fn)
         return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True)
 
     def note(message: str, help: str | None, where: Any) -> None:

@@ -81,6 +81,8 @@ class Trace:
     needs_grad: set[int] = field(default_factory=set)  # variables that required grad when traced
     result: Any = None  # the function's value, with Vars in place of its tensors (see encode_result)
     refused: str | None = None  # why this run cannot be a static graph (see Tracer.refuse)
+    literals: dict[int, Any] = field(default_factory=dict)  # variables holding a number the program wrote
+    frees: dict[int, list[int]] = field(default_factory=dict)  # after step i, the values let go (optimizing.py)
 
     @property
     def size(self) -> int:
@@ -95,6 +97,7 @@ class Tracer:
         self.by_id: dict[int, Var] = {}
         self.by_data: dict[int, Var] = {}  # the array a variable holds: `x.detach()` shares it
         self.alive: list[Any] = []  # every tensor met, kept so that no id is reused while tracing
+        self.numbers: set[int] = set()  # the tensors the engine made of numbers written in the program
         for t in arguments:
             if id(t) not in self.by_id:
                 self.trace.inputs.append(self._new(t))
@@ -121,6 +124,8 @@ class Tracer:
             self.trace.steps.append(Step(Detach, (shared,), frozenset(), var, False, None, t.shape))
         else:
             self.trace.captured.append((var, t))
+            if id(t) in self.numbers:
+                self.trace.literals[var.number] = t.data
         return var
 
     # ---- the engine's events ---------------------------------------------------------------------
@@ -144,6 +149,7 @@ class Tracer:
         """A plain number where an op takes a tensor (`x * 2`): the tensor the engine made of it."""
         t = lift(x)
         self.alive.append(t)
+        self.numbers.add(id(t))
         return t
 
     def on_value(self, t: Tensor, value: Any) -> None:
