@@ -105,14 +105,22 @@ def arguments(trace: Trace) -> list[Var]:
     return [*trace.inputs, *(v for v, _ in trace.captured)]
 
 
+def guard_places(trace: Trace) -> dict[int, list[tuple[int, Any]]]:
+    """Each guard (with its number) under the step that computes its value (-1: an argument's), so
+    that it is checked as early as it can be: a later step may fail on the values of another path."""
+    made = {s.out.number: i for i, s in enumerate(trace.steps)}
+    places: dict[int, list[tuple[int, Any]]] = {}
+    for number, guard in enumerate(trace.guards):
+        places.setdefault(made.get(guard.var.number, -1), []).append((number, guard))
+    return places
+
+
 def forward_code(trace: Trace, keep: list[Var]) -> Code:
     code = Code()
     code.add(f"def forward({', '.join(var(v) for v in arguments(trace))}):")
-    guards = sorted(enumerate(trace.guards), key=lambda ig: ig[1].after)
-    g = 0
-    while g < len(guards) and guards[g][1].after < 0:
-        _guard(code, *guards[g])
-        g += 1
+    places = guard_places(trace)
+    for number, guard in places.get(-1, []):
+        _guard(code, number, guard)
     for i, step in enumerate(trace.steps):
         parts = []
         for a in step.args:
@@ -124,9 +132,10 @@ def forward_code(trace: Trace, keep: list[Var]) -> Code:
                 parts.append(code.name("c", a.value))
         fn = code.name("op", step.op.forward)
         code.add(f"    {var(step.out)} = {fn}({', '.join(parts)})", i)
-        while g < len(guards) and guards[g][1].after == i:
-            _guard(code, *guards[g])
-            g += 1
+        for number, guard in places.get(i, []):
+            _guard(code, number, guard)
+        if trace.frees.get(i):  # the memory pass: values nothing later reads (optimizing.free_early)
+            code.add(f"    {' = '.join(var(Var(n)) for n in trace.frees[i])} = None", i)
     code.add(f"    return ({''.join(var(v) + ', ' for v in keep)})")
     return code
 
@@ -143,11 +152,25 @@ def leaves(trace: Trace) -> list[Var]:
     return [v for v in arguments(trace) if v.number in trace.needs_grad]
 
 
+def saved(trace: Trace, outputs: list[Var]) -> list[Var]:
+    """The steps' outputs forward hands back: the function's results, and what backward reads."""
+    made = {s.out.number for s in trace.steps}
+    wanted = {v.number for v in outputs}
+    for step in trace.steps:
+        if step.recorded:
+            wanted.add(step.out.number)
+            wanted.update(
+                x.number for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)
+            )
+    return [Var(n) for n in sorted(wanted & made)]
+
+
 def backward_code(trace: Trace, outputs: list[Var]) -> Code:
     """The generated backward: the seeds of `outputs` in, the gradients of `leaves(trace)` out."""
     code = Code()
     seeds = [f"s{i}" for i in range(len(outputs))]
-    code.add(f"def backward({', '.join([*seeds, *(var(v) for v in arguments(trace)), *stepped(trace)])}):")
+    names = [*seeds, *(var(v) for v in arguments(trace)), *(var(v) for v in saved(trace, outputs))]
+    code.add(f"def backward({', '.join(names)}):")
     wrap, add, fit = code.name("W", _wrap), code.name("acc", _add), code.name("fit", _fit)
     requiring = code.name("R", _wrap_requiring)
     needed = trace.needs_grad
@@ -186,11 +209,6 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
                 n += 1
     code.add(f"    return ({''.join(grad(v) + ', ' for v in leaves(trace))})")
     return code
-
-
-def stepped(trace: Trace) -> list[str]:
-    """The names of the steps' outputs (backward takes them after the arguments)."""
-    return [var(s.out) for s in trace.steps]
 
 
 def is_const(a: Any) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .generating import arguments, leaves
+from .generating import arguments, guard_places, leaves
 from .optimizing import PASSES
 from .tracing import Const, Step, Trace, Var
 
@@ -69,17 +69,18 @@ def listing(name: str, number: int, signature: str, trace: Trace, steps: list[St
         what = "captured" if t.requires_grad or np.size(t.data) != 1 else "constant"
         out.append(f"    t{v.number} = {what} {shown(Const(t.data))}  "
                    f"# {shape_text(trace, v)}, read at each call")  # fmt: skip
-    guards = sorted(trace.guards, key=lambda g: g.after)
-    pending = [g for g in guards if g.after < 0]
-    for g in pending:
-        out.append("    " + line(f"guard {g.how}(t{g.var.number}) == {g.observed!r}", g.site))
+    places = guard_places(replace(trace, steps=steps))
+
+    def guards_under(i: int) -> None:
+        for _, g in places.get(i, []):
+            out.append("    " + line(f"guard {g.how}(t{g.var.number}) == {g.observed!r}", g.site))
+
+    guards_under(-1)
     for i, step in enumerate(steps):
         out.append("    " + line(step_text(step), step.site))
+        guards_under(i)
         if trace.frees.get(i):
             out.append(f"    free {', '.join(f't{n}' for n in trace.frees[i])}")
-        for g in guards:
-            if g.after == i:
-                out.append("    " + line(f"guard {g.how}(t{g.var.number}) == {g.observed!r}", g.site))
     out.append(f"    return {shown_result(trace.result)}")
     grads = leaves(trace)
     if grads:
@@ -120,8 +121,12 @@ def listings(fn: Any, passes: bool = False) -> str:
     """Every cached trace of a StaticFunction, as listings."""
     if not fn.entries:
         return f"static({fn.name}) has no traces yet: call it first\n"
-    write = with_passes if passes else listing
-    return "\n".join(write(fn.name, i + 1, entry.described, entry.trace) for i, entry in enumerate(fn.entries.values()))
+    return "\n".join(
+        with_passes(fn.name, i + 1, entry.described, entry.traced)
+        if passes
+        else listing(fn.name, i + 1, entry.described, entry.trace)
+        for i, entry in enumerate(fn.entries.values())
+    )
 
 
 def info_text(fn: Any) -> str:

@@ -15,6 +15,7 @@ same bit for bit.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from .tracing import Const, Step, Trace, Var
@@ -115,6 +116,11 @@ def constant_fold(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str
             kept.append(Step(Literal, (Const(literal[step.out.number]),), frozenset(), step.out, False, step.site))
             continue
         kept.append(step)
+    decided = [g for g in trace.guards if g.var.number in literal]  # a guard on a constant always holds
+    if decided:
+        trace.guards = [g for g in trace.guards if g.var.number not in literal]
+        notes.append(f"{len(decided)} guard{'s' * (len(decided) != 1)} on constants dropped")
+    trace.literals = literal
     return kept, notes
 
 
@@ -148,11 +154,11 @@ def free_early(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str]]:
             keep.update(v.number for a in step.args for v in used(a))
     last: dict[int, int] = {}
     for i, step in enumerate(steps):
+        last.setdefault(step.out.number, i)  # a value no one reads goes right away
         for a in step.args:
             for v in used(a):
                 last[v.number] = i
-    for g in trace.guards:
-        last[g.var.number] = max(last.get(g.var.number, -1), g.after)
+    # (a guard is checked right under the step that computes its value: generating.guard_places)
     frees: dict[int, list[int]] = {}
     for number, i in last.items():
         if number not in keep and any(s.out.number == number for s in steps):
@@ -169,3 +175,13 @@ PASSES: list[tuple[str, Callable[[Trace, list[Step]], tuple[list[Step], list[str
     ("dead code elimination (again)", dead_code),
     ("free early", free_early),
 ]
+
+
+def optimized(trace: Trace) -> Trace:
+    """The trace after every pass (a copy: the trace as recorded stays as it was)."""
+    copy = replace(trace, guards=[replace(g) for g in trace.guards], frees={})
+    steps = list(copy.steps)
+    for _, run in PASSES:
+        steps, _ = run(copy, steps)
+    copy.steps = steps
+    return copy

@@ -28,7 +28,8 @@ from dglang.autograd.node import Node, is_grad_enabled, recording, updates_in_pl
 from dglang.autograd.op import Op
 from dglang.autograd.tensor import apply
 
-from .generating import GuardFailed, arguments, backward_code, forward_code, leaves
+from .generating import GuardFailed, arguments, backward_code, forward_code, leaves, saved
+from .optimizing import Literal, optimized
 from .tracing import Const, Detach, Trace, Tracer, Var
 
 MAX_TRACES = 8  # per static function; past it calls run dynamically
@@ -65,6 +66,7 @@ class Entry:
     keep: list[Var]
     backward: Callable[..., Any] | None
     source: str = ""  # the generated code that runs (forward, then backward)
+    traced: Trace | None = None  # the trace before the passes
     calls: int = 0
 
 
@@ -159,7 +161,7 @@ class StaticFunction:
             del self.entries[entry.key]
             return FAILED
         entry.calls += 1
-        arrays = dict(zip((v.number for v in entry.keep), out, strict=True))
+        arrays = dict(zip((v.number for v in entry.keep), out, strict=True))  # the steps' outputs it returned
         given = [*tensors, *(t for _, t in trace.captured)]
         sources = {v.number: t for v, t in zip(arguments(trace), given, strict=True)}
         made: dict[int, Tensor] = {}
@@ -169,7 +171,7 @@ class StaticFunction:
             if isinstance(encoded, Var):
                 if encoded.number in made:
                     return made[encoded.number]
-                if encoded.number in sources and encoded.number not in arrays_from_steps:
+                if encoded.number not in arrays:
                     return sources[encoded.number]  # an argument returned as it is: the same tensor
                 t = made[encoded.number] = Tensor(arrays[encoded.number])
                 if grads and encoded.number in trace.needs_grad:
@@ -179,7 +181,6 @@ class StaticFunction:
                 return encoded.value
             return type(encoded)(build(e) for e in encoded)
 
-        arrays_from_steps = {s.out.number for s in trace.steps}
         return build(trace.result)
 
 
@@ -202,15 +203,17 @@ def failure(name: str, guard: Any, now: Any) -> str:
     return f"static({name}) re-traced {name}: {what} was {guard.observed!r} when traced and is {now!r} now"
 
 
-def compile_entry(name: str, key: Any, trace: Trace) -> Entry:
+def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
+    """The trace after the passes, compiled (the trace as recorded is kept for `--passes`)."""
+    trace = optimized(traced)
     outputs = sorted(set(result_vars(trace.result)), key=lambda v: v.number)
-    keep = [Var(n) for n in sorted({v.number for v in outputs} | {s.out.number for s in trace.steps})]
+    keep = saved(trace, outputs)
     forward_source = forward_code(trace, keep)
     backward_source = backward_code(trace, outputs) if leaves(trace) else None
     forward = forward_source.compile("forward")
     backward = backward_source.compile("backward") if backward_source is not None else None
     source = "\n".join(forward_source.lines + (backward_source.lines if backward_source else []))
-    return Entry(key, describe(key), trace, forward, outputs, keep, backward, source)
+    return Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
 
 
 def result_vars(encoded: Any) -> list[Var]:
@@ -307,6 +310,8 @@ class CallRecord:
         for step in trace.steps:
             if step.op is Detach:
                 tensors[step.out.number] = Tensor(tensors[step.args[0].number].data)
+            elif step.op is Literal:
+                tensors[step.out.number] = Tensor(step.args[0].value)
             else:
                 tensors[step.out.number] = apply(step.op, *(given(a) for a in step.args))
         out = tensors[self.entry.outputs[self.output].number]
@@ -319,7 +324,7 @@ def connect(t: Tensor, entry: Entry, v: Var, sources: dict[int, Tensor], arrays:
     """Make `t` (output `v`) the result of a recorded StaticCall node."""
     trace = entry.trace
     inputs = tuple(sources[x.number] for x in leaves(trace))
-    values = [sources[x.number].data for x in arguments(trace)] + [arrays[s.out.number] for s in trace.steps]
+    values = [sources[x.number].data for x in arguments(trace)] + [arrays[v.number] for v in entry.keep]
     record = CallRecord(entry, entry.outputs.index(v), values, inputs)
     made_by = next((s.op.name for s in trace.steps if s.out == v), None)
     t.requires_grad = True

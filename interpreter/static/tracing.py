@@ -97,7 +97,7 @@ class Tracer:
         self.by_id: dict[int, Var] = {}
         self.by_data: dict[int, Var] = {}  # the array a variable holds: `x.detach()` shares it
         self.alive: list[Any] = []  # every tensor met, kept so that no id is reused while tracing
-        self.numbers: set[int] = set()  # the tensors the engine made of numbers written in the program
+        self.literal_vars: dict[tuple[type, Any], Var] = {}  # numbers the program wrote, by value
         for t in arguments:
             if id(t) not in self.by_id:
                 self.trace.inputs.append(self._new(t))
@@ -118,14 +118,24 @@ class Tracer:
         var = self.by_id.get(id(t))
         if var is not None:
             return var
-        shared = self.by_data.get(id(t.data))
+        data = t.data
+        if type(data) in (int, float, bool):  # a number written in the program (`x * 2`): the engine lifted it
+            key = (type(data), data)
+            var = self.literal_vars.get(key)
+            if var is not None:  # the same number again: the same variable
+                self.by_id[id(t)] = var
+                self.alive.append(t)
+                return var
+            var = self.literal_vars[key] = self._new(t)
+            self.trace.captured.append((var, t))
+            self.trace.literals[var.number] = data
+            return var
+        shared = self.by_data.get(id(data))
         var = self._new(t)
-        if shared is not None and not isinstance(t.data, int | float | bool):  # x.detach(): same values, no grad
+        if shared is not None:  # x.detach(): the same values, cut off from the graph
             self.trace.steps.append(Step(Detach, (shared,), frozenset(), var, False, None, t.shape))
         else:
             self.trace.captured.append((var, t))
-            if id(t) in self.numbers:
-                self.trace.literals[var.number] = t.data
         return var
 
     # ---- the engine's events ---------------------------------------------------------------------
@@ -149,7 +159,6 @@ class Tracer:
         """A plain number where an op takes a tensor (`x * 2`): the tensor the engine made of it."""
         t = lift(x)
         self.alive.append(t)
-        self.numbers.add(id(t))
         return t
 
     def on_value(self, t: Tensor, value: Any) -> None:
