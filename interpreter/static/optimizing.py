@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from .tracing import Const, Step, Trace, Var
 
 
@@ -112,7 +114,8 @@ def constant_fold(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str
         if vars_ and all(v.number in literal for v in vars_) and not step.recorded:
             values = [_value(a, literal) for a in step.args]
             literal[step.out.number] = step.op.forward(*values)
-            notes.append(f"t{step.out.number} = {literal[step.out.number]!r}")
+            value = literal[step.out.number]
+            notes.append(f"t{step.out.number} = {value.item() if isinstance(value, np.generic) else value!r}")
             kept.append(Step(Literal, (Const(literal[step.out.number]),), frozenset(), step.out, False, step.site))
             continue
         kept.append(step)
