@@ -15,7 +15,7 @@ import numpy as np
 
 from .generating import arguments, guard_places, leaves
 from .optimizing import PASSES
-from .tracing import Const, Step, Trace, Var
+from .tracing import Const, Pick, RuleCall, Step, Trace, Var
 
 WIDTH = 44  # the column the source comments start at
 
@@ -50,6 +50,11 @@ def line(code: str, site: Any) -> str:
 
 
 def step_text(step: Step) -> str:
+    if step.op is RuleCall:  # t20 = Relu.backward(g=t19, out=t7, t5)
+        op, _, g, out, *rest = step.args
+        return f"t{step.out.number} = {op.value.name}.backward({', '.join(shown(a) for a in (g, out, *rest))})"
+    if step.op is Pick:
+        return f"t{step.out.number} = {shown(step.args[0])}[{step.args[1].value}]"
     params = [shown(a) for a in step.args]
     return f"t{step.out.number} = {step.op.name}({', '.join(params)})"
 
@@ -81,6 +86,9 @@ def listing(name: str, number: int, signature: str, trace: Trace, steps: list[St
         guards_under(i)
         if trace.frees.get(i):
             out.append(f"    free {', '.join(f't{n}' for n in trace.frees[i])}")
+    for what, target, source in trace.effects:
+        value = "None" if source is None else f"t{source.number}"
+        out.append(f"    t{target.number}.{what} = {value}" + ("   (in place)" if what == "data" else ""))
     out.append(f"    return {shown_result(trace.result)}")
     grads = leaves(trace)
     if grads:

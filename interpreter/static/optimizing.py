@@ -39,8 +39,13 @@ def result_vars(encoded: Any) -> list[Var]:
     return []
 
 
+def roots(trace: Trace) -> set[int]:
+    """The variables the caller sees: the result's, and those an effect writes into a tensor."""
+    return {v.number for v in result_vars(trace.result)} | {s.number for _, _, s in trace.effects if s is not None}
+
+
 def dead_code(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str]]:
-    live = {v.number for v in result_vars(trace.result)} | {g.var.number for g in trace.guards}
+    live = roots(trace) | {g.var.number for g in trace.guards}
     kept: list[Step] = []
     dropped = []
     for step in reversed(steps):
@@ -96,6 +101,7 @@ def _rename_rest(trace: Trace, rename: dict[int, Var]) -> None:
     for g in trace.guards:
         g.var = rename.get(g.var.number, g.var)
     trace.result = _renamed_result(trace.result, rename)
+    trace.effects = [(what, t, None if v is None else rename.get(v.number, v)) for what, t, v in trace.effects]
 
 
 def _renamed_result(encoded: Any, rename: dict[int, Var]) -> Any:
@@ -150,7 +156,7 @@ class Literal:
 def free_early(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str]]:
     """Marks, after each step, the forward values no later step, guard or the result reads and
     the backward does not need: the code sets them to None there, so NumPy can reuse their memory."""
-    keep = {v.number for v in result_vars(trace.result)}
+    keep = roots(trace)
     for step in steps:
         if step.recorded:
             keep.add(step.out.number)

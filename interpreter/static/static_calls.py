@@ -24,7 +24,7 @@ from typing import Any
 
 from dglang.autograd import Tensor
 from dglang.autograd.backward import gradient
-from dglang.autograd.node import Node, is_grad_enabled, recording, updates_in_place
+from dglang.autograd.node import Node, is_grad_enabled, recording, updated_in_place, updates_in_place
 from dglang.autograd.op import Op
 from dglang.autograd.tensor import apply
 
@@ -124,7 +124,6 @@ class StaticFunction:
     def trace(self, key: Any, args: list[Any], tensors: list[Tensor]) -> Any:
         start, printed = time.perf_counter(), self.printed()
         tracer = Tracer(tensors)
-        updates = updates_in_place()
         saved = recording.save()
         recording.listen(tracer)
         Tracing.depth += 1
@@ -134,9 +133,8 @@ class StaticFunction:
             Tracing.depth -= 1
             recording.restore(saved)
         trace = tracer.trace
-        if updates_in_place() != updates:
-            tracer.refuse("it updates a tensor in place")
         trace.result = tracer.encode_result(result)
+        tracer.finish()
         self.traces += 1
         if self.printed() != printed:
             self.printed_when_tracing = True
@@ -153,17 +151,21 @@ class StaticFunction:
     # ---- replaying -------------------------------------------------------------------------------
     def replay(self, entry: Entry, tensors: list[Tensor]) -> Any:
         trace = entry.trace
-        values = [t.data for t in tensors] + [t.data for _, t in trace.captured]
-        out = entry.forward(*values)
-        if type(out) is GuardFailed:
-            self.failures.append(failure(self.name, trace.guards[out.number], out.value))
-            self.note(self.failures[-1], None, self.where)
-            del self.entries[entry.key]
-            return FAILED
-        entry.calls += 1
-        arrays = dict(zip((v.number for v in entry.keep), out, strict=True))  # the steps' outputs it returned
         given = [*tensors, *(t for _, t in trace.captured)]
         sources = {v.number: t for v, t in zip(arguments(trace), given, strict=True)}
+        for number, was_none in trace.grad_was_none.items():  # a step that accumulates into .grad
+            t = sources[number]
+            if (t.grad is None) != was_none:
+                return self.failed(entry, f"the .grad of {describe_tensor(t)} was {'None' if was_none else 'set'} "
+                                   f"when traced and is {'set' if was_none else 'None'} now")  # fmt: skip
+        values = [t.data for t in given]
+        for number, leaf in trace.grad_reads.items():
+            values[number_index(trace, number)] = sources[leaf.number].grad.data
+        out = entry.forward(*values)
+        if type(out) is GuardFailed:
+            return self.failed(entry, failure(self.name, trace.guards[out.number], out.value))
+        entry.calls += 1
+        arrays = dict(zip((v.number for v in entry.keep), out, strict=True))  # the steps' outputs it returned
         made: dict[int, Tensor] = {}
         grads = entry.backward is not None and is_grad_enabled() and bool(leaves(trace))
 
@@ -181,10 +183,41 @@ class StaticFunction:
                 return encoded.value
             return type(encoded)(build(e) for e in encoded)
 
-        return build(trace.result)
+        result = build(trace.result)
+        for what, target, source in trace.effects:  # after the result's nodes: they see the old values
+            t = sources[target.number]
+            value = (
+                None
+                if source is None
+                else arrays[source.number]
+                if source.number in arrays
+                else sources[source.number].data
+            )
+            if what == "data":
+                t.data = value
+                updated_in_place(t)
+            else:
+                t.grad = None if value is None else Tensor(value)
+        return result
+
+    def failed(self, entry: Entry, why: str) -> Any:
+        """A guard failed: say so, forget the entry, and let the call trace again."""
+        self.failures.append(why if why.startswith("static(") else f"static({self.name}) re-traced {self.name}: {why}")
+        self.note(self.failures[-1], None, self.where)
+        del self.entries[entry.key]
+        return FAILED
 
 
 FAILED: Any = object()
+
+
+def number_index(trace: Trace, number: int) -> int:
+    """Where variable `number` stands among forward's arguments."""
+    return next(i for i, v in enumerate(arguments(trace)) if v.number == number)
+
+
+def describe_tensor(t: Tensor) -> str:
+    return t.name or f"a {t.describe()}"
 
 
 class Tracing:
@@ -207,7 +240,8 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     """The trace after the passes, compiled (the trace as recorded is kept for `--passes`)."""
     trace = optimized(traced)
     outputs = sorted(set(result_vars(trace.result)), key=lambda v: v.number)
-    keep = saved(trace, outputs)
+    effects = [source for _, _, source in trace.effects if source is not None]
+    keep = saved(trace, [*outputs, *effects])
     forward_source = forward_code(trace, keep)
     backward_source = backward_code(trace, outputs) if leaves(trace) else None
     forward = forward_source.compile("forward")

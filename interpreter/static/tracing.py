@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dglang.autograd import Tensor
+from dglang.autograd.node import is_grad_enabled
 from dglang.autograd.op import Op
 from dglang.autograd.tensor import lift, recording
 
@@ -81,6 +82,12 @@ class Trace:
     needs_grad: set[int] = field(default_factory=set)  # variables that required grad when traced
     result: Any = None  # the function's value, with Vars in place of its tensors (see encode_result)
     refused: str | None = None  # why this run cannot be a static graph (see Tracer.refuse)
+    # What a training step does besides computing its result (see Tracer.finish): each a
+    # (what, tensor's variable, source variable or None): ("data", w, t9) is `w`'s values
+    # replaced in place by t9's, ("grad", w, t12) is `w.grad` set to t12 (None: to None).
+    effects: list[tuple[str, Var, Var | None]] = field(default_factory=list)
+    grad_reads: dict[int, Var] = field(default_factory=dict)  # a captured tensor that was w.grad: w
+    grad_was_none: dict[int, bool] = field(default_factory=dict)  # per tensor requiring grad, when met
     literals: dict[int, Any] = field(default_factory=dict)  # variables holding a number the program wrote
     frees: dict[int, list[int]] = field(default_factory=dict)  # after step i, the values let go (optimizing.py)
 
@@ -97,16 +104,30 @@ class Tracer:
         self.by_id: dict[int, Var] = {}
         self.by_data: dict[int, Var] = {}  # the array a variable holds: `x.detach()` shares it
         self.alive: list[Any] = []  # every tensor met, kept so that no id is reused while tracing
+        self.values: list[Any] = []  # each variable's array when it was made
         self.literal_vars: dict[tuple[type, Any], Var] = {}  # numbers the program wrote, by value
+        self.met: dict[int, tuple[Tensor, Any, Any]] = {}  # per argument or captured variable: its tensor,
+        # with its values and its .grad as they were when met (an update in place replaces them)
+        self.grad_of: dict[int, Var] = {}  # id of a leaf's .grad when a backward pass began: the leaf
+        self.in_rule = False  # between on_visit and on_step: a rule's own ops are not steps
         for t in arguments:
             if id(t) not in self.by_id:
-                self.trace.inputs.append(self._new(t))
+                self.trace.inputs.append(self._met(t))
+
+    def _met(self, t: Tensor) -> Var:
+        """A variable for an argument's or a captured tensor, whose state the trace may change."""
+        var = self._new(t)
+        self.met[var.number] = (t, t.data, t.grad)
+        if t.requires_grad:
+            self.trace.grad_was_none[var.number] = t.grad is None
+        return var
 
     def _new(self, t: Tensor) -> Var:
-        var = Var(len(self.by_id))
+        var = Var(len(self.values))
         self.by_id[id(t)] = var
         self.by_data.setdefault(id(t.data), var)
         self.alive.append(t)
+        self.values.append(t.data)  # (kept, so no array's id is reused while tracing)
         self.trace.shapes[var.number] = t.shape
         self.trace.dtypes[var.number] = t.dtype
         if t.requires_grad:
@@ -117,6 +138,8 @@ class Tracer:
         """The variable of `t`; a tensor not met before is captured (or is a detached copy of one)."""
         var = self.by_id.get(id(t))
         if var is not None:
+            if t.data is not self.values[var.number]:  # updated in place since: its new values
+                return self.by_data.get(id(t.data)) or self._lost(var)
             return var
         data = t.data
         if type(data) in (int, float, bool):  # a number written in the program (`x * 2`): the engine lifted it
@@ -131,15 +154,24 @@ class Tracer:
             self.trace.literals[var.number] = data
             return var
         shared = self.by_data.get(id(data))
-        var = self._new(t)
         if shared is not None:  # x.detach(): the same values, cut off from the graph
+            var = self._new(t)
             self.trace.steps.append(Step(Detach, (shared,), frozenset(), var, False, None, t.shape))
-        else:
-            self.trace.captured.append((var, t))
+            return var
+        var = self._met(t)
+        self.trace.captured.append((var, t))
+        if id(t) in self.grad_of:  # w.grad as it was when `grad` began: read from w at each call
+            self.trace.grad_reads[var.number] = self.grad_of[id(t)]
+        return var
+
+    def _lost(self, var: Var) -> Var:
+        self.refuse("a tensor's values were replaced by ones no op made (an item assignment?)")
         return var
 
     # ---- the engine's events ---------------------------------------------------------------------
     def on_op(self, op: type[Op], args: tuple[Any, ...], out: Tensor) -> None:
+        if self.in_rule:  # the ops of a rule: the rule is one step (on_step)
+            return
         places = input_places(op)
         encoded = []
         for i, a in enumerate(args):
@@ -167,8 +199,68 @@ class Tracer:
             how = "int"
         self.trace.guards.append(Guard(self.var(t), how, value, len(self.trace.steps) - 1, site_now()))
 
+    def on_visit(self, t: Tensor, g: Tensor) -> None:
+        """A backward pass reached t: its rule runs next (a leaf has none)."""
+        if t.grad_fn is not None and is_grad_enabled():
+            self.refuse("it differentiates a gradient (gradient(), or grad with create_graph)")
+        self.in_rule = t.grad_fn is not None
+
+    def on_step(self, t: Tensor, g: Tensor, sent: tuple[Any, ...]) -> None:
+        """t's rule ran: one step that calls it (a rule may compute with NumPy on its inputs' values,
+        which no op would show), and one step picking each gradient it sent."""
+        self.in_rule = False
+        node = t.grad_fn
+        args, requiring = [], []
+        for a in node.args:  # type: ignore[union-attr]
+            if type(a) is Tensor:
+                args.append(self.var(a))
+                requiring.append(a.requires_grad)
+            elif isinstance(a, tuple) and a and all(type(x) is Tensor for x in a):
+                args.append(tuple(self.var(x) for x in a))
+                requiring.append(tuple(x.requires_grad for x in a))
+            else:
+                args.append(Const(a))
+                requiring.append(None)
+        site = getattr(node, "where", None) or site_now()
+        call = Var(len(self.values))
+        self.values.append(None)
+        step_args = (Const(node.op), Const(tuple(requiring)), self.var(g), self.var(t), *args)  # type: ignore[union-attr]
+        self.trace.steps.append(Step(RuleCall, step_args, frozenset(), call, False, site))
+        for i, x in enumerate(sent):
+            if x is not None:
+                self.trace.steps.append(Step(Pick, (call, Const(i)), frozenset(), self._new(x), False, site, x.shape))
+
     def on_backward(self, root: Tensor, seed: Tensor) -> None:
-        self.refuse("it runs a backward pass (`grad` or `gradient`) inside")
+        """A backward pass begins: its rules' ops are traced like any other; the leaves it will
+        accumulate into are met now, and a .grad they hold already is read from them at each call."""
+        stack, seen = [root], {id(root)}
+        while stack:
+            node = stack.pop().grad_fn
+            for t in node.inputs if node is not None else ():
+                if t.requires_grad and id(t) not in seen:
+                    seen.add(id(t))
+                    stack.append(t)
+                    if t.grad_fn is None:
+                        leaf = self.var(t)
+                        if t.grad is not None and id(t.grad) not in self.by_id:
+                            self.grad_of[id(t.grad)] = leaf
+
+    def finish(self) -> None:
+        """After the run: each argument or captured tensor whose values or .grad changed, as an effect."""
+        for number, (t, data, grad) in self.met.items():
+            if t.data is not data:
+                source = self.by_data.get(id(t.data))
+                if source is None:
+                    self._lost(Var(number))
+                else:
+                    self.trace.effects.append(("data", Var(number), source))
+            if t.grad is not grad:
+                if t.grad is None:
+                    self.trace.effects.append(("grad", Var(number), None))
+                elif id(t.grad) in self.by_id:
+                    self.trace.effects.append(("grad", Var(number), self.by_id[id(t.grad)]))
+                else:
+                    self.refuse("a .grad was set to a tensor the trace did not make")
 
     def refuse(self, why: str) -> None:
         if self.trace.refused is None:
@@ -195,6 +287,41 @@ class Detach(Op):
     @staticmethod
     def forward(x: Any) -> Any:
         return x
+
+
+class RuleCall:
+    """A step of a backward pass run inside the function: an op's rule, called as backward.py calls
+    it, on tensors made of the arrays (`requiring` says which required grad: a rule skips the
+    others). Its value is the tuple of the arrays it sent (None where it sent none)."""
+
+    name = "Rule"
+    rules: tuple[str, ...] = ()
+    backward = None
+
+    @staticmethod
+    def forward(op: type[Op], requiring: tuple[Any, ...], g: Any, out: Any, *args: Any) -> tuple[Any, ...]:
+        given = []
+        for a, r in zip(args, requiring, strict=True):
+            if r is None:
+                given.append(a)
+            elif isinstance(r, tuple):
+                given.append(tuple(Tensor(x, requires_grad=f) for x, f in zip(a, r, strict=True)))
+            else:
+                given.append(Tensor(a, requires_grad=r))
+        sent = op.backward(Tensor(g), Tensor(out), *given)  # type: ignore[misc]
+        return tuple(None if x is None else x.data for x in sent)
+
+
+class Pick:
+    """One gradient of a RuleCall's tuple."""
+
+    name = "Pick"
+    rules: tuple[str, ...] = ()
+    backward = None
+
+    @staticmethod
+    def forward(sent: tuple[Any, ...], i: int) -> Any:
+        return sent[i]
 
 
 def site_now() -> Any:
