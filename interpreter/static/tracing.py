@@ -178,8 +178,11 @@ class Tracer:
             if i in places:
                 if isinstance(a, list | tuple):  # a variadic op's list of inputs
                     encoded.append(tuple(self.var(lift(x) if type(x) is not Tensor else x) for x in a))
-                else:
+                elif type(a) is Tensor or type(a) in (int, float, bool):
                     encoded.append(self.var(a if type(a) is Tensor else self._constant(a)))
+                else:  # an array the engine computed from values with NumPy: the trace cannot follow it
+                    self.refuse(f"the engine gave {op.name} a value computed outside its ops")
+                    encoded.append(self.var(self._constant(a)))
             elif type(a) is Tensor:  # where's condition: its values
                 encoded.append(self.var(a))
             else:

@@ -176,3 +176,58 @@ def test_the_listing_escapes_control_characters_of_the_source() -> None:
     _, _, session = run("def f(x):\n    return x + 1  # \u200b\ng = static(f)\ng(tensor(1.0))\n")
     text = listings(static_of(session, "g"))
     assert "\u200b" not in text and "\\u200b" in text and "t2 = Add(t0, t1)" in text
+
+
+def test_softmax_and_logsumexp_follow_new_values() -> None:
+    """Their shift (the largest value) is computed with tensor ops, so the trace recomputes it."""
+    out, err, session = run("""
+    def f(x):
+        return x.log_softmax() + x.softmax() + logsumexp(x)
+    g = static(f)
+    for values in [[1.0, 2.0, 3.0], [5.0, -2.0, 3.0], [-inf, -inf, 3.0]]:
+        print(g(tensor(values)), f(tensor(values)))
+    """)
+    for line in out.splitlines():
+        static, dynamic = line.split(") tensor(")
+        assert static + ")" == "tensor(" + dynamic, line
+    assert static_of(session, "g").traces == 1, err  # type: ignore[attr-defined]
+
+
+TRAINING = """
+seed(0)
+X, y = moons(64, noise=0.1)
+W1 = randn(2, 16) * 0.5
+W1.requires_grad = True
+b1 = zeros(16, requires_grad=True)
+W2 = randn(16, 1) * 0.5
+W2.requires_grad = True
+b2 = zeros(1, requires_grad=True)
+params = [W1, b1, W2, b2]
+
+def step(X, y):
+    h = (X @ W1 + b1).relu()
+    s = (h @ W2 + b2).reshape(-1)
+    loss = (1 + (-y * s).exp()).log().mean()
+    zero_grad(params)
+    grad loss
+    with no_grad:
+        for p in params:
+            p -= 0.5 * p.grad
+    return loss
+
+fast = static(step)
+for i in range(12):
+    loss = fast(X, y)
+    print(loss.item())
+print(W1, b2, W2.grad)
+"""
+
+
+def test_a_training_step_with_grad_and_updates_in_place_gives_the_dynamic_numbers() -> None:
+    static_out, err, session = run(TRAINING)
+    dynamic_out, _, _ = run(TRAINING.replace("fast = static(step)", "fast = step"))
+    assert static_out == dynamic_out
+    fn = static_of(session, "fast")
+    assert fn.traces == 2, err  # type: ignore[attr-defined]  # the second: W1.grad is no longer None
+    assert "the .grad of W1 was None when traced and is set now" in err
+    assert next(iter(fn.entries.values())).calls == 11  # type: ignore[attr-defined]
