@@ -132,15 +132,6 @@ def graph_parser() -> argparse.ArgumentParser:
     return p
 
 
-def static_parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(prog="dg static", description="Run a program; print the code each trace of static(NAME) became.")
-    p.add_argument("file", help="the program to run")
-    p.add_argument("--fn", required=True, metavar="NAME", help="the function the program wraps in static(...)")
-    p.add_argument("--passes", action="store_true", help="show the code before and after each pass")
-    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
-    return p
-
-
 def test_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog="dg test",
@@ -260,9 +251,9 @@ def dispatch(argv: list[str]) -> int:
     if command == "graph":
         return graph_command(graph_parser().parse_args(argv[1:]), debug)
     if command == "static":
-        from .static_command import show
+        from .static_command import show, static_parser
 
-        args = static_parser().parse_args(argv[1:])
+        args = static_parser(ArgumentParser, DEFAULT_MAX_OUTPUT).parse_args(argv[1:])
         args.debug = debug
         return show(args, new_session, run_file, report)
     if command == "test":
