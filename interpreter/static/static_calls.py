@@ -23,14 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.backward import gradient
-from dglang.autograd.node import Node, is_grad_enabled, recording, updated_in_place, updates_in_place
-from dglang.autograd.op import Op
-from dglang.autograd.tensor import apply
+from dglang.autograd.node import is_grad_enabled, recording
 
-from .generating import GuardFailed, arguments, backward_code, forward_code, leaves, saved
-from .optimizing import Literal, optimized
-from .tracing import Const, Detach, Trace, Tracer, Var
+from .generating import GuardFailed, backward_code, forward_code, leaves, saved
+from .optimizing import optimized
+from .replaying import make_plan, replay
+from .tracing import Trace, Tracer, Var
 
 MAX_TRACES = 8  # per static function; past it calls run dynamically
 
@@ -67,6 +65,8 @@ class Entry:
     backward: Callable[..., Any] | None
     source: str = ""  # the generated code that runs (forward, then backward)
     traced: Trace | None = None  # the trace before the passes
+    plan: Any = None  # what a replay looks up (replaying.Plan)
+    made_by: dict[int, str] = field(default_factory=dict)  # each step's output: its op's name
     calls: int = 0
 
 
@@ -150,54 +150,11 @@ class StaticFunction:
 
     # ---- replaying -------------------------------------------------------------------------------
     def replay(self, entry: Entry, tensors: list[Tensor]) -> Any:
-        trace = entry.trace
-        given = [*tensors, *(t for _, t in trace.captured)]
-        sources = {v.number: t for v, t in zip(arguments(trace), given, strict=True)}
-        for number, was_none in trace.grad_was_none.items():  # a step that accumulates into .grad
-            t = sources[number]
-            if (t.grad is None) != was_none:
-                return self.failed(entry, f"the .grad of {describe_tensor(t)} was {'None' if was_none else 'set'} "
-                                   f"when traced and is {'set' if was_none else 'None'} now")  # fmt: skip
-        values = [t.data for t in given]
-        for number, leaf in trace.grad_reads.items():
-            values[number_index(trace, number)] = sources[leaf.number].grad.data
-        out = entry.forward(*values)
-        if type(out) is GuardFailed:
-            return self.failed(entry, failure(self.name, trace.guards[out.number], out.value))
-        entry.calls += 1
-        arrays = dict(zip((v.number for v in entry.keep), out, strict=True))  # the steps' outputs it returned
-        made: dict[int, Tensor] = {}
-        grads = entry.backward is not None and is_grad_enabled() and bool(leaves(trace))
-
-        def build(encoded: Any) -> Any:
-            if isinstance(encoded, Var):
-                if encoded.number in made:
-                    return made[encoded.number]
-                if encoded.number not in arrays:
-                    return sources[encoded.number]  # an argument returned as it is: the same tensor
-                t = made[encoded.number] = Tensor(arrays[encoded.number])
-                if grads and encoded.number in trace.needs_grad:
-                    connect(t, entry, encoded, sources, arrays)
-                return t
-            if isinstance(encoded, Const):
-                return encoded.value
-            return type(encoded)(build(e) for e in encoded)
-
-        result = build(trace.result)
-        for what, target, source in trace.effects:  # after the result's nodes: they see the old values
-            t = sources[target.number]
-            value = (
-                None
-                if source is None
-                else arrays[source.number]
-                if source.number in arrays
-                else sources[source.number].data
-            )
-            if what == "data":
-                t.data = value
-                updated_in_place(t)
-            else:
-                t.grad = None if value is None else Tensor(value)
+        result = replay(entry, tensors)
+        if type(result) is GuardFailed:
+            return self.failed(entry, failure(self.name, entry.trace.guards[result.number], result.value))
+        if type(result) is str:
+            return self.failed(entry, result)
         return result
 
     def failed(self, entry: Entry, why: str) -> Any:
@@ -209,15 +166,6 @@ class StaticFunction:
 
 
 FAILED: Any = object()
-
-
-def number_index(trace: Trace, number: int) -> int:
-    """Where variable `number` stands among forward's arguments."""
-    return next(i for i, v in enumerate(arguments(trace)) if v.number == number)
-
-
-def describe_tensor(t: Tensor) -> str:
-    return t.name or f"a {t.describe()}"
 
 
 class Tracing:
@@ -247,7 +195,10 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     forward = forward_source.compile("forward")
     backward = backward_source.compile("backward") if backward_source is not None else None
     source = "\n".join(forward_source.lines + (backward_source.lines if backward_source else []))
-    return Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
+    entry = Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
+    entry.plan = make_plan(trace, keep, outputs)
+    entry.made_by = {s.out.number: s.op.name for s in trace.steps}
+    return entry
 
 
 def result_vars(encoded: Any) -> list[Var]:
@@ -275,93 +226,3 @@ def describe(key: Any) -> str:
 
     args, grad_mode = key
     return f"({', '.join(one(a) for a in args)})" + ("" if grad_mode else " under no_grad")
-
-
-# ---- the node a static call's result hangs from ----------------------------------------------------
-class StaticCall(Op):
-    """A static function's call: its rule is the trace's generated backward."""
-
-    inputs = ("x",)
-    variadic = True
-    rules = ("the generated backward of the trace",)
-
-    @staticmethod
-    def forward(x: Any) -> Any:  # never applied: a static call makes its node itself
-        raise TypeError("StaticCall is made by static(f), not applied")
-
-    @staticmethod
-    def backward(g: Tensor, out: Tensor, inputs: tuple[Tensor, ...], call: Any) -> tuple[Any, ...]:
-        return call.gradients(g)
-
-
-_NAMED: dict[str, type[StaticCall]] = {}
-
-
-def static_call_op(made_by: str | None) -> type[StaticCall]:
-    """StaticCall under the name of the op that made the output in the trace, so that the result
-    prints as the dynamic function's does (`grad_fn=<MulBackward>`)."""
-    if made_by is None:
-        return StaticCall
-    op = _NAMED.get(made_by)
-    if op is None:
-        op = _NAMED[made_by] = type(made_by, (StaticCall,), {"__doc__": StaticCall.__doc__})
-    return op
-
-
-@dataclass
-class CallRecord:
-    """What one output's rule needs: the entry, which output it is, and the forward's arrays."""
-
-    entry: Entry
-    output: int
-    values: list[Any]
-    inputs: tuple[Tensor, ...]  # the tensors gradients flow to (the node's inputs)
-
-    def gradients(self, g: Tensor) -> tuple[Any, ...]:
-        if is_grad_enabled():  # the caller builds a graph of the gradients (gradient(), or create_graph)
-            return self.differentiable(g)
-        seeds: list[Any] = [None] * len(self.entry.outputs)
-        seeds[self.output] = g
-        sent = tuple(self.entry.backward(*seeds, *self.values))  # type: ignore[misc]
-        return sent
-
-    def differentiable(self, g: Tensor) -> tuple[Any, ...]:
-        """The gradients as a graph of their own: the trace's steps applied again through the
-        engine (recording, each with its own rule), then differentiated by the engine, so a
-        gradient of this gradient is exact. Only higher-order uses pay for it."""
-        trace, inputs = self.entry.trace, self.inputs
-        tensors: dict[int, Any] = {v.number: t for v, t in zip(leaves(trace), inputs, strict=True)}
-        for v, value in zip(arguments(trace), self.values, strict=False):
-            tensors.setdefault(v.number, Tensor(value))
-
-        def given(a: Any) -> Any:
-            if isinstance(a, Var):
-                return tensors[a.number]
-            if isinstance(a, tuple):
-                return [tensors[x.number] for x in a]
-            return a.value
-
-        for step in trace.steps:
-            if step.op is Detach:
-                tensors[step.out.number] = Tensor(tensors[step.args[0].number].data)
-            elif step.op is Literal:
-                tensors[step.out.number] = Tensor(step.args[0].value)
-            else:
-                tensors[step.out.number] = apply(step.op, *(given(a) for a in step.args))
-        out = tensors[self.entry.outputs[self.output].number]
-        if not out.requires_grad:
-            return (None,) * len(inputs)
-        return tuple(gradient(out, list(inputs), seed=g))
-
-
-def connect(t: Tensor, entry: Entry, v: Var, sources: dict[int, Tensor], arrays: dict[int, Any]) -> None:
-    """Make `t` (output `v`) the result of a recorded StaticCall node."""
-    trace = entry.trace
-    inputs = tuple(sources[x.number] for x in leaves(trace))
-    values = [sources[x.number].data for x in arguments(trace)] + [arrays[v.number] for v in entry.keep]
-    record = CallRecord(entry, entry.outputs.index(v), values, inputs)
-    made_by = next((s.op.name for s in trace.steps if s.out == v), None)
-    t.requires_grad = True
-    t.grad_fn = node = Node(static_call_op(made_by), inputs, (inputs, record), updates_in_place())
-    if recording.where is not None:
-        node.where, node.call = recording.where, recording.call

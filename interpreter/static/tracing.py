@@ -15,6 +15,9 @@ its values as they are then. Nothing else is kept: no text of the program ever b
 from __future__ import annotations
 
 import inspect
+import re
+import sys
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -203,14 +206,18 @@ class Tracer:
         self.trace.guards.append(Guard(self.var(t), how, value, len(self.trace.steps) - 1, site_now()))
 
     def on_visit(self, t: Tensor, g: Tensor) -> None:
-        """A backward pass reached t: its rule runs next (a leaf has none)."""
+        """A backward pass reached t: its rule runs next (a leaf has none). A rule written with
+        tensor ops alone is traced op by op; any other is one step (on_step)."""
         if t.grad_fn is not None and is_grad_enabled():
             self.refuse("it differentiates a gradient (gradient(), or grad with create_graph)")
-        self.in_rule = t.grad_fn is not None
+        self.in_rule = t.grad_fn is not None and not traceable(t.grad_fn.op)
 
     def on_step(self, t: Tensor, g: Tensor, sent: tuple[Any, ...]) -> None:
-        """t's rule ran: one step that calls it (a rule may compute with NumPy on its inputs' values,
-        which no op would show), and one step picking each gradient it sent."""
+        """t's rule ran. Unless its ops were traced: one step that calls it (the rule computes with
+        NumPy on its inputs' values, which no op would show, and may branch on them), and one step
+        picking each gradient it sent."""
+        if not self.in_rule:
+            return
         self.in_rule = False
         node = t.grad_fn
         args, requiring = [], []
@@ -290,6 +297,34 @@ class Detach(Op):
     @staticmethod
     def forward(x: Any) -> Any:
         return x
+
+
+_TRACEABLE: dict[type, bool] = {}
+NUMPY_ON_VALUES = re.compile(r"\.data\b(?!\.(?:ndim|shape)\b)|\bnp\.(?!broadcast_shapes\b|argsort\b)")
+
+
+def traceable(op: type[Op]) -> bool:
+    """Whether op's rule computes with tensor ops alone (NumPy on shapes aside), in its own code
+    and in the functions of its module it calls: then its ops, traced, are the rule at every call."""
+    known = _TRACEABLE.get(op)
+    if known is None:
+        known = _TRACEABLE[op] = _pure(op.backward, vars(sys.modules[op.__module__]), set())
+    return known
+
+
+def _pure(fn: Any, scope: dict[str, Any], seen: set[Any]) -> bool:
+    seen.add(fn)
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return False
+    if NUMPY_ON_VALUES.search(source):
+        return False
+    for name in re.findall(r"(?<![.\w])([A-Za-z_]\w*)\(", source):
+        helper = scope.get(name)
+        if inspect.isfunction(helper) and helper not in seen and not _pure(helper, scope, seen):
+            return False
+    return True
 
 
 class RuleCall:
