@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .generating import arguments, guard_places, leaves
+from .generating import guard_places, leaves
 from .optimizing import PASSES
 from .tracing import Const, Pick, RuleCall, Step, Trace, Var
 
@@ -127,29 +127,37 @@ def with_passes(name: str, number: int, signature: str, trace: Trace) -> str:
 
 def listings(fn: Any, passes: bool = False) -> str:
     """Every cached trace of a StaticFunction, as listings."""
-    if not fn.entries:
+    if not fn.cached():
         return f"static({fn.name}) has no traces yet: call it first\n"
     return "\n".join(
-        with_passes(fn.name, i + 1, entry.described, entry.traced)
+        with_passes(fn.name, entry.number, entry.described, entry.traced)
         if passes
-        else listing(fn.name, i + 1, entry.described, entry.trace)
-        for i, entry in enumerate(fn.entries.values())
+        else listing(fn.name, entry.number, entry.described, entry.trace)
+        for entry in fn.cached()
     )
 
 
-def info_text(fn: Any) -> str:
+def info_text(fn: Any, timing: bool = True) -> str:
     """static_info(f): traces, cache entries, guard failures and time, like torch._dynamo.explain."""
-    out = [f"static({fn.name}): {fn.traces} trace{'s' * (fn.traces != 1)}, {len(fn.entries)} in the cache"]
-    for i, entry in enumerate(fn.entries.values()):
+    cached = fn.cached()
+    out = [f"static({fn.name}): {plural(fn.traces, 'trace')}, {len(cached)} in the cache"]
+    for entry in cached:
         t = entry.trace
+        captured = [n for n in (v.number for v, _ in t.captured) if n not in t.literals and n not in t.fresh]
         out.append(
-            f"  {i + 1}. {fn.name}{entry.described}: {len(t.steps)} ops, {len(t.guards)} guards, "
-            f"{len(arguments(t)) - len(t.inputs)} captured, called {entry.calls} times"
+            f"  trace {entry.number}: {fn.name}{entry.described}: {plural(len(t.steps), 'op')}, "
+            f"{plural(len(t.guards), 'guard')}, {plural(len(captured), 'tensor')} captured, "
+            f"{plural(entry.calls, 'call')}"
         )
     out.append(f"  guard failures: {len(fn.failures)}")
     out.extend(f"    {f}" for f in fn.failures)
     if fn.dynamic_calls:
         out.append(f"  calls run dynamically: {fn.dynamic_calls}")
-    tracing, running = fn.tracing_time * 1000, fn.running_time * 1000
-    out.append(f"  time tracing: {tracing:.1f} ms; running generated code: {running:.1f} ms")
+    if timing:
+        tracing, running = fn.tracing_time * 1000, fn.running_time * 1000
+        out.append(f"  time tracing: {tracing:.1f} ms; running generated code: {running:.1f} ms")
     return "\n".join(out) + "\n"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"

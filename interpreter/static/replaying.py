@@ -52,18 +52,22 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
         grad_reads=[(places[n], places[leaf.number]) for n, leaf in trace.grad_reads.items()],
         effects=effects,
         leaf_places=[places[v.number] for v in leaves(trace)],
-        result=builder(trace.result, places, kept, trace.needs_grad),
+        result=builder(trace.result, places, kept, trace.needs_grad, trace.fresh),
         outputs=[v.number for v in outputs],
     )
 
 
-def builder(encoded: Any, places: dict[int, int], kept: dict[int, int], needs_grad: set[int]) -> Callable[..., Any]:
+def builder(
+    encoded: Any, places: dict[int, int], kept: dict[int, int], needs_grad: set[int], fresh: set[int]
+) -> Callable[..., Any]:
     """A function (given, out, connect) -> the value, for the encoded result (see Tracer.encode_result)."""
     if isinstance(encoded, Var):
         number = encoded.number
-        if number not in kept:  # an argument or captured tensor returned as it is: the same tensor
+        if number not in kept:
             place = places[number]
-            return lambda given, out, connect: given[place]
+            if number in fresh:  # a tensor the function made: a new one at each call, as it would be
+                return lambda given, out, connect: Tensor(given[place].data, requires_grad=given[place].requires_grad)
+            return lambda given, out, connect: given[place]  # an argument returned as it is: the same tensor
         index, grads = kept[number], number in needs_grad
 
         def tensor(given: list[Tensor], out: tuple[Any, ...], connect: Any) -> Tensor:
@@ -76,7 +80,7 @@ def builder(encoded: Any, places: dict[int, int], kept: dict[int, int], needs_gr
     if isinstance(encoded, Const):
         value = encoded.value
         return lambda given, out, connect: value
-    parts, kind = [builder(e, places, kept, needs_grad) for e in encoded], type(encoded)
+    parts, kind = [builder(e, places, kept, needs_grad, fresh) for e in encoded], type(encoded)
     return lambda given, out, connect: kind(p(given, out, connect) for p in parts)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -11,7 +14,37 @@ from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.runtime import Builtin, CallContext, Function
 
 from .listing import info_text
-from .static_calls import StaticFunction
+from .static_calls import StaticFunction, Tracing
+
+MAKERS = (
+    "tensor",
+    "zeros",
+    "ones",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "arange",
+    "linspace",
+    "eye",
+    "randn",
+    "rand",
+    "moons",
+)
+RANDOM = frozenset(("randn", "rand", "moons", "seed"))
+
+
+def telling(fn: Callable[..., Any], random: bool) -> Callable[..., Any]:
+    """`fn`, a builtin that makes tensors, telling each tracer at work what it made."""
+
+    @functools.wraps(fn)
+    def make(*args: Any, **kwargs: Any) -> Any:
+        made = fn(*args, **kwargs)
+        for tracer in Tracing.tracers:
+            tracer.created(made, random)
+        return made
+
+    return make
+
 
 MADE: WeakKeyDictionary[Session, list[StaticFunction]] = WeakKeyDictionary()
 
@@ -64,7 +97,7 @@ def install(session: Session) -> None:
     def note(message: str, help: str | None, where: Any) -> None:
         session.warn(DGError("Note", message, where, help=help))
 
-    def static_info(f: Any) -> None:
+    def static_info(f: Any, timing: bool = True) -> None:
         """Print what static(f) did: its traces, cache entries with their signatures, guard failures, time.
 
         >>> static_info(static(f))
@@ -73,11 +106,15 @@ def install(session: Session) -> None:
         fn = static_function(f)
         if fn is None:
             raise DGError("TypeError", f"static_info() describes a function static() made, not {type_name(f)}")
-        session.write(info_text(fn))
+        session.write(info_text(fn, timing=bool(timing)))
 
+    for name in MAKERS:  # a tracer must know the tensors a function makes (tracing.Tracer.created)
+        made = session.builtins.vars.get(name)
+        if isinstance(made, Builtin):
+            session.builtins.vars[name] = replace(made, fn=telling(made.fn, name in RANDOM))
     session.add_builtins(
         {
             "static": Builtin("static", static, "static(f)", wants_context=True),
-            "static_info": Builtin("static_info", static_info, "static_info(f)"),
+            "static_info": Builtin("static_info", static_info, "static_info(f, timing=True)"),
         }
     )

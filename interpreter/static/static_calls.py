@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dglang.autograd import Tensor
 from dglang.autograd.node import is_grad_enabled, recording
@@ -68,6 +68,7 @@ class Entry:
     plan: Any = None  # what a replay looks up (replaying.Plan)
     made_by: dict[int, str] = field(default_factory=dict)  # each step's output: its op's name
     calls: int = 0
+    number: int = 0  # which trace of the function it is, from 1
 
 
 @dataclass
@@ -77,7 +78,8 @@ class StaticFunction:
     name: str
     call_dynamic: Callable[[list[Any]], Any]  # f called the ordinary way
     note: Callable[[str, str | None, Any], None]  # (message, help, where): a one-line report
-    entries: dict[Any, Entry] = field(default_factory=dict)
+    entries: dict[Any, list[Entry]] = field(default_factory=dict)  # by signature: its traces, each guarded
+    refused: dict[Any, str] = field(default_factory=dict)  # signatures whose trace could not be used
     traces: int = 0
     failures: list[str] = field(default_factory=list)
     noted: set[str] = field(default_factory=set)
@@ -98,22 +100,36 @@ class StaticFunction:
             self.once(f"static({self.name}) runs {self.name} dynamically: an argument is a {e}, which a trace "
                       "cannot key its cache on", None)  # fmt: skip
             return self.call_dynamic(args)
-        entry = self.entries.get(key)
-        if entry is not None:
+        failed: Any = None
+        for entry in reversed(self.entries.get(key, [])):  # the latest trace first
             start = time.perf_counter()
-            result = self.replay(entry, tensors)
+            result = replay(entry, tensors)
             self.running_time += time.perf_counter() - start
-            if result is not FAILED:
+            if type(result) is GuardFailed:
+                failed = failed or failure(self.name, entry.trace.guards[result.number], result.value)
+            elif type(result) is str:
+                failed = failed or f"static({self.name}) re-traced {self.name}: {result}"
+            else:
                 if self.printed_when_tracing:
                     self.once(f"static({self.name}) did not print this time: a static function's print runs only "
                               "when it is traced, not on each call (as in JAX and torch.compile)", None)  # fmt: skip
                 return result
+        if key in self.refused:
+            self.dynamic_calls += 1
+            return self.call_dynamic(args)
         if self.traces >= MAX_TRACES:
             self.once(f"static({self.name}) has been traced {MAX_TRACES} times; from now on it runs dynamically",
                       "give it arguments of the same shapes, or fewer values that change its path")  # fmt: skip
             self.dynamic_calls += 1
             return self.call_dynamic(args)
+        if failed is not None:  # every trace of this signature guarded against these values
+            self.failures.append(failed)
+            self.note(failed, None, self.where)
         return self.trace(key, args, tensors)
+
+    def cached(self) -> list[Entry]:
+        """Every trace in the cache, in the order they were made."""
+        return sorted((e for entries in self.entries.values() for e in entries), key=lambda e: e.number)
 
     def once(self, message: str, help: str | None) -> None:
         if message not in self.noted:
@@ -127,10 +143,12 @@ class StaticFunction:
         saved = recording.save()
         recording.listen(tracer)
         Tracing.depth += 1
+        Tracing.tracers.append(tracer)
         try:
             result = self.call_dynamic(args)
         finally:
             Tracing.depth -= 1
+            Tracing.tracers.remove(tracer)
             recording.restore(saved)
         trace = tracer.trace
         trace.result = tracer.encode_result(result)
@@ -141,35 +159,19 @@ class StaticFunction:
         if trace.refused is not None:
             self.once(f"static({self.name}) runs {self.name} dynamically: {trace.refused}, which its trace "
                       "cannot replay yet", None)  # fmt: skip
+            self.refused[key] = trace.refused
             self.dynamic_calls += 1
         else:
-            self.entries[key] = compile_entry(self.name, key, trace)
-            self.entries[key].calls = 1
+            entry = compile_entry(self.name, key, trace)
+            entry.calls, entry.number = 1, self.traces
+            self.entries.setdefault(key, []).append(entry)
         self.tracing_time += time.perf_counter() - start
         return result
-
-    # ---- replaying -------------------------------------------------------------------------------
-    def replay(self, entry: Entry, tensors: list[Tensor]) -> Any:
-        result = replay(entry, tensors)
-        if type(result) is GuardFailed:
-            return self.failed(entry, failure(self.name, entry.trace.guards[result.number], result.value))
-        if type(result) is str:
-            return self.failed(entry, result)
-        return result
-
-    def failed(self, entry: Entry, why: str) -> Any:
-        """A guard failed: say so, forget the entry, and let the call trace again."""
-        self.failures.append(why if why.startswith("static(") else f"static({self.name}) re-traced {self.name}: {why}")
-        self.note(self.failures[-1], None, self.where)
-        del self.entries[entry.key]
-        return FAILED
-
-
-FAILED: Any = object()
 
 
 class Tracing:
     depth = 0  # static functions tracing right now (nested calls run dynamically)
+    tracers: ClassVar[list[Tracer]] = []  # their tracers, innermost last (told of the tensors builtins make)
 
 
 def failure(name: str, guard: Any, now: Any) -> str:

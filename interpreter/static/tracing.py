@@ -91,6 +91,7 @@ class Trace:
     effects: list[tuple[str, Var, Var | None]] = field(default_factory=list)
     grad_reads: dict[int, Var] = field(default_factory=dict)  # a captured tensor that was w.grad: w
     grad_was_none: dict[int, bool] = field(default_factory=dict)  # per tensor requiring grad, when met
+    fresh: set[int] = field(default_factory=set)  # tensors the function made (zeros(3)): new ones each call
     literals: dict[int, Any] = field(default_factory=dict)  # variables holding a number the program wrote
     frees: dict[int, list[int]] = field(default_factory=dict)  # after step i, the values let go (optimizing.py)
 
@@ -113,6 +114,7 @@ class Tracer:
         # with its values and its .grad as they were when met (an update in place replaces them)
         self.grad_of: dict[int, Var] = {}  # id of a leaf's .grad when a backward pass began: the leaf
         self.in_rule = False  # between on_visit and on_step: a rule's own ops are not steps
+        self.made: dict[int, Tensor] = {}  # tensors the function made, by id: a private copy of each
         for t in arguments:
             if id(t) not in self.by_id:
                 self.trace.inputs.append(self._met(t))
@@ -161,11 +163,28 @@ class Tracer:
             var = self._new(t)
             self.trace.steps.append(Step(Detach, (shared,), frozenset(), var, False, None, t.shape))
             return var
+        private = self.made.get(id(t))
+        if private is not None:  # made by the function: its values as made, a new tensor at each call
+            var = self._new(t)
+            self.trace.captured.append((var, private))
+            self.trace.fresh.add(var.number)
+            return var
         var = self._met(t)
         self.trace.captured.append((var, t))
         if id(t) in self.grad_of:  # w.grad as it was when `grad` began: read from w at each call
             self.trace.grad_reads[var.number] = self.grad_of[id(t)]
         return var
+
+    def created(self, made: Any, random: bool) -> None:
+        """A builtin made tensors (zeros, tensor, randn): told by the wrapper static_builtins puts
+        around them. Random ones cannot be replayed (each call would draw new numbers)."""
+        if random:
+            self.refuse("it draws random numbers (randn, rand, seed or moons), new ones at each call")
+        for t in made if isinstance(made, tuple | list) else (made,):
+            if isinstance(t, Tensor):
+                private = Tensor(t.data, requires_grad=t.requires_grad)
+                self.made[id(t)] = private
+                self.alive.append(t)
 
     def _lost(self, var: Var) -> Var:
         self.refuse("a tensor's values were replaced by ones no op made (an item assignment?)")

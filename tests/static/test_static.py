@@ -52,7 +52,7 @@ def test_a_guard_that_fails_retraces_with_a_note_and_the_result_follows_the_new_
 def test_a_replay_runs_the_generated_code_not_the_function() -> None:
     out, _, session = run(BRANCH + "for i in range(5):\n    y = g(tensor([1.0, float(i)]))\nprint(y)\n")
     fn = static_of(session, "g")
-    assert fn.traces == 1 and next(iter(fn.entries.values())).calls == 5  # type: ignore[attr-defined]
+    assert fn.traces == 1 and fn.cached()[-1].calls == 5  # type: ignore[attr-defined]
     assert out == "tensor([2., 8.])\n"
 
 
@@ -164,7 +164,7 @@ def test_injection_through_names_strings_and_numbers_fails(body: str) -> None:
     out, err, session = run(program)
     fn = static_of(session, "g")
     assert fn.entries, err  # type: ignore[attr-defined]
-    for entry in fn.entries.values():  # type: ignore[attr-defined]
+    for entry in fn.cached():  # type: ignore[attr-defined]
         for line in entry.source.splitlines():
             assert ALLOWED.fullmatch(line.strip()), line
     assert "pwned" not in out
@@ -230,4 +230,39 @@ def test_a_training_step_with_grad_and_updates_in_place_gives_the_dynamic_number
     fn = static_of(session, "fast")
     assert fn.traces == 2, err  # type: ignore[attr-defined]  # the second: W1.grad is no longer None
     assert "the .grad of W1 was None when traced and is set now" in err
-    assert next(iter(fn.entries.values())).calls == 11  # type: ignore[attr-defined]
+    assert fn.cached()[-1].calls == 11  # type: ignore[attr-defined]
+
+
+def test_a_tensor_the_function_makes_is_a_new_one_at_each_call() -> None:
+    out, err, _ = run("""
+    def layer(n):
+        W = zeros(n, requires_grad=True)
+        b = tensor([1.0, 2.0]) * 2
+        return W, b
+    make = static(layer)
+    W1, b1 = make(2)
+    W2, b2 = make(2)
+    with no_grad:
+        W1 += 5
+    print(W1, W2, b2)
+    print(make(2)[0])
+    """)
+    assert out == (
+        "tensor([5., 5.], requires_grad=True) tensor([0., 0.], requires_grad=True) tensor([2., 4.])\n"
+        "tensor([0., 0.], requires_grad=True)\n"
+    ), err
+
+
+def test_random_numbers_drawn_inside_run_the_function_dynamically_with_a_note() -> None:
+    out, err, session = run("""
+    def noisy(x):
+        return x + randn(2)
+    g = static(noisy)
+    seed(0)
+    a = g(zeros(2))
+    b = g(zeros(2))
+    print((a == b).all())
+    """)
+    assert out == "tensor(False)\n"
+    assert err.count("it draws random numbers") == 1
+    assert static_of(session, "g").dynamic_calls == 2  # type: ignore[attr-defined]

@@ -89,7 +89,7 @@ def test_colon_static_lists_the_traces_in_the_repl() -> None:
         """)
     assert run_piped(repl, cells.splitlines(keepends=True)) is Outcome.ERROR  # the last command fails
     text = out.getvalue()
-    assert "static(f): 2 traces, 1 in the cache" in text
+    assert "static(f): 2 traces, 2 in the cache" in text
     assert "guard failures: 1" in text
     assert "guard bool(t3) == False" in text and "# 2: if x.sum() > 0:" in text
     assert "static(nothing) was never made here" in err.getvalue()
