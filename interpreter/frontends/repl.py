@@ -355,7 +355,10 @@ def _graph(repl: Repl, argument: str) -> Outcome:
     ":static NAME",
     """What static(NAME) did: its traces and guard failures, then the code of each trace.
 
+    >>> def f(x):
+    ...     return x * 2
     >>> fast = static(f)
+    >>> y = fast(tensor([1.0]))
     >>> :static f
     ...
     """,
