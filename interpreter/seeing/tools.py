@@ -109,7 +109,7 @@ def install(session: Session, trace: Tracer | None = None, detect_anomaly: bool 
     if seeing is None:
         seeing = INSTALLED[session] = Seeing(session)
         add_builtins(seeing)
-        static_builtins.install(session)
+        static_builtins.install(session, drawing=lambda: seeing.keeping)
     if trace is not None:
         session.listeners.append(trace)
     if detect_anomaly:

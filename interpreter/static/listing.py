@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .generating import guard_places, leaves
-from .optimizing import PASSES
+from .optimizing import PASSES, result_vars
 from .tracing import Const, Pick, RuleCall, Step, Trace, Var
 
 WIDTH = 44  # the column the source comments start at
@@ -93,9 +93,13 @@ def listing(name: str, number: int, signature: str, trace: Trace, steps: list[St
     grads = leaves(trace)
     if grads:
         out.append(f"  backward(seed) -> {', '.join(f'g{v.number}' for v in grads)}")
+        reached = {v.number for v in result_vars(trace.result)}  # what a gradient from the result reaches
         for step in reversed(steps):
-            if not step.recorded:
+            if not step.recorded or step.out.number not in reached:
                 continue
+            reached.update(
+                x.number for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)
+            )
             ins_ = [a for p, a in enumerate(step.args) if p in step.inputs]
             flat = [x for a in ins_ for x in (a if isinstance(a, tuple) else (a,))]
             targets = ", ".join(f"g{x.number}" if x.number in trace.needs_grad else "_" for x in flat)

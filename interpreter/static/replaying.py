@@ -19,6 +19,8 @@ from dglang.autograd.tensor import apply
 from .generating import GuardFailed, arguments, leaves
 from .tracing import Const, Trace, Var
 
+DRAWING = "drawing"
+
 
 @dataclass
 class Plan:
@@ -93,6 +95,8 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
         if (t.grad is None) != was_none:
             was, now = ("None", "set") if was_none else ("set", "None")
             return f"the .grad of {t.name or 'a ' + t.describe()} was {was} when traced and is {now} now"
+    if entry.drawing() and plan.leaf_places and is_grad_enabled():
+        return DRAWING  # the session keeps graphs to draw: the caller runs the function as it is
     values = [t.data for t in given]
     for argument, leaf in plan.grad_reads:
         values[argument] = given[leaf].grad.data  # type: ignore[union-attr]
@@ -123,6 +127,18 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
         else:
             t.grad = None if value is None else Tensor(value)
     return result
+
+
+def applied(step: Any, tensors: dict[int, Any]) -> Any:
+    """One step of a trace applied through the engine (a step of the trace's own: on plain values)."""
+    args = [
+        tensors[a.number] if isinstance(a, Var) else [tensors[x.number] for x in a] if isinstance(a, tuple) else a.value
+        for a in step.args
+    ]
+    if isinstance(step.op, type) and issubclass(step.op, Op):
+        return apply(step.op, *args)
+    plain = [[y.data for y in x] if isinstance(x, list) else getattr(x, "data", x) for x in args]
+    return Tensor(step.op.forward(*plain))
 
 
 # ---- the node a static call's result hangs from ----------------------------------------------------
@@ -182,24 +198,8 @@ class CallRecord:
         for v, value in zip(arguments(trace), self.values, strict=False):
             tensors.setdefault(v.number, Tensor(value))
 
-        def given(a: Any) -> Any:
-            if isinstance(a, Var):
-                return tensors[a.number]
-            if isinstance(a, tuple):
-                return [tensors[x.number] for x in a]
-            return a.value
-
-        def args(step: Any) -> list[Any]:
-            return [given(a) for a in step.args]
-
         for step in trace.steps:
-            if isinstance(step.op, type) and issubclass(step.op, Op):
-                tensors[step.out.number] = apply(step.op, *(given(a) for a in step.args))
-            else:  # a step of the trace's own (a literal, a detached copy, a rule run inside): plain values
-                plain = [
-                    [y.data for y in x] if isinstance(x, list) else getattr(x, "data", x) for x in map(given, step.args)
-                ]
-                tensors[step.out.number] = Tensor(step.op.forward(*plain))
+            tensors[step.out.number] = applied(step, tensors)
         out = tensors[self.entry.outputs[self.output].number]
         if not out.requires_grad:
             return (None,) * len(inputs)

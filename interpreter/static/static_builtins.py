@@ -73,7 +73,10 @@ class Caller:
         return self.static(list(args))
 
 
-def install(session: Session) -> None:
+def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> None:
+    """Add `static` and `static_info`; `drawing` says whether the session keeps graphs to draw
+    (a static call's result then hangs from the graph the function records, not one node)."""
+
     def static(context: CallContext, f: Any) -> Builtin:
         """f as a static graph: traced once per signature of its arguments, then run as generated code.
 
@@ -83,15 +86,15 @@ def install(session: Session) -> None:
         >>> fast(tensor([1.0, 2.0]))
         tensor(5.)
         """
-        if static_function(f) is not None:
-            return f  # type: ignore[no-any-return]
+        if static_function(f) is not None:  # static(static(f)): a cache of its own, for the same f
+            f = f.fn.__self__.f
         if not isinstance(f, Function):
             raise DGError(
                 "TypeError",
                 f"static() takes a function defined with def, not {type_name(f)}",
                 help="write `def f(x): ...` and then `fast = static(f)`",
             )
-        fn = StaticFunction(f.name, lambda a: None, note, printed=lambda: session.writes)
+        fn = StaticFunction(f.name, lambda a: None, note, printed=lambda: session.writes, drawing=drawing)
         caller = Caller(f, fn)
         MADE.setdefault(session, []).append(fn)
         return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True)

@@ -27,7 +27,7 @@ from dglang.autograd.node import is_grad_enabled, recording
 
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
 from .optimizing import optimized
-from .replaying import make_plan, replay
+from .replaying import DRAWING, make_plan, replay
 from .tracing import Trace, Tracer, Var
 
 MAX_TRACES = 8  # per static function; past it calls run dynamically
@@ -69,6 +69,7 @@ class Entry:
     made_by: dict[int, str] = field(default_factory=dict)  # each step's output: its op's name
     calls: int = 0
     number: int = 0  # which trace of the function it is, from 1
+    drawing: Callable[[], bool] = lambda: False  # the session may draw graphs: results get the real one
 
 
 @dataclass
@@ -89,6 +90,7 @@ class StaticFunction:
     printed_when_tracing: bool = False
     printed: Callable[[], int] = lambda: 0
     where: Any = None  # the span of the call running now, for notes
+    drawing: Callable[[], bool] = lambda: False  # see Entry.drawing
 
     def __call__(self, args: list[Any]) -> Any:
         if Tracing.depth:  # inside another static function's trace: its ops must be seen
@@ -105,6 +107,11 @@ class StaticFunction:
             start = time.perf_counter()
             result = replay(entry, tensors)
             self.running_time += time.perf_counter() - start
+            if result is DRAWING:
+                self.once(f"static({self.name}) runs {self.name} as it is while graphs are kept for drawing "
+                          "(graph(), the REPL, dg graph): a picture shows the graph it records", None)  # fmt: skip
+                self.dynamic_calls += 1
+                return self.call_dynamic(args)
             if type(result) is GuardFailed:
                 failed = failed or failure(self.name, entry.trace.guards[result.number], result.value)
             elif type(result) is str:
@@ -163,7 +170,7 @@ class StaticFunction:
             self.dynamic_calls += 1
         else:
             entry = compile_entry(self.name, key, trace)
-            entry.calls, entry.number = 1, self.traces
+            entry.calls, entry.number, entry.drawing = 1, self.traces, self.drawing
             self.entries.setdefault(key, []).append(entry)
         self.tracing_time += time.perf_counter() - start
         return result

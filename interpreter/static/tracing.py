@@ -58,6 +58,7 @@ class Step:
     recorded: bool
     site: Any
     shape: tuple[int, ...] = ()
+    call: Any = None  # the DG call it ran in (recording.call), for a graph rebuilt for pictures
 
 
 @dataclass(slots=True)
@@ -123,8 +124,6 @@ class Tracer:
         """A variable for an argument's or a captured tensor, whose state the trace may change."""
         var = self._new(t)
         self.met[var.number] = (t, t.data, t.grad)
-        if t.requires_grad:
-            self.trace.grad_was_none[var.number] = t.grad is None
         return var
 
     def _new(self, t: Tensor) -> Var:
@@ -210,7 +209,8 @@ class Tracer:
             else:
                 encoded.append(Const(a))
         var = self._new(out)
-        self.trace.steps.append(Step(op, tuple(encoded), places, var, out.grad_fn is not None, site_now(), out.shape))
+        recorded = out.grad_fn is not None
+        self.trace.steps.append(Step(op, tuple(encoded), places, var, recorded, site_now(), out.shape, recording.call))
 
     def _constant(self, x: Any) -> Tensor:
         """A plain number where an op takes a tensor (`x * 2`): the tensor the engine made of it."""
@@ -271,6 +271,9 @@ class Tracer:
                     stack.append(t)
                     if t.grad_fn is None:
                         leaf = self.var(t)
+                        met = self.met.get(leaf.number)
+                        if met is not None and t.grad is met[2]:  # as it came in: the pass adds to it, or not
+                            self.trace.grad_was_none.setdefault(leaf.number, t.grad is None)
                         if t.grad is not None and id(t.grad) not in self.by_id:
                             self.grad_of[id(t.grad)] = leaf
 
@@ -306,6 +309,11 @@ class Tracer:
             return Const(value)
         self.refuse(f"it returns a {type(value).__name__}, which a static graph cannot rebuild")
         return Const(value)
+
+
+def reads(step: Step) -> list[Var]:
+    """The variables a step reads."""
+    return [x for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)]
 
 
 class Detach(Op):
