@@ -6,6 +6,8 @@
     each op's declared rule), compiled from generated names only ─ static_calls.py ─▶ the cache
     by signature, replay, re-tracing when a guard fails, and the node gradients flow through
 
-listing.py writes each trace for a student to read (a jaxpr-like listing, commented with the DG
+trace_steps.py holds the steps a trace has besides the engine's ops (a rule run whole, a detached
+copy); optimizing.py the passes; replaying.py what a call does with the compiled code. listing.py
+writes each trace for a student to read (a jaxpr-like listing, commented with the DG
 source lines); static_builtins.py makes `static` and `static_info` builtins of a session.
 """

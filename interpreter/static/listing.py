@@ -15,7 +15,8 @@ import numpy as np
 
 from .generating import guard_places, leaves
 from .optimizing import PASSES, result_vars
-from .tracing import Const, Pick, RuleCall, Step, Trace, Var
+from .trace_steps import Pick, RuleCall
+from .tracing import Const, Step, Trace, Var
 
 WIDTH = 44  # the column the source comments start at
 
