@@ -128,6 +128,7 @@ class Pow(Op):
     rules = ("g·b·a^(b-1)", "g·a^b·ln a")
     nan = "x ** p with p < 1 at x = 0, or a power of a value <= 0"
     function = "pow"
+    method = True  # x.pow(2), as PyTorch writes it
 
     @staticmethod
     def forward(a: Any, b: Any) -> Any:

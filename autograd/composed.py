@@ -93,3 +93,56 @@ class Flatten(Composed):
     @staticmethod
     def forward(x: Any) -> Any:
         return x.reshape(-1)
+
+
+class Squeeze(Composed):
+    """The same values without the axes of length 1 (all of them, or the one `axis` names).
+
+    >>> ones(2, 1, 3).squeeze().shape
+    (2, 3)
+    """
+
+    method = builtin = True
+
+    @staticmethod
+    def forward(x: Any, axis: Any = None) -> Any:
+        if axis is None:
+            return x.reshape(tuple(n for n in x.shape if n != 1))
+        axes = normalize_axes(axis, x.ndim)
+        return x.reshape(tuple(n for i, n in enumerate(x.shape) if i not in axes or n != 1))  # as PyTorch:
+        # an axis named that is not of length 1 stays
+
+
+class Unsqueeze(Composed):
+    """The same values with a new axis of length 1 at position `axis` (-1: last).
+
+    >>> ones(2, 3).unsqueeze(1).shape
+    (2, 1, 3)
+    """
+
+    method = builtin = True
+
+    @staticmethod
+    def forward(x: Any, axis: int) -> Any:
+        (where,) = normalize_axes(axis, x.ndim + 1)
+        return x.reshape((*x.shape[:where], 1, *x.shape[where:]))
+
+
+class Permute(Composed):
+    """The axes in the order given, as PyTorch's permute: x.permute(2, 0, 1).
+
+    >>> ones(2, 3, 4).permute(2, 0, 1).shape
+    (4, 2, 3)
+    """
+
+    method = builtin = True
+
+    @staticmethod
+    def forward(x: Any, *axes: Any) -> Any:
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        if len(axes) != x.ndim:
+            raise TensorValueError(
+                f"permute: {len(axes)} axes for a tensor of {x.ndim} dimensions", help="name each axis once"
+            )
+        return x.transpose(*axes)

@@ -7,6 +7,7 @@ forward on NumPy values, and the rule on tensors, under it.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -279,6 +280,65 @@ class Where(Op):
     def backward(g: Any, out: Any, condition: Any, a: Any, b: Any) -> tuple[Any, Any]:
         cond = np.asarray(condition, dtype=bool)
         return (g.where(cond, 0.0) if a.requires_grad else None), (g.where(~cond, 0.0) if b.requires_grad else None)
+
+
+class Clamp(Op):
+    """Each element limited to the range min to max (either may be None), as PyTorch's clamp; clip is its other name.
+
+    >>> clamp(tensor([-1.0, 0.5, 2.0]), 0.0, 1.0)
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+
+    rules = ("g where min ≤ a ≤ max",)
+    method = builtin = True
+    aliases = ("clip",)
+
+    @staticmethod
+    def forward(a: Any, min: Any = None, max: Any = None) -> Any:
+        if min is None and max is None:
+            raise TensorTypeError("clamp needs min, max or both", help="clamp(x, 0.0, 1.0), or clamp(x, min=0.0)")
+        a = numbers(a)
+        if size_bound(a, min, max) >= hooks.watch:
+            hooks.new_shape(np.broadcast_shapes(*map(np.shape, (a, min, max))), "the result of clamp()")
+        low = a if min is None else np.maximum(a, min)  # (np.clip would give min where min > max; PyTorch max)
+        return low if max is None else np.minimum(low, max)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, min: Any = None, max: Any = None) -> tuple[Any]:
+        # PyTorch's rule: g passes where min ≤ a ≤ max, its boundaries included
+        inside = np.ones(a.shape, dtype=bool)
+        if min is not None:
+            inside &= a.data >= min
+        if max is not None:
+            inside &= a.data <= max
+        return (g.where(inside, 0.0),)
+
+
+class Erf(Op):
+    """The error function of each element, 2/√π ∫₀ˣ e^(-t²) dt (exact GELU is x·(1 + erf(x/√2))/2).
+
+    >>> erf(tensor([0.0, 0.5]))
+    tensor([0.0000, 0.5205])
+    """
+
+    rules = ("g·2/√π·exp(-a²)",)
+    method = builtin = numbers = True
+
+    @staticmethod
+    def forward(a: Any) -> Any:
+        a = np.asarray(numbers(a), dtype=float)
+        out = np.empty_like(a)
+        flat, into = a.reshape(-1), out.reshape(-1)
+        for start in range(0, flat.size, 1 << 16):  # NumPy has no erf: Python's, in slices a timeout can stop between
+            into[start : start + (1 << 16)] = ERF(flat[start : start + (1 << 16)])
+        return out if out.ndim else float(out)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+        return (g * (2 / math.sqrt(math.pi)) * (-(a * a)).exp(),)
+
+
+ERF = np.frompyfunc(math.erf, 1, 1)
 
 
 # ---- piecewise-constant functions: no rule, so their results are constants ---------------------

@@ -32,6 +32,7 @@ name; `FUNCTIONS` there is everything a DG program can call, read from these dec
 from __future__ import annotations
 
 import builtins
+import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -59,6 +60,7 @@ class Op:
     method    a tensor method: `x.exp()` (tensor.py has a method of that name)
     builtin   a builtin: `exp(x)`
     numbers   the builtin also takes a plain number and gives one back: `exp(0)` is 1.0
+    aliases   other names it answers to the same way, PyTorch's or NumPy's: ("clip",) for clamp
 
     A rule's text is also the form pictures fill in: each of `g`, the input names and the terms,
     written as a word of its own, is replaced by its value (`g·b` becomes `1·2`).
@@ -74,10 +76,12 @@ class Op:
     method: ClassVar[bool] = False
     builtin: ClassVar[bool] = False
     numbers: ClassVar[bool] = False
+    aliases: ClassVar[tuple[str, ...]] = ()
     composed: ClassVar[bool] = False  # see Composed
     forward: ClassVar[Callable[..., Any]]
     backward: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
     records: ClassVar[bool] = False  # it has a rule: applying it records a node (set from `backward`)
+    places: ClassVar[frozenset[int]] = frozenset()  # set from `inputs` and forward's parameters
 
     def __init_subclass__(cls) -> None:
         cls.name = cls.__name__
@@ -87,6 +91,11 @@ class Op:
             raise ValueError(f"{cls.name}: give one rule per input ({cls.inputs} and {cls.rules})")
         if (cls.backward is None) != (not cls.rules) and not cls.composed:
             raise ValueError(f"{cls.name}: an op with a derivative rule declares its text in `rules`, and only then")
+        names = list(inspect.signature(cls.forward).parameters) if hasattr(cls, "forward") else []
+        if names and not cls.variadic and any(name not in names for name in cls.inputs):
+            raise ValueError(f"{cls.name}: each name in `inputs` {cls.inputs} is a parameter of forward")
+        # where forward's tensor parameters stand: those `inputs` names, or a variadic op's first (the list)
+        cls.places = frozenset({0} if cls.variadic else (names.index(name) for name in cls.inputs if names))
         if cls.numbers and not cls.builtin:
             raise ValueError(f"{cls.name}: numbers=True describes a builtin: give builtin=True as well")
 

@@ -111,6 +111,42 @@ class Mean(Op):
         )  # dividing g first divides one number per output, not per input
 
 
+class Prod(Op):
+    """The product of all elements, or along axis.
+
+    >>> tensor([[1.0, 2.0], [3.0, 4.0]]).prod(axis=1)
+    tensor([ 2., 12.])
+    """
+
+    rules = ("g·(the product of the others)",)
+    method = builtin = True
+
+    @staticmethod
+    def forward(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
+        return np.multiply.reduce(a, axis=reduced(a, axes_of(a, axis), "prod()"), keepdims=keepdims)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, axis: Axis = None, keepdims: bool = False) -> tuple[Any]:
+        axes = normalize_axes(axis, a.ndim)
+        if np.all(a.data != 0):  # the product of the others is the product over this element
+            return (spread(g * out, a.shape, axes) / a,)
+        # A zero: the product of the others, by running products from either side (no division).
+        # It is a constant here, so a second derivative through a zero element is not exact.
+        return (spread(g, a.shape, axes) * others(np.asarray(a.data, dtype=float), axes),)
+
+
+def others(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """For each element of a, the product of the other elements of its slice along `axes`."""
+    kept = [i for i in range(a.ndim) if i not in axes]
+    moved = np.transpose(a, (*kept, *axes))
+    flat = moved.reshape(*moved.shape[: len(kept)], -1)
+    ones = np.ones((*flat.shape[:-1], 1))
+    before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    product = (before * after).reshape(moved.shape)
+    return np.transpose(product, np.argsort((*kept, *axes)))
+
+
 def _extreme(a: Any, axis: Axis, keepdims: bool, pick: Any, name: str) -> Any:
     if getattr(a, "size", 1) == 0:
         raise TensorValueError(f"{name}() of an empty tensor")

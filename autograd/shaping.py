@@ -314,6 +314,7 @@ class Concat(Op):
     rules = ("g, its slice",)
     variadic = True
     builtin = True
+    aliases = ("cat",)  # PyTorch's name
 
     @staticmethod
     def forward(items: list[Any], axis: int = 0) -> Any:

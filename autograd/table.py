@@ -10,6 +10,7 @@ each: the interpreter's builtins, tensor methods, help and sandbox read it.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import importlib
 import inspect
@@ -18,11 +19,11 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from . import arithmetic, composed, creation, datasets, functions, reductions, shaping
+from . import arithmetic, arranging, composed, convolution, creation, datasets, functions, pooling, reductions, shaping
 from .op import Composed, Op
 from .tensor import Tensor, apply, binary, signature, unary
 
-OP_MODULES = (arithmetic, functions, reductions, shaping, composed)
+OP_MODULES = (arithmetic, functions, reductions, shaping, arranging, convolution, pooling, composed)
 # (the module backward.py, not the function `backward` the package puts under its name)
 FUNCTION_MODULES = (creation, importlib.import_module(".backward", __package__), datasets)
 
@@ -41,10 +42,12 @@ def function(op: type[Op]) -> Callable[..., Any]:
     """`op` as a Python function taking what its forward takes: `exp(x)`, `where(c, a, b)`. What
     DG's builtins call, and the functions `dglang.autograd` exports (one per op)."""
     parameters = list(signature(op).parameters)
-    if op.variadic or op.composed or parameters[: len(op.inputs)] != list(op.inputs):
+    if op.variadic or op.composed or parameters[: len(op.inputs)] != list(op.inputs) or len(op.inputs) > 2:
         fn: Any = functools.partial(apply, op)
+    elif len(op.inputs) == 2:
+        fn = functools.partial(binary if len(parameters) == 2 else apply, op)
     else:
-        fn = functools.partial(binary if len(op.inputs) == len(parameters) == 2 else _unary_or_apply, op)
+        fn = functools.partial(_unary_or_apply, op)
     fn.__name__ = fn.__qualname__ = op.python_name()
     fn.__doc__ = op.__doc__
     fn.__signature__ = signature(op)
@@ -54,7 +57,9 @@ def function(op: type[Op]) -> Callable[..., Any]:
 
 
 def _unary_or_apply(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
-    return apply(op, a, *params, **named) if named else unary(op, a, *params)
+    if named or any(type(p) is Tensor for p in params):  # (a tensor among the other arguments: its values)
+        return apply(op, a, *params, **named)
+    return unary(op, a, *params)
 
 
 # Every op that is not composed of others, by name: each one's forward and rule.
@@ -80,10 +85,11 @@ class PublicFunction:
     builtin: bool = False
     numbers: bool = False
     records: tuple[type[Op], ...] = ()
+    python: str = ""  # its name in Python when that is not fn's own (an alias: `clip`)
 
     @property
     def name(self) -> str:
-        return self.fn.__name__
+        return self.python or self.fn.__name__
 
     @property
     def summary(self) -> str:
@@ -91,9 +97,15 @@ class PublicFunction:
         return (self.fn.__doc__ or "").strip().split("\n")[0]
 
 
-def _of_op(op: type[Op]) -> PublicFunction:
+def _of_op(op: type[Op]) -> list[PublicFunction]:
+    """The op under its name, and under each of its aliases."""
     records = (op,) if op.backward is not None else ()
-    return PublicFunction(function(op), op.function, op.method, op.builtin, op.numbers, records)
+    fn = function(op)
+    main = PublicFunction(fn, op.function, op.method, op.builtin, op.numbers, records)
+    return [main] + [
+        PublicFunction(fn, name, op.method, op.builtin, op.numbers, records, name + "_" * hasattr(builtins, name))
+        for name in op.aliases
+    ]
 
 
 def _builtins_in(module: ModuleType) -> list[PublicFunction]:
@@ -105,6 +117,6 @@ def _builtins_in(module: ModuleType) -> list[PublicFunction]:
 
 
 FUNCTIONS: tuple[PublicFunction, ...] = (
-    *(_of_op(op) for module in OP_MODULES for op in declared_in(module)),
+    *(f for module in OP_MODULES for op in declared_in(module) for f in _of_op(op)),
     *(f for module in FUNCTION_MODULES for f in _builtins_in(module)),
 )

@@ -20,12 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from . import arithmetic, composed, functions, inplace, reductions, shaping
+from . import arithmetic, arranging, composed, convolution, functions, inplace, reductions, shaping
 from . import node as graph
 from .backward import backward as backpropagate
 from .exceptions import TensorTypeError, TensorValueError, type_name
 from .node import Node, enable_grad, is_grad_enabled, no_grad, recording, set_grad_enabled, updated_in_place
 from .op import Op
+from .printing import format_values
 from .reductions import Axis
 
 __all__ = [
@@ -129,6 +130,7 @@ class Tensor:
     def __mod__(self, other: Any) -> Tensor: return binary(arithmetic.Mod, self, other)
     def __rmod__(self, other: Any) -> Tensor: return binary(arithmetic.Mod, other, self)
     def __pow__(self, other: Any) -> Tensor: return binary(arithmetic.Pow, self, other)
+    def pow(self, exponent: Any) -> Tensor: return binary(arithmetic.Pow, self, exponent)
     def __rpow__(self, other: Any) -> Tensor: return binary(arithmetic.Pow, other, self)
     def __matmul__(self, other: Any) -> Tensor: return binary(arithmetic.MatMul, self, other)
     def __rmatmul__(self, other: Any) -> Tensor: return binary(arithmetic.MatMul, other, self)
@@ -166,6 +168,7 @@ class Tensor:
     def min(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Min, self, axis, keepdims)
     def argmax(self, axis: int | None = None) -> Tensor: return unary(reductions.ArgMax, self, axis)
     def argmin(self, axis: int | None = None) -> Tensor: return unary(reductions.ArgMin, self, axis)
+    def prod(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Prod, self, axis, keepdims)
     def any(self, axis: Axis = None) -> Tensor: return unary(reductions.AnyTrue, self, axis)
     def all(self, axis: Axis = None) -> Tensor: return unary(reductions.AllTrue, self, axis)
 
@@ -185,6 +188,9 @@ class Tensor:
     def maximum(self, other: Any) -> Tensor: return binary(functions.Maximum, self, other)
     def minimum(self, other: Any) -> Tensor: return binary(functions.Minimum, self, other)
     def where(self, condition: Any, other: Any) -> Tensor: return apply(functions.Where, condition, self, other)
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor: return apply(functions.Clamp, self, min, max)
+    def clip(self, min: Any = None, max: Any = None) -> Tensor: return apply(functions.Clamp, self, min, max)
+    def erf(self) -> Tensor: return unary(functions.Erf, self)
 
     # along one axis, built from the ops above (autograd/composed.py)
     def softmax(self, axis: int = -1) -> Tensor: return composed.Softmax.forward(self, axis)
@@ -194,14 +200,28 @@ class Tensor:
     # shapes (autograd/shaping.py)
     def reshape(self, *shape: Any) -> Tensor: return unary(shaping.Reshape, self, *shape)
     def flatten(self) -> Tensor: return composed.Flatten.forward(self)
+    def squeeze(self, axis: Any = None) -> Tensor: return composed.Squeeze.forward(self, axis)
+    def unsqueeze(self, axis: int) -> Tensor: return composed.Unsqueeze.forward(self, axis)
+    def permute(self, *axes: Any) -> Tensor: return composed.Permute.forward(self, *axes)
     def transpose(self, *axes: Any) -> Tensor: return unary(shaping.Transpose, self, axes or None)
     @property
     def T(self) -> Tensor: return unary(shaping.Transpose, self)
     @property
     def mT(self) -> Tensor: return unary(shaping.Transpose, self, (*range(self.ndim - 2), -1, -2))
+    def gather(self, axis: int, index: Any) -> Tensor: return apply(arranging.Gather, self, axis, index)
+    def tril(self, diagonal: int = 0) -> Tensor: return unary(arranging.Tril, self, diagonal)
+    def triu(self, diagonal: int = 0) -> Tensor: return unary(arranging.Triu, self, diagonal)
+    def flip(self, axes: Any) -> Tensor: return unary(arranging.Flip, self, axes)
+    def cumsum(self, axis: int) -> Tensor: return unary(arranging.Cumsum, self, axis)
+    def tile(self, *reps: Any) -> Tensor: return unary(arranging.Tile, self, *reps)
     def broadcast_to(self, shape: Any) -> Tensor: return unary(shaping.Broadcast, self, tuple(shape))
     def sum_to(self, shape: Any) -> Tensor: return self if self.shape == shape else unary(shaping.SumTo, self, shape)
     def index_add(self, index: Any, shape: Any) -> Tensor: return unary(shaping.IndexAdd, self, index, tuple(shape))
+
+    # a convolution and its gradients, which their rules use (autograd/convolution.py)
+    def convolve(self, w: Any, *how: Any) -> Tensor: return apply(convolution.CONV[w.ndim], self, w, None, *how)
+    def conv_transpose(self, w: Any, *how: Any) -> Tensor: return apply(convolution.ConvTranspose, self, w, *how)
+    def conv_weight(self, grad: Any, *how: Any) -> Tensor: return apply(convolution.ConvWeight, self, grad, *how)
 
     # gradients (autograd/backward.py)
     def backward(self, seed: Any = None, create_graph: bool = False) -> None: backpropagate(self, seed, create_graph)
@@ -249,14 +269,6 @@ class Tensor:
         if self.requires_grad:
             return f"tensor({body}, requires_grad=True)"
         return f"tensor({body})"
-
-
-def format_values(values: np.ndarray) -> str:
-    """The values as PyTorch prints them: `[ 2., -2.,  4.]`, or 4 decimals once any is fractional."""
-    finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values
-    whole = values.dtype.kind != "f" or bool(np.all(finite == np.round(finite)))
-    mode = "maxprec" if whole else "fixed"
-    return np.array2string(values, separator=", ", prefix="tensor(", precision=4, floatmode=mode, max_line_width=80)
 
 
 # ---- applying an op ---------------------------------------------------------------------------
@@ -307,15 +319,16 @@ def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
     axis=0)`): its inputs become tensors (a variadic op's one input is a list of them), and any
     other argument that is a tensor gives its values. A composed function gets the tensors."""
     if kwargs:
+        if not kwargs.keys().isdisjoint(PYTORCH_NAMES):  # sum(x, dim=0, keepdim=True): PyTorch's words
+            kwargs = {PYTORCH_NAMES.get(k, k) if k not in signature(op).parameters else k: v for k, v in kwargs.items()}
         bound = signature(op).bind(*args, **kwargs)
         bound.apply_defaults()
         args = bound.args
-    places = _PLACES.get(op) or _input_places(op)
     values = []  # what forward receives: NumPy values in place of tensors
     rule = []  # what the rule receives: the inputs as tensors, the other arguments as forward got them
     inputs: list[Tensor] = []
     for i, value in enumerate(args):
-        if i not in places:
+        if i not in op.places or value is None:  # (an optional input left out, conv2d's bias: no input)
             if type(value) is Tensor and not op.composed:  # where's condition: its values
                 value = value.data
             values.append(value)
@@ -345,21 +358,13 @@ def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
     return out
 
 
+PYTORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axes"}  # its keywords, and the engine's
+
+
 @functools.cache
 def signature(op: type[Op]) -> inspect.Signature:
     """The signature of an op's forward: what a function of it takes."""
     return inspect.signature(op.forward)
-
-
-_PLACES: dict[type[Op], frozenset[int]] = {}
-
-
-def _input_places(op: type[Op]) -> frozenset[int]:
-    """Where forward's tensor parameters stand among its parameters: those its `inputs` name, or
-    for a variadic op the first, which takes the list."""
-    names = list(signature(op).parameters)
-    places = _PLACES[op] = frozenset({0} if op.variadic else (names.index(name) for name in op.inputs))
-    return places
 
 
 def _record(out: Tensor, op: type[Op], inputs: tuple[Tensor, ...], args: tuple[Any, ...]) -> None:

@@ -13,22 +13,23 @@ from collections.abc import Callable
 from typing import Any
 
 from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 from dglang.interpreter.seeing.tools import install
 from dglang.interpreter.static.listing import listings
 from dglang.interpreter.static.static_builtins import made_in
 
-from .options import run_options
+from .options import ArgumentParser, run_options
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
-def static_parser(parser: type[argparse.ArgumentParser], default_output: int) -> argparse.ArgumentParser:
+def options() -> argparse.ArgumentParser:
     """Its options: the function, --passes, and the limits every command that runs a program takes."""
-    p = parser(prog="dg static", description="Run a program; print the code each trace of static(NAME) became.")
+    p = ArgumentParser(prog="dg static", description="Run a program; print the code each trace of static(NAME) became.")
     p.add_argument("file", help="the program to run")
     p.add_argument("--fn", required=True, metavar="NAME", help="the function the program wraps in static(...)")
     p.add_argument("--passes", action="store_true", help="show the code before and after each pass")
-    run_options(p, default_output=default_output)
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
     return p
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -95,6 +96,7 @@ def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> No
                 help="write `def f(x): ...` and then `fast = static(f)`",
             )
         fn = StaticFunction(f.name, lambda a: None, note, printed=lambda: session.writes, drawing=drawing)
+        fn.tracing = telling_makers
         caller = Caller(f, fn)
         MADE.setdefault(session, []).append(fn)
         return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True)
@@ -119,10 +121,19 @@ def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> No
             raise DGError("TypeError", f"static_info() describes a function static() made, not {type_name(f)}")
         session.write(info_text(fn, timing=bool(timing)))
 
-    for name in MAKERS:  # a tracer must know the tensors a function makes (tracing.Tracer.created)
-        made = session.builtins.vars.get(name)
-        if isinstance(made, Builtin):
-            session.builtins.vars[name] = replace(made, fn=telling(made.fn, name in RANDOM))
+    @contextlib.contextmanager
+    def telling_makers() -> Iterator[None]:
+        """While a function is traced, the builtins that make tensors tell the tracer what they
+        made (tracing.Tracer.created); a program that never traces never calls through them."""
+        builtins = session.builtins.vars
+        originals = {name: b for name in MAKERS if isinstance(b := builtins.get(name), Builtin)}
+        for name, b in originals.items():
+            builtins[name] = replace(b, fn=telling(b.fn, name in RANDOM))
+        try:
+            yield
+        finally:
+            builtins.update(originals)
+
     session.add_builtins(
         {
             "static": Builtin("static", static, "static(f)", wants_context=True),

@@ -17,6 +17,7 @@ trace's steps again through the engine, recording, and lets the engine different
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -91,6 +92,7 @@ class StaticFunction:
     printed: Callable[[], int] = lambda: 0
     where: Any = None  # the span of the call running now, for notes
     drawing: Callable[[], bool] = lambda: False  # see Entry.drawing
+    tracing: Callable[[], Any] = contextlib.nullcontext  # a context around each trace (static_builtins)
 
     def __call__(self, args: list[Any]) -> Any:
         if Tracing.depth:  # inside another static function's trace: its ops must be seen
@@ -152,7 +154,8 @@ class StaticFunction:
         Tracing.depth += 1
         Tracing.tracers.append(tracer)
         try:
-            result = self.call_dynamic(args)
+            with self.tracing():
+                result = self.call_dynamic(args)
         finally:
             Tracing.depth -= 1
             Tracing.tracers.remove(tracer)
