@@ -232,6 +232,10 @@ class ConvWeight(Op):
     @staticmethod
     def forward(a: Any, grad: Any, shape: tuple[int, ...], stride=1, padding=0, dilation=1, groups=1) -> Any:
         at = Geometry(a.shape, shape, stride, padding, dilation, groups, "conv_weight")
+        hooks.allocating(
+            a.shape[0] * a.shape[1] * math.prod(at.out) * math.prod(at.kernel), "the windows of conv_weight"
+        )
+        hooks.allocating(math.prod(shape), "a convolution's weight gradient", shape=tuple(shape))
         cols = windows(padded(a, at.padding), at.kernel, at.stride, at.dilation)
         summed = (0, *range(2, 2 + at.dims))  # batch and positions
         parts = [

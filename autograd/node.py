@@ -109,6 +109,20 @@ class Recording:
 recording = Recording()
 
 
+def tell_op(op: type[Op], args: tuple[Any, ...], out: Tensor) -> Tensor:
+    """Tell whoever listens that `op` ran on `args` and made `out` (a tracer); returns `out`."""
+    for listener in recording.on_op:
+        listener(op, args, out)
+    return out
+
+
+def told(t: Tensor, value: Any) -> Any:
+    """`value`, which `t` just became, after telling whoever listens (a tracer guards on it)."""
+    for listener in recording.on_value:
+        listener(t, value)
+    return value
+
+
 # ---- grad mode ----------------------------------------------------------------------------
 def is_grad_enabled() -> bool:
     return _grad_enabled

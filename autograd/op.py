@@ -60,7 +60,7 @@ class Op:
     method    a tensor method: `x.exp()` (tensor.py has a method of that name)
     builtin   a builtin: `exp(x)`
     numbers   the builtin also takes a plain number and gives one back: `exp(0)` is 1.0
-    aliases   other names it answers to the same way, PyTorch's or NumPy's: ("clip",) for clamp
+    aliases   other names it answers to the same way, PyTorch's or NumPy's: ("cat",) for concat
 
     A rule's text is also the form pictures fill in: each of `g`, the input names and the terms,
     written as a word of its own, is replaced by its value (`g·b` becomes `1·2`).

@@ -97,8 +97,7 @@ class Tensor:
                 f"item() needs a tensor with one element, this one has shape {self.shape}",
                 help="reduce it first, for example with .sum() or .mean()",
             )
-        value = np.asarray(self.data).reshape(()).item()
-        return _told(self, value) if recording.on_value else value
+        return graph.told(self, np.asarray(self.data).reshape(()).item())
 
     def detach(self) -> Tensor:
         """The same values as a new leaf, cut off from the graph that made them.
@@ -113,7 +112,7 @@ class Tensor:
     @property
     def is_leaf(self) -> bool: return self.grad_fn is None
     def numpy(self) -> np.ndarray: return np.asarray(self.data)
-    def tolist(self) -> Any: return _told(self, self.numpy().tolist()) if recording.on_value else self.numpy().tolist()
+    def tolist(self) -> Any: return graph.told(self, np.asarray(self.data).tolist())
 
     # ---- what can be done with it: each line hands its op to apply -----------------------------
     # arithmetic (autograd/arithmetic.py); a plain number on either side is a constant
@@ -189,7 +188,6 @@ class Tensor:
     def minimum(self, other: Any) -> Tensor: return binary(functions.Minimum, self, other)
     def where(self, condition: Any, other: Any) -> Tensor: return apply(functions.Where, condition, self, other)
     def clamp(self, min: Any = None, max: Any = None) -> Tensor: return apply(functions.Clamp, self, min, max)
-    def clip(self, min: Any = None, max: Any = None) -> Tensor: return apply(functions.Clamp, self, min, max)
     def erf(self) -> Tensor: return unary(functions.Erf, self)
 
     # along one axis, built from the ops above (autograd/composed.py)
@@ -235,7 +233,7 @@ class Tensor:
                 f"the truth value of a tensor with {self.size} elements is ambiguous",
                 help="use .any() or .all(), or reduce it to one element first",
             )
-        return _told(self, bool(data)) if recording.on_value else bool(data)
+        return graph.told(self, bool(data)) if recording.on_value else bool(data)
 
     def __float__(self) -> float:
         return float(self.item())
@@ -246,7 +244,7 @@ class Tensor:
     def __index__(self) -> int:
         if self.dtype != "int" or self.shape != ():
             raise TensorTypeError(f"only a 0-d int tensor can be used as an integer, not {self.describe()}")
-        return _told(self, int(self.data)) if recording.on_value else int(self.data)
+        return graph.told(self, int(self.data))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -289,9 +287,7 @@ def unary(op: type[Op], a: Any, *params: Any) -> Tensor:
             node.where, node.call = recording.where, recording.call
         if recording.on_record:
             _tell(out)
-    if recording.on_op:
-        _tell_op(op, (a, *params), out)
-    return out
+    return graph.tell_op(op, (a, *params), out) if recording.on_op else out
 
 
 def binary(op: type[Op], a: Any, b: Any) -> Tensor:
@@ -309,9 +305,7 @@ def binary(op: type[Op], a: Any, b: Any) -> Tensor:
             node.where, node.call = recording.where, recording.call
         if recording.on_record:
             _tell(out)
-    if recording.on_op:
-        _tell_op(op, (a, b), out)
-    return out
+    return graph.tell_op(op, (a, b), out) if recording.on_op else out
 
 
 def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
@@ -353,9 +347,7 @@ def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
             if t.requires_grad:
                 _record(out, op, tuple(inputs), tuple(rule))
                 break
-    if recording.on_op:
-        _tell_op(op, args, out)
-    return out
+    return graph.tell_op(op, args, out) if recording.on_op else out
 
 
 PYTORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axes"}  # its keywords, and the engine's
@@ -382,18 +374,6 @@ def _tell(out: Tensor) -> None:
         listener(out)
 
 
-def _tell_op(op: type[Op], args: tuple[Any, ...], out: Tensor) -> None:
-    for listener in recording.on_op:
-        listener(op, args, out)
-
-
-def _told(t: Tensor, value: Any) -> Any:
-    """`value`, which `t` just became, after telling whoever listens (a tracer guards on it)."""
-    for listener in recording.on_value:
-        listener(t, value)
-    return value
-
-
 def lift(x: Any) -> Tensor:
     """Make an operand a Tensor; a plain number becomes a constant that never requires grad."""
     if type(x) is Tensor:
@@ -413,10 +393,6 @@ def compare(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Any) -> An
     else:
         return NotImplemented  # `x == None` falls back to identity, as in Python
     data = a.data
-    if type(data) is np.ndarray or type(other) is np.ndarray:  # (two numbers: nothing to check)
-        out = Tensor(arithmetic.Compare.forward(data, other, fn, symbol))
-    else:
-        out = Tensor(fn(data, other))
-    if recording.on_op:
-        _tell_op(arithmetic.Compare, (a, b, fn, symbol), out)
-    return out
+    numbers = type(data) is not np.ndarray and type(other) is not np.ndarray  # two numbers: nothing to check
+    out = Tensor(fn(data, other) if numbers else arithmetic.Compare.forward(data, other, fn, symbol))
+    return graph.tell_op(arithmetic.Compare, (a, b, fn, symbol), out) if recording.on_op else out

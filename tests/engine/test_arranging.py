@@ -25,10 +25,10 @@ def test_clamp_passes_g_on_its_boundaries_as_pytorch_does() -> None:
     values = [-1.0, 0.0, 0.5, 1.0, 2.0]
     assert grad_of(lambda x: x.clamp(0.0, 1.0), values) == [0.0, 1.0, 1.0, 1.0, 0.0]
     assert grad_of(lambda x: autograd.clamp(x, min=0.0), values) == [0.0, 1.0, 1.0, 1.0, 1.0]
-    assert grad_of(lambda x: autograd.clip(x, max=0.0), values) == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert grad_of(lambda x: autograd.clamp(x, max=0.0), values) == [1.0, 1.0, 0.0, 0.0, 0.0]
     # min above max: every value is max, and nothing passes (PyTorch: zeros of both)
     assert autograd.clamp(tensor(values), 1.0, 0.0).data.tolist() == [0.0] * 5
-    assert grad_of(lambda x: x.clip(1.0, 0.0), values) == [0.0] * 5
+    assert grad_of(lambda x: x.clamp(1.0, 0.0), values) == [0.0] * 5
 
 
 def test_prod_sends_the_product_of_the_others_zeros_included() -> None:
@@ -107,7 +107,7 @@ def test_a_program_reaches_each_by_its_names() -> None:
     session = Session()
     session.run(
         "x = tensor([[0.5, -2.0], [3.0, 1.0]], requires_grad=True)\n"
-        "y = clip(x, -1.0, 1.0).sum() + x.clamp(min=0.0).prod() + erf(x).sum() + cumsum(x, 1).tril().sum()\n"
+        "y = clamp(x, -1.0, 1.0).sum() + x.clamp(min=0.0).prod() + erf(x).sum() + cumsum(x, 1).tril().sum()\n"
         'y = y + gather(x, 1, tensor([[1], [0]], dtype="int")).sum() + x.flip(0).triu().sum() + tile(x, 2).sum()\n'
         "grad y\n"
     )

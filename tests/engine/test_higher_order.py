@@ -144,7 +144,11 @@ COVERED = {
     "sum_": "sum", "mean": "mean", "max_": "max", "min_": "min",
     "reshape": "reshape", "flatten": "flatten", "transpose": "transpose", "broadcast_to": "broadcast_to",
     "sum_to": "sum_to", "getitem": "getitem", "index_add": "index_add", "concat": "concat", "stack": "stack",
-    "softmax": "softmax", "log_softmax": "log_softmax", "logsumexp": "logsumexp",
+    "softmax": "softmax", "log_softmax": "log_softmax", "logsumexp": "logsumexp", "cat": "concat",
+    "conv2d": "conv2d", "conv1d": "conv1d", "conv_transpose": "conv_transpose", "conv_weight": "conv_weight",
+    "max_pool2d": "max_pool2d", "avg_pool2d": "avg_pool2d", "pad": "pad", "gather": "gather", "tril": "tril",
+    "triu": "triu", "flip": "flip", "cumsum": "cumsum", "tile": "tile", "clamp": "clamp", "erf": "erf",
+    "prod": "prod", "squeeze": "squeeze", "unsqueeze": "unsqueeze", "permute": "permute",
 }  # fmt: skip
 
 
@@ -281,6 +285,45 @@ def softmax_family_case(fn: Callable[..., Tensor]) -> Callable[[st.DrawFn], Case
     return case
 
 
+def fixed(fn: Callable[..., Tensor], *shapes: tuple[int, ...], low: float = -2.0) -> Callable[[st.DrawFn], Case]:
+    """A case of fixed shapes, values drawn (distinct, so that no two tie in a max)."""
+
+    def case(draw: st.DrawFn) -> Case:
+        inputs = [draw(arrays(shape, floats_in(low, 2.0), unique=True)) for shape in shapes]
+        return fn, inputs, [f"x{i}" for i in range(len(shapes))]
+
+    return case
+
+
+# the ops of courses (tests/engine/test_convolution.py and test_arranging.py check them further);
+# the linear ones are multiplied by their input so that their second derivative is not zero
+NEW_OPS: dict[str, Callable[[st.DrawFn], Case]] = {
+    "conv2d": fixed(lambda x, w: autograd.conv2d(x, w, padding=1, stride=(1, 2)), (1, 2, 3, 3), (2, 2, 2, 2)),
+    "conv1d": fixed(lambda x, w: autograd.conv1d(x, w, dilation=2), (2, 1, 5), (1, 1, 2)),
+    "conv_transpose": fixed(lambda g, w: autograd.conv_transpose(g, w, (1, 1, 3, 3)), (1, 2, 2, 2), (2, 1, 2, 2)),
+    "conv_weight": fixed(lambda x, g: autograd.conv_weight(x, g, (2, 1, 2, 2)), (1, 1, 3, 3), (1, 2, 2, 2)),
+    "max_pool2d": lambda draw: (  # values 0.1 apart at least: no tie, and no kink within a finite difference
+        lambda x: autograd.max_pool2d(x.exp(), 2, 1),
+        [draw(arrays((1, 1, 3, 3), on_grid(), unique=True))],
+        ["x"],
+    ),
+    "avg_pool2d": fixed(lambda x: autograd.avg_pool2d(x * x, 2, 1, 1), (1, 1, 3, 2)),
+    "pad": fixed(lambda x: autograd.pad(x * x, (1, 2)), (2, 2)),
+    "gather": fixed(lambda x: autograd.gather(x * x, 1, Tensor(np.array([[0, 0], [2, 1]]))), (2, 3)),
+    "tril": fixed(lambda x: (x * x).tril(), (3, 3)),
+    "triu": fixed(lambda x: (x * x).triu(1), (3, 3)),
+    "flip": fixed(lambda x: (x * x).flip(1), (2, 3)),
+    "cumsum": fixed(lambda x: (x * x).cumsum(0), (3, 2)),
+    "tile": fixed(lambda x: (x * x).tile(2, 1), (2, 2)),
+    "clamp": fixed(lambda x: (x * x).clamp(0.5, 2.0), (5,), low=0.1),
+    "erf": fixed(autograd.erf, (2, 2)),
+    "prod": fixed(lambda x: x.prod(axis=1), (2, 3), low=0.5),
+    "squeeze": fixed(lambda x: (x * x).squeeze(), (2, 1)),
+    "unsqueeze": fixed(lambda x: (x * x).unsqueeze(0), (2,)),
+    "permute": fixed(lambda x: (x * x).permute(2, 0, 1), (1, 2, 2)),
+}
+
+
 OTHER_OPS: dict[str, Callable[[st.DrawFn], Case]] = {
     "where": where_case,
     "matmul": matmul_case,
@@ -300,6 +343,7 @@ OTHER_OPS: dict[str, Callable[[st.DrawFn], Case]] = {
     "softmax": softmax_family_case(autograd.softmax),
     "log_softmax": softmax_family_case(autograd.log_softmax),
     "logsumexp": softmax_family_case(autograd.logsumexp),
+    **NEW_OPS,
 }
 
 

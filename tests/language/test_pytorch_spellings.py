@@ -48,7 +48,7 @@ def values(t) -> list:
         ("cat([x, x], dim=0).shape", (4, 3)),
         ("x.pow(2)[0]", [1.0, 25.0, 4.0]),
         ("x.clamp(min=2.0)[1]", [7.0, 2.0, 2.0]),
-        ("clip(x, 1.0, 4.0)[0]", [1.0, 4.0, 2.0]),
+        ("clamp(x, 1.0, 4.0)[0]", [1.0, 4.0, 2.0]),
     ],
 )
 def test_pytorch_s_spelling_means_what_it_means_there(expression: str, expected) -> None:

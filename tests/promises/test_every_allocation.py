@@ -71,6 +71,7 @@ small = Tensor(np.arange(1.0, 7.0).reshape(2, 3))
 column, row = Tensor(np.ones((300, 1))), Tensor(np.ones((1, 400)))  # 600 elements that pair into 120,000
 empty = Tensor(np.zeros((300, 400, 0)))  # no element, and reductions over its last axis give 120,000
 bools = Tensor(np.ones((300, 400), dtype=bool))
+image = Tensor(np.ones((1, 1, 300, 400)))
 
 # For each op, a call whose result is at least as large as its inputs, and as large as possible
 # from small inputs where the op allows it (the attacks): (the call, the size of its result).
@@ -116,6 +117,25 @@ GROWING: dict[str, tuple[Callable[[], Any], int]] = {
     "IndexAdd": (lambda: Tensor(np.ones(1)).index_add((np.array([0]),), (120_000,)), 120_000),
     "Concat": (lambda: autograd.concat([row, row]), 800),
     "Stack": (lambda: autograd.stack([row, row]), 800),
+    "Conv2d": (lambda: autograd.conv2d(image, Tensor(np.ones((1, 1, 1, 1)))), 120_000),
+    "Conv1d": (lambda: autograd.conv1d(Tensor(np.ones((1, 1, 120_000))), Tensor(np.ones((1, 1, 1)))), 120_000),
+    "ConvTranspose": (
+        lambda: Tensor(np.ones((1, 1, 1, 1))).conv_transpose(np.ones((1, 1, 1, 1)), (1, 1, 300, 400), 400),
+        120_000,
+    ),  # one value spread over a large grid
+    "ConvWeight": (lambda: image.conv_weight(image, (1, 1, 1, 1)), 1),
+    "MaxPool2d": (lambda: autograd.max_pool2d(Tensor(np.ones((1, 1, 600, 800))), 2), 120_000),
+    "AvgPool2d": (lambda: autograd.avg_pool2d(Tensor(np.ones((1, 1, 600, 800))), 2), 120_000),
+    "Pad": (lambda: autograd.pad(Tensor(np.ones((1, 1))), (0, 119_999)), 120_000),  # from one element
+    "Gather": (lambda: autograd.gather(Tensor(np.ones(1)), 0, Tensor(np.zeros(120_000, dtype=int))), 120_000),
+    "Tril": (lambda: image[0, 0].tril(), 120_000),
+    "Triu": (lambda: image[0, 0].triu(), 120_000),
+    "Flip": (lambda: small.flip(0), 6),
+    "Cumsum": (lambda: small.cumsum(1), 6),
+    "Tile": (lambda: Tensor(np.ones(1)).tile(120_000), 120_000),  # from one element
+    "Clamp": (lambda: small.clamp(0.0, 1.0), 6),
+    "Erf": (lambda: small.erf(), 6),
+    "Prod": (lambda: empty.prod(axis=2), 120_000),
 }
 
 

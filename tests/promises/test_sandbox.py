@@ -79,7 +79,7 @@ TENSOR_METHODS = {
     "sum", "mean", "max", "min", "argmax", "argmin", "any", "all",
     "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu", "softmax", "log_softmax",
     "reshape", "flatten", "transpose", "item", "tolist", "detach", "numel",
-    "prod", "clamp", "clip", "erf", "gather", "tril", "triu", "flip", "cumsum", "tile",
+    "prod", "clamp", "erf", "gather", "tril", "triu", "flip", "cumsum", "tile",
     "pow", "squeeze", "unsqueeze", "permute", "t",
 }  # fmt: skip
 
