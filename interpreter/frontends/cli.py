@@ -45,6 +45,7 @@ commands:
   dg -                  run a program read from standard input
   dg repl               open the REPL
   dg parse FILE.dg      print the syntax tree (--tokens: the token stream)
+  dg check FILE.dg      every syntax and static error, and what would fail as it runs, without running it
   dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png|.html] [--untaken]
                         run a program and draw the graph behind a variable
                         (.html: a page that steps through it, forward and backward)
@@ -57,7 +58,7 @@ commands:
   dg kernel install     make the DG kernel known to Jupyter (needs pip install 'dglang[jupyter]')
   --debug, with any command, shows the Python traceback of an internal error (dg graph: which program draws)
 """
-SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "lsp", "kernel")
+SUBCOMMANDS = ("run", "repl", "parse", "check", "graph", "test", "grade", "lsp", "kernel")
 
 
 class UsageError(DGError):
@@ -245,6 +246,10 @@ def dispatch(argv: list[str]) -> int:
         argv = [a for a in argv if a != "--debug"]
     if command == "parse":
         return parse_command(parse_parser().parse_args(argv[1:]))
+    if command == "check":
+        from .check_command import check, check_parser
+
+        return check(check_parser(ArgumentParser).parse_args(argv[1:]), report)
     if command == "graph":
         return graph_command(graph_parser().parse_args(argv[1:]), debug)
     if command == "test":
@@ -356,7 +361,11 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
         try:
             session.run(text, name)
         except DGError as e:
-            report(e, debug)
+            from .lsp.analysis import problems_of  # every syntax or static error, not only the first
+
+            for i, error in enumerate(problems_of(text, name, e) if e.is_syntax else [e]):
+                sys.stderr.write("\n" if i else "")
+                report(error, debug)
             if e.kind == "KeyboardInterrupt":
                 return EXIT_INTERRUPTED
             return EXIT_SYNTAX if e.is_syntax else EXIT_RUNTIME

@@ -161,7 +161,7 @@ class Failure:
     def line_and_column(self) -> tuple[int, int]:
         """Where the caret goes: at the token, or for end of input just after the last character."""
         if self.token.type == "$END" or self.token.line is None:
-            lines = self.source.text.rstrip("\n").splitlines() or [""]
+            lines = self.text.rstrip("\n").splitlines() or [""]  # (an f-string's: its expression)
             return len(lines), len(lines[-1]) + 1
         return self.token.line, self.token.column
 
