@@ -145,8 +145,8 @@ class TestDGKernel(jupyter_kernel_test.KernelTests):
         shown += self.iopub_text()
         asked = [i for i, text in enumerate(shown) if text == "<input>"]
         assert len(asked) == 3
-        before_second = "".join(shown[asked[0] : asked[1]])
-        before_third = "".join(shown[asked[1] : asked[2]])
+        before_second = "".join(shown[asked[0] + 1 : asked[1]])
+        before_third = "".join(shown[asked[1] + 1 : asked[2]])
         assert before_second.strip() == "3" and before_third.strip() == "30", shown
 
     def iopub_text(self) -> list[str]:
