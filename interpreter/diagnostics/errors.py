@@ -1,12 +1,14 @@
 """Errors as data: a kind, a message, where it happened, the DG call stack, and maybe a hint.
 
-Code that finds a problem raises a DGError; `locating.py` turns any other exception into one at
-the node where it happened, and only `report.py` turns one into text.
+Code that finds a problem raises a DGError; the evaluator turns any other exception into one at
+the node where it happened (semantics/locating.py), the host writes its help line when it is
+reported (semantics/hints.py), and only `report.py` turns one into text.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .source import Span
 
@@ -32,7 +34,11 @@ class CallFrame:
 
 
 class DGError(Exception):
-    """Any error a DG program can cause. `span` is None until the evaluator locates it."""
+    """Any error a DG program can cause. `span` is None until the evaluator locates it.
+
+    `node` is the syntax-tree node it happened at (its span is the error's), and `clues` what the
+    hint writer may need to know of the values involved, as words (their kinds, the names in
+    scope): never the values themselves, which a REPL keeping its last error would keep alive."""
 
     def __init__(
         self,
@@ -41,13 +47,18 @@ class DGError(Exception):
         span: Span | None = None,
         help: str | None = None,
         frames: tuple[CallFrame, ...] = (),
+        *,
+        node: Any = None,
+        clues: tuple[str, ...] = (),
     ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
-        self.span = span
+        self.span = span if span is not None or node is None else node.span
         self.help = help
         self.frames = frames
+        self.node = node
+        self.clues = clues
         self.original: BaseException | None = None
 
     @property

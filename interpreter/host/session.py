@@ -31,6 +31,7 @@ from dglang.interpreter.library.data_files import data_file
 from dglang.interpreter.library.runtime import Builtin, CallContext, Env, show
 from dglang.interpreter.semantics.context import RunContext
 from dglang.interpreter.semantics.evaluator import compile_expression
+from dglang.interpreter.semantics.hints import explain
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.locating import interruption
 
@@ -95,6 +96,7 @@ def detached(error: DGError) -> DGError:
     traceback it would keep every variable of the calls that failed (a list that filled the memory).
     An internal error keeps the Python exception behind it, for `--debug`."""
     error.__traceback__ = error.__context__ = None
+    error.node, error.clues = None, ()  # read by the hint writer already
     if error.kind != "InternalError":
         error.original = None
     return error
@@ -218,8 +220,11 @@ class Session:
     def _limited(self, compiled: Callable[[], Any], env: Env, start: Span | None) -> None:
         """Get the code (`compiled()`: parsing, when it is a run of text) and run it, both under the
         session's limits; `start` locates a stop that arrives before the first statement."""
-        if self.running:
-            self._run_code(compiled(), env)
+        if self.running:  # a breakpoint's cell, inside the paused run
+            try:
+                self._run_code(compiled(), env)
+            except DGError as e:
+                raise self.explained(e) from None
             return
         # Each program, and each REPL cell, gets the whole budget again.
         context, limits = self.context, self.limits
@@ -253,11 +258,11 @@ class Session:
             if watchdog is not None:
                 watchdog.stop()
             if error is not None:  # the program's own error came first
-                raise detached(error) from None
+                raise detached(self.explained(error)) from None
             if not finished:  # between statements, or before the first
                 raise self._stopped_error(e, start) from None
         except DGError as e:
-            raise detached(e) from None
+            raise detached(self.explained(e)) from None
         finally:
             if watchdog is not None:  # again: a Ctrl-C may have cut the first stop short
                 watchdog.stop()
@@ -340,10 +345,16 @@ class Session:
     def echo(self, value: Any) -> None:
         self.write(show(value) + "\n")
 
+    def explained(self, error: DGError) -> DGError:
+        """The error with its hint written (hints.py), now that it is reported."""
+        return explain(error, self.context.rebound_parameter)
+
     def warn(self, warning: DGError) -> None:
-        """Report a warning (kind "Warning") the way errors are reported, to standard error."""
+        """Report a warning (kind "Warning") the way errors are reported, to standard error, with
+        its hint and the DG call stack where it was given."""
+        warning.frames = warning.frames or tuple(self.context.frames)
         self.out.flush()
-        self.err.write(format_error(warning))
+        self.err.write(format_error(self.explained(warning)))
         self.err.flush()
 
     def evaluate(self, text: str, env: Env, name: str = "<expression>") -> Any:

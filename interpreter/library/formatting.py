@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
+from .operators import MAX_SEQUENCE
 from .runtime import text
 
 FORMAT_NUMBER = re.compile(r"\d+")
@@ -36,3 +38,17 @@ def format_value(value: Any, spec: str) -> str:
         return format(value, spec)
     except ValueError as e:
         raise DGError("ValueError", f"bad format ':{spec}' for {type_name(value)}: {e}") from None
+
+
+def fstring(template: list[tuple[str, str | None]]) -> Callable[..., str]:
+    """An f-string's text from the values of its {expressions}, in order: `template` holds its parts,
+    each a literal text (spec None) or the format spec of the next value."""
+
+    def join(*values: Any) -> str:
+        given = iter(values)
+        out = [literal if spec is None else format_value(next(given), spec) for literal, spec in template]
+        if sum(map(len, out)) > MAX_SEQUENCE:  # f"{s}{s}" in a loop doubles a string each time
+            raise DGError("ValueError", f"that would make a string longer than {MAX_SEQUENCE:,} items")
+        return "".join(out)
+
+    return join

@@ -177,6 +177,14 @@ def iterate(value: Any, site: Site | None = None) -> Iterable[Any]:
     raise DGError("TypeError", f"cannot loop over {type_name(value)}", help="loop over range(n), a list, or a tensor")
 
 
+def unpack(value: Any, count: int) -> list[Any]:
+    """`a, b = value`: its items, exactly `count` of them."""
+    values = list(iterate(value))
+    if len(values) != count:
+        raise DGError("ValueError", f"cannot unpack {len(values)} values into {count} names")
+    return values
+
+
 def rows(t: Tensor, site: Site | None) -> Iterator[Tensor]:
     for i in range(len(t)):
         recording.where = site

@@ -12,7 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.library.runtime import MISSING, Function, suggest
+from dglang.interpreter.diagnostics.source import Span
+from dglang.interpreter.library.attributes import find_method
+from dglang.interpreter.library.runtime import MISSING, Env, Function, suggest
 
 # How deep builtins that call back into the program may nest (gradcheck inside a function it
 # checks, a breakpoint's cell calling a function that pauses again). A DG call uses no C stack
@@ -63,6 +65,15 @@ def call_python(
             raise DGError("TypeError", plain_python_message(str(e))) from None
         shown = f".{name}()" if method else f"{name}()"
         raise DGError("TypeError", f"{shown} {problem[0]}", help=problem[1]) from None
+
+
+def method(name: str) -> Callable[[Any, list[Any], dict[str, Any], Span, Env], Any]:
+    """How `x.name(...)` calls: the method `name` of the value, found when called, no bound method made."""
+
+    def call(target: Any, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
+        return call_python(name, find_method(target, name), [target, *args], kwargs, method=True)
+
+    return call
 
 
 def binding_problem(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> tuple[str, str | None] | None:

@@ -1,8 +1,38 @@
-"""What every case of the evaluator shares: the compiler's state and the helpers all cases use.
+"""What the compiler puts around every node, written once: the cases say what a node means, this
+file says how it runs.
+
+The cases (expressions.py, statements.py) speak a small vocabulary:
+
+    self.expr(node), self.block(body)           compile a part
+    self.apply(node, operation, *operands)      the operands' values, then the operation on them
+    self.apply_call(node, invoke, callee)       the callee, the arguments, then the call
+    self.test(node), self.truth(node)           whether a condition (or a value made at node) is true
+    self.locating(node, operation)              an operation the case calls itself
+    self.items(node)                            what a loop takes its items from
+    self.loop_body(node), self.binder(node)     what runs for each item or iteration
+    self.function_body(node)                    what runs for each call
+    self.bind(name, value), self.name_store(name)   x = value
 
 An expression compiles to `run(env) -> value`; a statement to `run(env) -> signal`, where the
-signal is None (carry on), BREAK, CONTINUE, or a ReturnValue travelling up to its call. The cases
-themselves are in `expressions.py` and `statements.py`; `evaluator.py` joins them.
+signal is None (carry on), BREAK, CONTINUE, or a ReturnValue travelling up to its call. Each
+word puts around the semantics, in the same closure (so no node pays a Python call for it):
+
+- errors located: what escapes an operation becomes a DGError at its node (locating.py), with
+  the kinds of its operands as clues for the hint writer (hints.py), which the host calls when
+  it reports the error; the block around a statement adds the DG call stack, and locates Ctrl-C
+  and the watchdog's stops at the statement they hit.
+- provenance, for pictures of the graph: `recording.where` is set to the node's Site before its
+  operation runs, and the engine stamps it on each node the operation records (with the `if`
+  arms around the code, found by the resolver); each run of a loop is on RunContext.loops,
+  counting its iterations; a function's body makes its call the one nodes are recorded in; a
+  tensor stored in a variable takes the variable's name.
+- speed: the commonest shapes (one operand, two, a constant operand read once; a block of one
+  statement; `x = value`) each have a closure of their own. What they buy: docs/performance.md.
+
+`around` (below) adds what a whole node gets: a loop's run on the stack of loops, a note for a
+hint on assignments inside `no_grad`, the debugger's statement events. `counted`, `observed` and
+`scoped` return their argument itself when a run has no step limit or no debugger, so a program
+pays for neither.
 """
 
 from __future__ import annotations
@@ -10,6 +40,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dglang.autograd import Tensor
+from dglang.autograd.tensor import recording
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Branch, Loop, LoopRun, Site, Span
 from dglang.interpreter.library.runtime import Env, iterate
@@ -22,6 +54,13 @@ from .resolver import Resolution
 
 Eval = Callable[[Env], Any]  # a compiled expression
 Exec = Callable[[Env], Any]  # a compiled statement: returns None or a signal
+# The kinds of loop, each with what it is called in pictures and the part of it that runs before
+# each iteration (its head): the nodes they make are counted by iteration (see `around`).
+LOOPS = {
+    ast.While: ("while", "condition"),
+    ast.For: ("for", "iterable"),
+    ast.ListComprehension: ("comprehension", "iterable"),
+}
 
 
 class CompilerBase:
@@ -29,9 +68,9 @@ class CompilerBase:
         self.context = context
         self.frames = context.frames
         self.resolution = resolution  # what the resolver found: how each name is looked up, ...
-        self.echo = echo  # a REPL cell: show the value of each top-level expression statement
+        self.echo = echo  # a REPL cell: show the value of each expression statement outside functions
         self.stepping = stepping  # compile the debugger's statement events in (see `observed`)
-        self.branches: tuple[Branch, ...] = ()  # the `if` arms around the code being compiled
+        self.branches: tuple[Branch, ...] = ()  # the `if` arms around the statement being compiled
 
     # Joined in evaluator.py: compile one node of each kind.
     def expr(self, node: ast.Expr) -> Eval:
@@ -40,33 +79,209 @@ class CompilerBase:
     def stmt(self, node: ast.Stmt) -> Exec:
         raise NotImplementedError
 
-    def block(self, stmts: list[ast.Stmt]) -> Exec:
-        raise NotImplementedError
+    def site(self, node: ast.Expr | ast.Stmt) -> Site:
+        """What an op written at `node` stamps on the nodes it records: where, and in which `if` arms."""
+        return Site(node.span, self.branches)
 
-    # ---- shared by the cases ------------------------------------------------------------------
-    def site(self, span: Span) -> Site:
-        """What an op written at `span` stamps on the nodes it records."""
-        return Site(span, self.branches)
+    # ---- operations -------------------------------------------------------------------------
+    def apply(
+        self, node: ast.Expr | ast.Stmt, operation: Callable[..., Any], *operands: Any, blame: Any = None
+    ) -> Eval:
+        """`node`'s value: its operands' values, left to right, then `operation` applied to them.
 
-    def loop(self, kind: str, node: ast.Stmt | ast.Expr, head: Span) -> Callable[[], LoopRun]:
-        """What a loop at `node` enters each time it runs: a LoopRun on the run's stack of loops,
-        whose `count` the loop raises by one per iteration, for pictures of the graph to read."""
-        loop, loops, frames = Loop(kind, node.span.line, head), self.context.loops, self.frames
-        return lambda: LoopRun(loop, frames[-1] if frames else None, loops)
+        An operand is a node to evaluate (a constant's value is read here, once) or a value given
+        as it is. An error is shown at `blame` (a part of the node; the whole node unless given)."""
+        site, at = self.site(node), (node if blame is None else blame).span
+        parts = [self.operand(o) for o in operands]
+        if len(parts) == 1 and parts[0][0]:
+            only = parts[0][1]
 
-    def fail(self, e: BaseException, span: Span) -> DGError:
-        """The error `e` (raised while running the node at `span`), located there."""
-        return located(e, span, self.frames)
+            def one(env: Env) -> Any:
+                a = only(env)
+                recording.where = site
+                try:
+                    return operation(a)
+                except Exception as e:
+                    raise located(e, node, (a,), at) from None
 
-    def in_branch(self, branch: Branch, body: list[ast.Stmt]) -> Exec:
-        """Compile one arm of an `if`, so the ops inside know which arm they are in."""
-        outer, self.branches = self.branches, (*self.branches, branch)
-        try:
-            return self.block(body)
-        finally:
-            self.branches = outer
+            return one
+        if len(parts) == 2:
+            (left_evaluated, left), (right_evaluated, right) = parts
+            if left_evaluated and right_evaluated:
 
-    def counted(self, body: Callable[[Env], Any], span: Span | None) -> Callable[[Env], Any]:
+                def two(env: Env) -> Any:
+                    a = left(env)
+                    b = right(env)
+                    recording.where = site
+                    try:
+                        return operation(a, b)
+                    except Exception as e:
+                        raise located(e, node, (a, b), at) from None
+
+                return two
+            if left_evaluated:  # `i * 0.5`, `x[0]`, `x.shape`: the right operand is known already
+                b = right
+
+                def given_right(env: Env) -> Any:
+                    a = left(env)
+                    recording.where = site
+                    try:
+                        return operation(a, b)
+                    except Exception as e:
+                        raise located(e, node, (a, b), at) from None
+
+                return given_right
+        evaluated = [part if is_node else given(part) for is_node, part in parts]
+
+        def many(env: Env) -> Any:
+            values = [value(env) for value in evaluated]
+            recording.where = site
+            try:
+                return operation(*values)
+            except Exception as e:
+                raise located(e, node, values, at) from None
+
+        return many
+
+    def operand(self, operand: Any) -> tuple[bool, Any]:
+        """(True, its compiled code) for a node to evaluate; (False, the value) for a constant or a value."""
+        if isinstance(operand, ast.Constant):
+            return False, operand.value
+        if isinstance(operand, ast.Expr):
+            return True, self.expr(operand)
+        return False, operand
+
+    def apply_call(self, node: ast.Call, invoke: Callable[..., Any], callee: ast.Expr) -> Eval:
+        """A call's value: `callee`'s value, the arguments left to right, then
+        `invoke(callee, positional, keywords, span, env)`; an error is located at the call."""
+        func, span, site = self.expr(callee), node.span, self.site(node)
+        args = [self.expr(a) for a in node.args]
+        kwargs = [(k, self.expr(v)) for k, v in node.kwargs]
+
+        def run(env: Env) -> Any:
+            f = func(env)
+            positional = [a(env) for a in args]
+            keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
+            recording.where = site
+            try:
+                return invoke(f, positional, keywords, span, env)
+            except Exception as e:
+                raise located(e, node, (f,)) from None
+
+        return run
+
+    def locating(self, node: Any, operation: Callable[..., Any]) -> Callable[..., Any]:
+        """`operation`, with any error it raises located at `node` (for one a case calls itself)."""
+
+        def run(*args: Any) -> Any:
+            try:
+                return operation(*args)
+            except Exception as e:
+                raise located(e, node, args) from None
+
+        return run
+
+    def test(self, node: ast.Expr) -> Callable[[Env], bool]:
+        """Whether `node`'s value is true (a condition): its value and its truth in one closure."""
+        value = self.expr(node)
+
+        def test(env: Env) -> bool:
+            v = value(env)
+            if v is True or v is False:
+                return v
+            try:
+                return bool(v)  # a one-element tensor counts as its value, as in PyTorch
+            except Exception as e:
+                raise located(e, node, (v,)) from None
+
+        return test
+
+    def truth(self, node: ast.Expr) -> Callable[[Any], bool]:
+        """Whether a value `node` gave is true (`a and b` needs a's value as well as its truth)."""
+
+        def truth(v: Any) -> bool:
+            if v is True or v is False:
+                return v
+            try:
+                return bool(v)
+            except Exception as e:
+                raise located(e, node, (v,)) from None
+
+        return truth
+
+    def items(self, node: ast.Expr) -> Eval:
+        """What a loop over `node` takes its items from (iterate() in runtime.py); the rows of a
+        tensor are recorded at `node`."""
+        return self.apply(node, iterate, node, self.site(node))
+
+    # ---- storing ----------------------------------------------------------------------------
+    def name_store(self, name: str) -> Callable[[Env, Any], None]:
+        """Store a value under `name`. A tensor without a name takes it, so that a picture of the
+        graph can say which variable a node is."""
+
+        def store(env: Env, value: Any) -> None:
+            if type(value) is Tensor and value.name is None:
+                value.name = name
+            env.vars[name] = value
+
+        return store
+
+    def bind(self, name: str, value: Eval) -> Exec:
+        """`x = value`, the commonest statement, as one closure: what `name_store` does, in line."""
+
+        def run(env: Env) -> None:
+            v = value(env)
+            if type(v) is Tensor and v.name is None:
+                v.name = name
+            env.vars[name] = v
+
+        return run
+
+    # ---- around a whole node ------------------------------------------------------------------
+    def around(self, node: ast.Expr | ast.Stmt, code: Any) -> Any:
+        """What every node gets around its case; for most nodes, nothing (`code` itself)."""
+        kind = type(node)
+        if kind in LOOPS:
+            code = self.loop_run(code, node)
+        elif (kind is ast.Assign or kind is ast.AugAssign) and node in self.resolution.in_no_grad:
+            code = self.noting_rebound(code, node)  # type: ignore[arg-type]
+        if self.stepping and isinstance(node, ast.Stmt):
+            code = self.observed(code, node.span)
+        return code
+
+    def loop_run(self, code: Any, node: Any) -> Any:
+        """A loop, on the run's stack of loops (RunContext.loops) while it runs: a LoopRun whose
+        `count` its body raises by one per iteration, for pictures of the graph to read."""
+        kind, head = LOOPS[type(node)]
+        loop = Loop(kind, node.span.line, getattr(node, head).span)
+        loops, frames = self.context.loops, self.frames
+
+        def run(env: Env) -> Any:
+            with LoopRun(loop, frames[-1] if frames else None, loops):
+                return code(env)
+
+        return run
+
+    def noting_rebound(self, statement: Exec, node: ast.Assign | ast.AugAssign) -> Exec:
+        """An assignment written inside `with no_grad:`. When it rebinds a parameter (a leaf tensor
+        that requires grad) to a new tensor, the classic mistake, it is noted on the RunContext,
+        so that a `grad` failing later can say why (hints.py)."""
+        names = target_names(node.target)
+        context, span = self.context, node.span
+
+        def run(env: Env) -> Any:
+            before = [env.vars.get(name) for name in names]
+            signal = statement(env)
+            for name, old in zip(names, before, strict=True):
+                new = env.vars.get(name)
+                was_parameter = type(old) is Tensor and old.requires_grad and old.grad_fn is None
+                if was_parameter and type(new) is Tensor and new is not old:
+                    context.rebound_parameter = (name, span)
+            return signal
+
+        return run
+
+    def counted(self, body: Callable[..., Any], span: Span | None) -> Callable[..., Any]:
         """`body`, counting a step each time it runs when the run has a step limit (--max-steps).
 
         Loop bodies, comprehension items and function bodies are counted; without a limit this
@@ -77,13 +292,13 @@ class CompilerBase:
         context, frames = self.context, self.frames
         message, help = steps_message(limit)
 
-        def run(env: Env) -> Any:
+        def run(env: Env, *item: Any) -> Any:
             context.steps += 1
             if context.steps > limit:
                 if span is not None:
                     raise DGError("LimitError", message, span, help=help, frames=tuple(frames))
                 raise DGError("LimitError", message, frames[-1].call_site, help=help, frames=tuple(frames[:-1]))
-            return body(env)
+            return body(env, *item)
 
         return run
 
@@ -121,39 +336,14 @@ class CompilerBase:
         return run
 
 
-def truth(value: Any, span: Span, c: CompilerBase) -> bool:
-    """Is a condition true? A one-element tensor counts as its value, as in PyTorch."""
-    if value is True or value is False:
-        return value
-    try:
-        return bool(value)
-    except Exception as e:
-        raise c.fail(e, span) from None
+def given(value: Any) -> Eval:
+    return lambda env: value
 
 
-def unpack(value: Any, count: int, span: Span, c: CompilerBase) -> list[Any]:
-    """`a, b = value`: its items, exactly `count` of them."""
-    try:
-        values = list(iterate(value))
-    except Exception as e:
-        raise c.fail(e, span) from None
-    if len(values) != count:
-        raise c.fail(DGError("ValueError", f"cannot unpack {len(values)} values into {count} names"), span)
-    return values
-
-
-def unpacker(targets: list[str]) -> Callable[[dict[str, Any], Any, Span, CompilerBase], None]:
-    """Bind a loop's value to its variable(s): `for x in ...` or `for i, x in ...`."""
-    if len(targets) == 1:
-        (only,) = targets
-
-        def bind_one(vars: dict[str, Any], value: Any, span: Span, c: CompilerBase) -> None:
-            vars[only] = value
-
-        return bind_one
-
-    def bind_many(vars: dict[str, Any], value: Any, span: Span, c: CompilerBase) -> None:
-        for name, v in zip(targets, unpack(value, len(targets), span, c), strict=True):
-            vars[name] = v
-
-    return bind_many
+def target_names(target: ast.Expr) -> list[str]:
+    """The plain names an assignment target stores into: `x`, or those of `a, b`."""
+    if isinstance(target, ast.Name):
+        return [target.name]
+    if isinstance(target, ast.TupleExpr):
+        return [name for item in target.items for name in target_names(item)]
+    return []

@@ -4,10 +4,10 @@
 
 Compiling first means the tree is walked once, not once per loop iteration, and names, operators
 and scopes are settled before the program starts. The tables below list every kind of node with
-the case that compiles it: expressions in `expressions.py`, statements in `statements.py`.
-
-Errors: an exception escaping a node's closure is located there (`CompilerBase.fail`), with the DG
-call stack at that moment; outer nodes let an already-located error pass untouched.
+the case that compiles it: expressions in `expressions.py`, statements in `statements.py`. Each
+case says what its node means; what every node needs besides (its errors located, the site the
+engine stamps on what it records, steps counted, the debugger's events) is put around it by
+`compiling.py` and `blocks.py`, the same way for every node.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from . import ast_nodes as ast
 from .compiling import Eval, Exec
 from .context import RunContext
 from .expressions import Expressions
-from .locating import interruption
 from .resolver import Resolution, resolve
 from .statements import Statements
 
@@ -48,50 +47,28 @@ def compile_program(module: ast.Module, context: RunContext, echo: bool = False)
 def compile_expression(expr: ast.Expr, context: RunContext) -> Eval:
     """An expression on its own (a debugger's `:break LINE if CONDITION`), read in any scope."""
     resolution = resolve(ast.Module([ast.ExprStmt(expr.span, expr)]))
-    return Compiler(context, resolution).expr(expr)
+    code, frames = Compiler(context, resolution).expr(expr), context.frames
+
+    def run(env: Env) -> Any:
+        try:
+            return code(env)
+        except DGError as e:  # no block around it to add the call stack
+            e.frames = e.frames or tuple(frames)
+            raise
+
+    return run
 
 
 class Compiler(Expressions, Statements):
     def expr(self, node: ast.Expr) -> Eval:
-        return EXPRESSIONS[type(node)](self, node)
+        return self.around(node, EXPRESSIONS[type(node)](self, node))
 
     def stmt(self, node: ast.Stmt) -> Exec:
-        return STATEMENTS[type(node)](self, node)
-
-    def block(self, stmts: list[ast.Stmt]) -> Exec:
-        """Run statements in order; stop at the first signal. Ctrl-C is located at the statement it hit."""
-        compiled = [self.observed(self.stmt(s), s.span) for s in stmts]
-        spans = {id(c): s.span for c, s in zip(compiled, stmts, strict=True)}
-        frames = self.frames
-        if len(compiled) == 1:  # a loop body of one statement, the commonest: no loop over the block
-            (only,) = compiled
-
-            def run_one(env: Env) -> Any:
-                try:
-                    return only(env)
-                except KeyboardInterrupt as e:  # Ctrl-C, or the watchdog (--timeout, --max-memory)
-                    kind, message, help = interruption(e)
-                    raise DGError(kind, message, spans[id(only)], help=help, frames=tuple(frames)) from None
-
-            return run_one
-
-        def run(env: Env) -> Any:
-            step = compiled[0] if compiled else None
-            # One try around the whole loop (free until something is raised), so that Ctrl-C or a
-            # stop from the watchdog between two statements is located too: at the one just run.
-            try:
-                for step in compiled:
-                    signal = step(env)
-                    if signal is not None:
-                        return signal
-            except KeyboardInterrupt as e:  # Ctrl-C, or the watchdog (--timeout, --max-memory)
-                if step is None:
-                    raise
-                kind, message, help = interruption(e)
-                raise DGError(kind, message, spans[id(step)], help=help, frames=tuple(frames)) from None
-            return None
-
-        return run
+        outer, self.branches = self.branches, self.resolution.branches.get(node, ())
+        try:
+            return self.around(node, STATEMENTS[type(node)](self, node))
+        finally:
+            self.branches = outer
 
 
 Case = Callable[[Compiler, Any], Any]
@@ -113,6 +90,7 @@ EXPRESSIONS: dict[type, Case] = {
     ast.Attribute: Compiler.attribute,  # x.grad
     ast.Call: Compiler.call,  # f(x, y=2), x.sum(axis=0)
     ast.Index: Compiler.index,  # x[0, 1:3]
+    ast.Slice: Compiler.slice_,  # 1:3 inside brackets
 }
 
 STATEMENTS: dict[type, Case] = {

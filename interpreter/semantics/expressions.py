@@ -1,7 +1,10 @@
 """The evaluator's expression cases: one method per kind of expression, each returning `run(env)`.
 
-Each case evaluates its parts, then applies the operation with the engine's provenance set to its
-own site (so a recorded node knows the line that made it), and locates any error at its own span.
+A case says what its node means: which parts to evaluate, and what to do with their values. It
+says it in the words of compiling.py (`apply`, `test`, ...), which put around every node what a
+run needs besides its meaning: errors located at the node, the site the engine stamps on the
+nodes an op records, the fast shapes of common nodes. Hints are written only when an error is
+reported (hints.py).
 """
 
 from __future__ import annotations
@@ -9,38 +12,30 @@ from __future__ import annotations
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.tensor import recording, type_name
+from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import CallFrame, DGError
 from dglang.interpreter.diagnostics.source import Span
-from dglang.interpreter.library.attributes import find_method, get_attribute
-from dglang.interpreter.library.formatting import format_value
-from dglang.interpreter.library.operators import BINARY, COMPARE, MAX_SEQUENCE, UNARY, get_item
-from dglang.interpreter.library.runtime import (
-    MISSING,
-    BoundMethod,
-    Builtin,
-    CallContext,
-    Env,
-    Function,
-    WithContext,
-    iterate,
-)
+from dglang.interpreter.library.attributes import get_attribute
+from dglang.interpreter.library.formatting import fstring
+from dglang.interpreter.library.operators import BINARY, COMPARE, UNARY, get_item
+from dglang.interpreter.library.runtime import MISSING, BoundMethod, Builtin, CallContext, Env, Function, WithContext
 
 from . import ast_nodes as ast
-from .calls import MAX_INSIDE_BUILTINS, bind_arguments, call_python
-from .compiling import CompilerBase, Eval, truth, unpacker
-from .hints import explained, habit, library_prefix, non_leaf_grad, unknown_name, why_none, with_prefix_help
+from .blocks import Blocks
+from .calls import MAX_INSIDE_BUILTINS, bind_arguments, call_python, method
+from .compiling import Eval
+from .locating import made_by
 from .resolver import Lookup
 
 
-class Expressions(CompilerBase):
+class Expressions(Blocks):
     def constant(self, node: ast.Constant) -> Eval:
         value = node.value
         return lambda env: value
 
     def name(self, node: ast.Name) -> Eval:
-        """A variable: a function's own locals are read directly; everything else up the scope chain."""
-        name, span, frames = node.name, node.span, self.frames
+        """A variable: a function's own locals are read from its scope; any other name up the chain."""
+        name = node.name
         lookup = self.resolution.lookups[node]
         if lookup is Lookup.LOCAL:
 
@@ -48,13 +43,8 @@ class Expressions(CompilerBase):
                 try:
                     return env.vars[name]
                 except KeyError:
-                    raise DGError(
-                        "NameError",
-                        f"local variable '{name}' is used before it is assigned",
-                        span,
-                        help=f"'{name}' is assigned somewhere in this function, which makes it local throughout",
-                        frames=tuple(frames),
-                    ) from None
+                    message = f"local variable '{name}' is used before it is assigned"
+                    raise DGError("NameError", message, node=node) from None
 
             return local
         enclosing = lookup is Lookup.ENCLOSING
@@ -66,9 +56,8 @@ class Expressions(CompilerBase):
             value = start.vars.get(name, MISSING)
             if value is MISSING and start.parent is not None:
                 value = start.parent.lookup(name)
-            if value is MISSING:
-                help = unknown_name(name, env.visible_names())
-                raise DGError("NameError", f"name '{name}' is not defined", span, help=help, frames=tuple(frames))
+            if value is MISSING:  # with the names it could have meant, for "did you mean"
+                raise DGError("NameError", f"name '{name}' is not defined", node=node, clues=(*env.visible_names(),))
             return value
 
         return scopes
@@ -82,235 +71,107 @@ class Expressions(CompilerBase):
         return lambda env: [item(env) for item in items]
 
     def list_comprehension(self, node: ast.ListComprehension) -> Eval:
-        """[element for x in iterable if condition], with x in a scope of its own."""
-        iterable, span = self.expr(node.iterable), node.iterable.span
-        element = self.counted(self.expr(node.element), node.span)
-        condition = self.expr(node.condition) if node.condition else None
-        condition_span = node.condition.span if node.condition else node.span
-        bind, site = unpacker(node.targets), self.site(span)
-        loop = self.loop("comprehension", node, span)
+        """The element for each item that passes the condition; the names bound in a scope of their own."""
+        items, bind, element = self.items(node.iterable), self.binder(node), self.expr(node.element)
+        keep = self.test(node.condition) if node.condition is not None else None
 
         def run(env: Env) -> list[Any]:
-            try:
-                values = iterate(iterable(env), site)
-            except Exception as e:
-                raise self.fail(e, span) from None
-            inner = Env({}, env)
-            out = []
-            with loop() as this:
-                for value in values:
-                    this.count += 1
-                    bind(inner.vars, value, span, self)
-                    if condition is None or truth(condition(inner), condition_span, self):
-                        out.append(element(inner))
+            scope, out = Env({}, env), []
+            for item in items(env):
+                bind(scope, item)
+                if keep is None or keep(scope):
+                    out.append(element(scope))
             return out
 
         return run
 
     def fstring(self, node: ast.FString) -> Eval:
-        parts = [(p, None, "") if isinstance(p, str) else (None, self.expr(p.expr), p.spec) for p in node.parts]
-        span = node.span
-
-        def run(env: Env) -> str:
-            out = []
-            for literal, value, spec in parts:
-                if value is None:
-                    out.append(literal)
-                    continue
-                try:
-                    out.append(format_value(value(env), spec))
-                except Exception as e:
-                    raise self.fail(e, span) from None
-            if sum(map(len, out)) > MAX_SEQUENCE:  # f"{s}{s}" in a loop doubles a string each time
-                too_long = DGError("ValueError", f"that would make a string longer than {MAX_SEQUENCE:,} items")
-                raise self.fail(too_long, span)
-            return "".join(out)
-
-        return run
+        """The text, each {expression} formatted with its spec."""
+        template = [(p, None) if isinstance(p, str) else ("", p.spec) for p in node.parts]
+        values = [p.expr for p in node.parts if isinstance(p, ast.FormattedValue)]
+        return self.apply(node, fstring(template), *values)
 
     # ---- operators ----------------------------------------------------------------------------
     def binary(self, node: ast.Binary) -> Eval:
-        left, right, op, span = self.expr(node.left), self.expr(node.right), BINARY[node.op], node.span
-        hints, site = (why_none(node.left), why_none(node.right)), self.site(span)
-
-        def failed(e: Exception, a: Any, b: Any) -> DGError:
-            error = self.fail(e, span)
-            return explained(explained(error, a, hints[0]), b, hints[1])
-
-        if isinstance(node.right, ast.Constant):  # `i * 0.5`, `x - 1`: the number read here, not called for
-            b = node.right.value
-
-            def constant_right(env: Env) -> Any:
-                a = left(env)
-                recording.where = site
-                try:
-                    return op(a, b)
-                except Exception as e:
-                    raise failed(e, a, b) from None
-
-            return constant_right
-
-        def run(env: Env) -> Any:
-            a = left(env)
-            b = right(env)
-            recording.where = site
-            try:
-                return op(a, b)
-            except Exception as e:
-                raise failed(e, a, b) from None
-
-        return run
+        return self.apply(node, BINARY[node.op], node.left, node.right)
 
     def unary(self, node: ast.Unary) -> Eval:
-        operand, op, span, site = self.expr(node.operand), UNARY[node.op], node.span, self.site(node.span)
-
-        def run(env: Env) -> Any:
-            a = operand(env)
-            recording.where = site
-            try:
-                return op(a)
-            except Exception as e:
-                raise self.fail(e, span) from None
-
-        return run
+        return self.apply(node, UNARY[node.op], node.operand)
 
     def compare(self, node: ast.Compare) -> Eval:
-        """a < b (a tensor comparison gives a bool tensor); chains a < b < c as a < b and b < c."""
+        """a < b (a tensor comparison gives a bool tensor); a chain a < b < c is a < b and b < c,
+        each operand evaluated once."""
+        if len(node.ops) == 1:
+            return self.apply(node, COMPARE[node.ops[0]], *node.operands)
         operands = [self.expr(o) for o in node.operands]
-        ops = [COMPARE[o] for o in node.ops]
-        span = node.span
-        if len(ops) == 1:  # the usual case, without the loop
-            (left, right), (op,) = operands, ops
-
-            def single(env: Env) -> Any:
-                a = left(env)
-                b = right(env)
-                try:
-                    return op(a, b)
-                except Exception as e:
-                    raise self.fail(e, span) from None
-
-            return single
+        ops, truth = [self.locating(node, COMPARE[o]) for o in node.ops], self.truth(node)
 
         def chain(env: Env) -> Any:
             a = operands[0](env)
             result: Any = True
             for op, operand in zip(ops, operands[1:], strict=True):
                 b = operand(env)
-                try:
-                    result = op(a, b)
-                    if not result:
-                        return result
-                except Exception as e:
-                    raise self.fail(e, span) from None
+                result = op(a, b)
+                if not truth(result):
+                    return result
                 a = b
             return result
 
         return chain
 
     def and_(self, node: ast.And) -> Eval:
-        left, right, span = self.expr(node.left), self.expr(node.right), node.left.span
+        left, right, truth = self.expr(node.left), self.expr(node.right), self.truth(node.left)
 
         def run(env: Env) -> Any:
             a = left(env)
-            return right(env) if truth(a, span, self) else a
+            return right(env) if truth(a) else a
 
         return run
 
     def or_(self, node: ast.Or) -> Eval:
-        left, right, span = self.expr(node.left), self.expr(node.right), node.left.span
+        left, right, truth = self.expr(node.left), self.expr(node.right), self.truth(node.left)
 
         def run(env: Env) -> Any:
             a = left(env)
-            return a if truth(a, span, self) else right(env)
+            return a if truth(a) else right(env)
 
         return run
 
     def not_(self, node: ast.Not) -> Eval:
-        operand, span = self.expr(node.operand), node.operand.span
-        return lambda env: not truth(operand(env), span, self)
+        test = self.test(node.operand)
+        return lambda env: not test(env)
 
     def conditional(self, node: ast.Conditional) -> Eval:
-        cond, span = self.expr(node.condition), node.condition.span
-        then, otherwise = self.expr(node.then), self.expr(node.otherwise)
-        return lambda env: then(env) if truth(cond(env), span, self) else otherwise(env)
+        test, then, otherwise = self.test(node.condition), self.expr(node.then), self.expr(node.otherwise)
+        return lambda env: then(env) if test(env) else otherwise(env)
 
     # ---- attributes, calls, indexing ----------------------------------------------------------
     def attribute(self, node: ast.Attribute) -> Eval:
-        obj, attr, span, hint = self.owner(node), node.name, node.span, why_none(node.obj)
-        if attr == "grad":
-            return self.grad_attribute(obj, node)
+        if node.name == "grad":
+            return self.apply(node, self.grad_reader(node), node.obj)
+        return self.apply(node, get_attribute, node.obj, node.name)
 
-        def run(env: Env) -> Any:
-            value = obj(env)
-            try:
-                return get_attribute(value, attr)
-            except Exception as e:
-                raise habit(explained(self.fail(e, span), value, hint), node) from None
+    def grad_reader(self, node: ast.Attribute) -> Any:
+        """`t.grad`. `grad` fills .grad only for leaves, so a tensor computed by a recorded op has
+        None there: reading it warns, once for this place in the program (as PyTorch warns)."""
+        warn, warned = self.context.warn, False
 
-        return run
-
-    def grad_attribute(self, obj: Eval, node: ast.Attribute) -> Eval:
-        """`t.grad`; reading it from a tensor that is not a leaf warns, once for this place in the
-        program, that it is None because `grad` fills .grad only for leaves (as PyTorch warns)."""
-        span, warn, frames, warned = node.span, self.context.warn, self.frames, False
-
-        def run(env: Env) -> Any:
+        def read_grad(value: Any) -> Any:
             nonlocal warned
-            value = obj(env)
             if type(value) is not Tensor:
-                try:
-                    return get_attribute(value, "grad")
-                except Exception as e:
-                    raise explained(self.fail(e, span), value, why_none(node.obj)) from None
-            gradient = value.grad
-            if gradient is None and value.grad_fn is not None and not warned:
+                return get_attribute(value, "grad")
+            if value.grad is None and value.grad_fn is not None and not warned:
                 warned = True
-                warn(non_leaf_grad(value, node, tuple(frames)))
-            return gradient
+                message = ".grad of a tensor that is not a leaf is being read: grad does not fill it, so it is None"
+                warn(DGError("Warning", message, node=node, clues=made_by(value, node.span)))
+            return value.grad
 
-        return run
+        return read_grad
 
     def call(self, node: ast.Call) -> Eval:
-        args = [self.expr(a) for a in node.args]
-        kwargs = [(k, self.expr(v)) for k, v in node.kwargs]
-        span, site = node.span, self.site(node.span)
-        if isinstance(node.func, ast.Attribute):  # x.sum(axis=0): find the method, skip the bound object
-            return self.method_call(node.func, args, kwargs, span)
-        func, invoke = self.expr(node.func), self.invoke
-
-        def run(env: Env) -> Any:
-            f = func(env)
-            positional = [a(env) for a in args]
-            keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
-            recording.where = site
-            try:
-                return invoke(f, positional, keywords, span, env)
-            except Exception as e:
-                raise self.fail(e, span) from None
-
-        return run
-
-    def owner(self, node: ast.Attribute) -> Eval:
-        """What comes before the dot; `torch.` or `optimizer.` that the program never defined get
-        the help line DG's own way of writing it deserves."""
-        obj, help = self.expr(node.obj), library_prefix(node)
-        return obj if help is None else with_prefix_help(obj, help)
-
-    def method_call(self, func: ast.Attribute, args: list[Eval], kwargs: list[tuple[str, Eval]], span: Span) -> Eval:
-        obj, name, hint, site = self.owner(func), func.name, why_none(func.obj), self.site(span)
-
-        def run(env: Env) -> Any:
-            target = obj(env)
-            positional = [a(env) for a in args]
-            keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
-            recording.where = site
-            try:
-                return call_python(name, find_method(target, name), [target, *positional], keywords, method=True)
-            except Exception as e:
-                raise habit(explained(self.fail(e, span), target, hint), func) from None
-
-        return run
+        if isinstance(node.func, ast.Attribute):  # x.sum(axis=0): the method found by name, no bound method made
+            return self.apply_call(node, method(node.func.name), node.func.obj)
+        return self.apply_call(node, self.invoke, node.func)
 
     def invoke(self, f: Any, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
         """Call any callable DG value."""
@@ -337,10 +198,8 @@ class Expressions(CompilerBase):
                 "RecursionError",
                 f"more than {MAX_INSIDE_BUILTINS} calls nested inside builtins that call the program back "
                 f"(here {f.name}())",
-                span,
                 help=f"the program reached {f.name}() again from inside a call that {f.name}() made; "
                 "check where the recursion stops",
-                frames=tuple(frames),
             )
         call_back = lambda g, a: self.invoke(g, a, {}, span, env)
         context.inside_builtins += 1
@@ -353,9 +212,7 @@ class Expressions(CompilerBase):
         """A DG function's call: a new scope for its arguments, a frame on the call stack, its body."""
         frames, max_depth = self.frames, self.context.max_depth
         env = Env(bind_arguments(f, args, kwargs), f.env)
-        frame = CallFrame(f.name, span, frames[-1] if frames else None)
-        frames.append(frame)
-        caller, recording.call = recording.call, frame  # nodes made in this call remember it
+        frames.append(CallFrame(f.name, span, frames[-1] if frames else None))
         try:
             if len(frames) > max_depth:
                 raise DGError(
@@ -368,31 +225,16 @@ class Expressions(CompilerBase):
             signal = f.body(env)
         finally:
             frames.pop()
-            recording.call = caller
         return signal.value if signal is not None else None
 
     def index(self, node: ast.Index) -> Eval:
-        obj, key, span, site = self.expr(node.obj), self.index_key(node.items), node.span, self.site(node.span)
+        """x[i], x[1:3], x[i, j]: one key, or a tuple of them for several axes."""
+        if len(node.items) == 1:
+            return self.apply(node, get_item, node.obj, node.items[0])
+        return self.apply(node, lambda value, *keys: get_item(value, keys), node.obj, *node.items)
 
-        def run(env: Env) -> Any:
-            value = obj(env)
-            k = key(env)
-            recording.where = site
-            try:
-                return get_item(value, k)
-            except Exception as e:
-                raise self.fail(e, span) from None
-
-        return run
-
-    def index_key(self, items: list[ast.Expr]) -> Eval:
-        """What goes between the brackets: one value, a slice, or a tuple of them for several axes."""
-        parts = [self.slice(i) if isinstance(i, ast.Slice) else self.expr(i) for i in items]
-        if len(parts) == 1:
-            return parts[0]
-        return lambda env: tuple([p(env) for p in parts])
-
-    def slice(self, node: ast.Slice) -> Eval:
+    def slice_(self, node: ast.Slice) -> Eval:
+        """start:stop:step inside brackets, each part optional."""
         none: Eval = lambda env: None
         start, stop, step = (self.expr(e) if e is not None else none for e in (node.start, node.stop, node.step))
         return lambda env: slice(start(env), stop(env), step(env))

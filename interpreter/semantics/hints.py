@@ -1,16 +1,17 @@
-"""Hints: the `help:` lines that explain a likely cause, kept apart from the semantics they explain.
+"""Hints: the `help:` lines that explain a likely cause, written when an error is reported.
 
-Each hint is decided from what the compiler sees in the text (is this operand a `.grad`? a call?)
-and what the value turned out to be at run time; it only adds a help line to an error that has none.
+The evaluator only runs the program: an error it raises carries the node it happened at and a few
+clues about the values involved (their kinds, the names in scope; locating.py). When the host
+reports the error it calls `explain`, which reads the node (is this operand a `.grad`? a call? is
+this name followed by `.tensor`?) and the clues, and writes the help line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+import re
+from collections.abc import Iterable
 
-from dglang.autograd import Tensor
-from dglang.interpreter.diagnostics.errors import CallFrame, DGError
+from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Span
 from dglang.interpreter.library.keyword_help import KEYWORDS
 from dglang.interpreter.library.runtime import suggest
@@ -18,31 +19,49 @@ from dglang.interpreter.library.runtime import suggest
 from . import ast_nodes as ast
 
 
-def why_none(node: ast.Expr) -> str | None:
-    """A hint for when `node` turns out to be None where a value was needed."""
-    if isinstance(node, ast.Attribute) and node.name == "grad":
-        return "this .grad is None: no gradient has reached it yet (only leaves with requires_grad=True keep one)"
-    if isinstance(node, ast.Call):
-        return "the call gave None: a function that ends without `return` gives None"
-    return None
-
-
-def explained(error: DGError, value: Any, hint: str | None) -> DGError:
-    """`error`, with `hint` as its help line if the value in question was None."""
-    if value is None and hint is not None and error.help is None:
-        error.help = hint
-    return error
-
-
-def rebound_parameter(error: DGError, rebound: tuple[str, Span] | None) -> DGError:
-    """`grad` of something that requires no grad, after `w = w - lr * w.grad` inside `no_grad`."""
-    if rebound is not None:
-        name, where = rebound
+def explain(error: DGError, rebound: tuple[str, Span] | None = None) -> DGError:
+    """`error` with the help line its likely cause deserves, if it can tell. `rebound`: where the
+    program last rebound a parameter inside `no_grad` (RunContext.rebound_parameter)."""
+    node, clues = error.node, error.clues
+    if isinstance(node, ast.Name) and error.kind == "NameError":
+        if "before it is assigned" in error.message:
+            error.help = f"'{node.name}' is assigned somewhere in this function, which makes it local throughout"
+        else:
+            error.help = library_prefix(node) or unknown_name(node.name, clues)
+    elif isinstance(node, ast.Binary):
+        explained(error, clues, (node.left, node.right))
+    elif isinstance(node, ast.Attribute) and error.kind == "Warning":
+        error.help = non_leaf_grad(node, clues)
+    elif isinstance(node, ast.Attribute):
+        explained(error, clues, (node.obj,))
+        if node.name != "grad":
+            habit(error, node)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        explained(error, clues, (node.func.obj,))
+        habit(error, node.func)
+    elif isinstance(node, ast.Grad) and clues[:1] == ("tensor",) and rebound is not None:
+        name, where = rebound  # `grad` of a tensor that requires no grad, after `w = w - lr * w.grad`
         error.help = (
             f"'{name}' was rebound inside `no_grad` on line {where.line}, so it is no longer a leaf "
             f"that requires grad; update it in place instead: `{name} -= ...`"
         )
     return error
+
+
+def explained(error: DGError, clues: tuple[str, ...], operands: tuple[ast.Expr, ...]) -> None:
+    """A help line for the first operand that turned out to be None where a value was needed."""
+    for kind, operand in zip(clues, operands, strict=False):
+        if kind == "None" and error.help is None:
+            error.help = why_none(operand)
+
+
+def why_none(node: ast.Expr) -> str | None:
+    """Why `node` may have been None."""
+    if isinstance(node, ast.Attribute) and node.name == "grad":
+        return "this .grad is None: no gradient has reached it yet (only leaves with requires_grad=True keep one)"
+    if isinstance(node, ast.Call):
+        return "the call gave None: a function that ends without `return` gives None"
+    return None
 
 
 # ---- PyTorch and NumPy habits -------------------------------------------------------------------
@@ -74,59 +93,44 @@ OPTIMIZER_HELP = (
 RENAMED = {"cat": "concat", "manual_seed": "seed", "array": "tensor", "from_numpy": "tensor", "Tensor": "tensor"}
 
 
-def habit(error: DGError, node: ast.Attribute) -> DGError:
+def habit(error: DGError, node: ast.Attribute) -> None:
     """`loss.backward()` and the like: a PyTorch habit's help line, instead of "did you mean"."""
     if error.kind == "AttributeError" and node.name in TENSOR_HABITS and "tensor has no" in error.message:
         owner = node.obj.obj if isinstance(node.obj, ast.Attribute) and node.obj.name == "grad" else node.obj
         error.help = TENSOR_HABITS[node.name].format(obj=written(node.obj), owner=written(owner))
-    return error
 
 
-def library_prefix(node: ast.Attribute) -> str | None:
-    """`torch.tensor(...)`, `np.zeros(...)`, `optimizer.step()`: when the name before the dot is a
-    library or an optimizer the program never defined, what DG writes instead (the help of the
-    NameError); None for any other attribute. Decided from the text alone, when compiling."""
-    if not isinstance(node.obj, ast.Name):
+def library_prefix(node: ast.Name) -> str | None:
+    """`torch.tensor(...)`, `np.zeros(...)`, `optimizer.step()`: when a library or an optimizer the
+    program never defined comes before a dot, what DG writes instead; None for any other name.
+    Read from the program's text after the name."""
+    library = node.name
+    if library not in LIBRARIES and library not in OPTIMIZERS:
         return None
-    library = node.obj.name
+    span = node.span
+    after = ATTRIBUTE.match(span.source.line(span.line)[span.end_column - 1 :])
+    if after is None:
+        return None
     if library in OPTIMIZERS:
         return OPTIMIZER_HELP
-    if library not in LIBRARIES:
-        return None
-    name = RENAMED.get(node.name, node.name)
-    if node.name == "no_grad":
+    attribute = after.group(1)
+    if attribute == "no_grad":
         return "DG's contexts need no prefix: write `with no_grad:`"
+    name = RENAMED.get(attribute, attribute)
     return f"DG has no import: its tensor functions are builtins, so write `{name}(...)` without `{library}.`"
 
 
-def with_prefix_help(name: Callable[[Any], Any], help: str) -> Callable[[Any], Any]:
-    """A name's compiled lookup, whose NameError (the library was never defined) gets `help`."""
-
-    def run(env: Any) -> Any:
-        try:
-            return name(env)
-        except DGError as e:
-            if e.kind == "NameError":
-                e.help = help
-            raise
-
-    return run
+ATTRIBUTE = re.compile(r"\s*\.\s*([^\W\d]\w*)")  # `.tensor` after a name
 
 
-def non_leaf_grad(value: Tensor, node: ast.Attribute, frames: tuple[CallFrame, ...]) -> DGError:
-    """The warning for reading .grad of a tensor computed by a recorded op (PyTorch warns too:
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed...")."""
-    obj = written(node.obj)
-    node_of = value.grad_fn
-    made = getattr(getattr(node_of, "where", None), "span", None)
-    where = f" on line {made.line}" if made is not None and made.source is node.span.source else ""
-    return DGError(
-        "Warning",
-        ".grad of a tensor that is not a leaf is being read: grad does not fill it, so it is None",
-        node.span,
-        help=f"{obj} was computed by {node_of.op}{where}; to keep a parameter a leaf, update it in place "  # type: ignore[union-attr]
-        f"inside `with no_grad:` ({obj} -= lr * {obj}.grad); for dy/d{obj} at a computed value, use gradient(y, {obj})",
-        frames=frames,
+def non_leaf_grad(node: ast.Attribute, clues: tuple[str, ...]) -> str:
+    """The help of the warning for reading .grad of a tensor computed by a recorded op (PyTorch
+    warns too: "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed...").
+    `clues`: the op that made the tensor, and where (locating.made_by)."""
+    obj, (op, where) = written(node.obj), clues
+    return (
+        f"{obj} was computed by {op}{where}; to keep a parameter a leaf, update it in place "
+        f"inside `with no_grad:` ({obj} -= lr * {obj}.grad); for dy/d{obj} at a computed value, use gradient(y, {obj})"
     )
 
 

@@ -4,7 +4,9 @@ It settles what can be known from the text alone, so the evaluator only has to r
 - the static errors: `return` outside a function, `break` or `continue` outside a loop;
 - where each variable read looks its name up (a function's own local, or the scopes around it);
 - which assignments sit inside a `with no_grad:` block (for the hint about `w = w - lr * w.grad`);
-- which names the program reads without ever assigning them (builtins it may call).
+- which names the program reads without ever assigning them (builtins it may call);
+- which arms of which `if`s each statement sits in (so a picture of the graph can say which branch
+  made a node, and draw the arms that did not run).
 
 Scopes are as in Python: a function's locals are the names it assigns anywhere in its body
 (so a local read before its assignment is an error, not the global of the same name); a
@@ -14,10 +16,11 @@ or a breakpoint's cell reads its own scope first, then the ones around it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.source import Arm, Branch
 
 from . import ast_nodes as ast
 
@@ -37,6 +40,7 @@ class Resolution:
     lookups: dict[ast.Name, Lookup] = field(default_factory=dict)
     in_no_grad: set[ast.Stmt] = field(default_factory=set)  # assignments written inside `with no_grad:`
     free_names: set[str] = field(default_factory=set)  # read somewhere, assigned nowhere in this text
+    branches: dict[ast.Stmt, tuple[Branch, ...]] = field(default_factory=dict)  # the `if` arms around each statement
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,7 @@ class Scope:
     local_names: frozenset[str] = frozenset()
     in_loop: bool = False
     in_no_grad: bool = False
+    branches: tuple[Branch, ...] = ()  # the `if` arms around the code, outermost first (a def starts afresh)
 
 
 def resolve(module: ast.Module) -> Resolution:
@@ -67,6 +72,8 @@ class Resolver:
             self.statement(statement, scope)
 
     def statement(self, node: ast.Stmt, scope: Scope) -> None:
+        if scope.branches:
+            self.found.branches[node] = scope.branches
         match node:
             case ast.Assign(target=target, value=value) | ast.AugAssign(target=target, value=value):
                 self.expr(value, scope)
@@ -92,23 +99,24 @@ class Resolver:
                 self.expr(test, scope)
                 self.optional(message, scope)
             case ast.If(branches=branches, orelse=orelse):
-                for condition, body in branches:
+                arms = arms_of(node)
+                for (condition, body), arm in zip(branches, arms, strict=False):
                     self.expr(condition, scope)
-                    self.block(body, scope)
-                self.block(orelse or [], scope)
+                    self.block(body, in_arm(scope, node, arm, arms))
+                if orelse is not None:
+                    self.block(orelse, in_arm(scope, node, arms[-1], arms))
             case ast.While(condition=condition, body=body):
                 self.expr(condition, scope)
-                self.block(body, Scope(scope.kind, scope.local_names, True, scope.in_no_grad))
+                self.block(body, replace(scope, in_loop=True))
             case ast.For(targets=targets, iterable=iterable, body=body):
                 self.expr(iterable, scope)
                 self.assigned.update(targets)
-                self.block(body, Scope(scope.kind, scope.local_names, True, scope.in_no_grad))
+                self.block(body, replace(scope, in_loop=True))
             case ast.FunctionDef():
                 self.function(node, scope)
             case ast.With(context=context, body=body):
                 self.expr(context, scope)
-                no_grad = scope.in_no_grad or names_no_grad(context)
-                self.block(body, Scope(scope.kind, scope.local_names, scope.in_loop, no_grad))
+                self.block(body, replace(scope, in_no_grad=scope.in_no_grad or names_no_grad(context)))
             case ast.Pass():
                 pass
             case _:  # a new kind of statement needs its case here, or its names go unresolved
@@ -187,6 +195,22 @@ class Resolver:
                 pass
             case _:
                 raise TypeError(f"the resolver has no case for {type(node).__name__}")
+
+
+def arms_of(node: ast.If) -> tuple[Arm, ...]:
+    """The arms of an `if` as written: then, each elif, else, with the lines each runs from and to."""
+    arms = tuple(
+        Arm("then" if i == 0 else "elif", condition.span.line, body[-1].span.end_line)
+        for i, (condition, body) in enumerate(node.branches)
+    )
+    if node.orelse is not None:
+        arms += (Arm("else", node.else_line or node.span.line, node.orelse[-1].span.end_line),)
+    return arms
+
+
+def in_arm(scope: Scope, node: ast.If, arm: Arm, arms: tuple[Arm, ...]) -> Scope:
+    """The scope of one arm's body: the same, inside one more `if` arm."""
+    return replace(scope, branches=(*scope.branches, Branch(node.span.line, arm.kind, arm.line, arms)))
 
 
 def names_no_grad(node: ast.Expr) -> bool:

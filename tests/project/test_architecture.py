@@ -188,7 +188,7 @@ def test_every_kind_of_node_has_its_cases() -> None:
     kinds = [k for k in vars(dg_ast).values() if isinstance(k, type) and k.__module__ == dg_ast.__name__]
     expressions = {k for k in kinds if issubclass(k, dg_ast.Expr) and k is not dg_ast.Expr}
     statements = {k for k in kinds if issubclass(k, dg_ast.Stmt) and k is not dg_ast.Stmt}
-    assert expressions - {dg_ast.Slice} <= set(EXPRESSIONS), "expressions without a compile case"
+    assert expressions <= set(EXPRESSIONS), "expressions without a compile case"
     assert statements <= set(STATEMENTS), "statements without a compile case"
 
     class Unknown(dg_ast.Expr):
@@ -206,3 +206,34 @@ def test_no_two_modules_share_a_file_name() -> None:
             seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
     shared = {name: paths for name, paths in seen.items() if len(paths) > 1}
     assert not shared, f"modules that share a file name: {shared}"
+
+
+def test_the_cases_say_only_what_a_node_means() -> None:
+    """The evaluator's cases import nothing that locates errors, stamps provenance or writes hints:
+    compiling.py and blocks.py put those around every node, and the host calls the hint writer."""
+    forbidden = {
+        "dglang.autograd.tensor": {"recording"},
+        "dglang.interpreter.diagnostics.source": {"Site", "Branch", "Arm", "Loop", "LoopRun"},
+        "dglang.interpreter.semantics.locating": {"located", "in_statement", "interruption"},
+        "dglang.interpreter.semantics.hints": None,  # nothing at all
+    }
+    wrong = []
+    for case_file in ("expressions.py", "statements.py"):
+        path = ROOT / "interpreter" / "semantics" / case_file
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                module = {
+                    "locating": "dglang.interpreter.semantics.locating",
+                    "hints": "dglang.interpreter.semantics.hints",
+                }
+                target = module.get(node.module or "", node.module) if node.level else node.module
+                names = forbidden.get(target or "", set())
+                taken = {a.name for a in node.names}
+                if names is None or taken & names:
+                    wrong.append(
+                        f"{case_file}:{node.lineno} imports {sorted(taken if names is None else taken & names)}"
+                    )
+            if isinstance(node, ast.Attribute) and node.attr in ("fail", "site", "where"):
+                wrong.append(f"{case_file}:{node.lineno} uses .{node.attr}")
+    assert not wrong, "\n".join(wrong)
