@@ -369,8 +369,9 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
             if e.kind == "KeyboardInterrupt":
                 return EXIT_INTERRUPTED
             return EXIT_SYNTAX if e.is_syntax else EXIT_RUNTIME
-        except QuitProgram:
-            return EXIT_OK
+        except QuitProgram:  # the person stopped it: said, and not the exit of a program that ended
+            report(DGError("Stopped", "the program stopped at the debugger's :quit, before its end"))
+            return EXIT_INTERRUPTED
         except KeyboardInterrupt:  # between statements, where no statement could locate it
             report(DGError("KeyboardInterrupt", "interrupted"))
             return EXIT_INTERRUPTED

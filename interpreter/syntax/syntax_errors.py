@@ -18,6 +18,7 @@ from lark import LarkError, Token, UnexpectedCharacters, UnexpectedToken
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, Span, with_newline
+from dglang.interpreter.library.keyword_help import as_a_name
 
 from .grammar import LARK, literal, tokens
 from .indenter import CLOSING_TEXT, PAIRS, SyntaxProblem, open_brackets
@@ -261,7 +262,12 @@ def _keyword_as_name(failure: Failure) -> DGError | None:
     before = failure.error.token_history[-1] if failure.error.token_history else None
     if failure.token.type != "EQUAL" or before is None or before.type == "NAME" or not before.isidentifier():
         return None
-    return DGError("SyntaxError", f"'{before}' is a keyword and cannot be a variable name", failure.span)
+    return DGError(
+        "SyntaxError",
+        f"'{before}' is a keyword and cannot be a variable name",
+        failure.span,
+        help=as_a_name(str(before)),
+    )
 
 
 def _else_without_if(failure: Failure) -> DGError | None:
