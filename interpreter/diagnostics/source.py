@@ -19,10 +19,12 @@ def with_newline(text: str) -> str:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Source:
-    """A program's text and the name errors call it by (a path, `<stdin>`, `<repl>`)."""
+    """A program's text and the name errors call it by (a path, `<stdin>`, `<repl>`); for the text
+    of an imported module, the module's name too (pictures then say `nn.dg:9` for `line 9`)."""
 
     name: str
     text: str
+    module: str | None = None
 
     def line(self, number: int) -> str:
         """Line `number` (1-based) without its newline, or '' past the end."""

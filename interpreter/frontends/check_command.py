@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
 
-from .lsp.analysis import analyze, position
+from .lsp.analysis import analyze, position, problems_of
+from .lsp.imports import ModuleReader
 from .program_files import read_program
 
 EXIT_OK, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_RUNTIME = 0, 65, 66, 70  # as cli.py's
@@ -38,9 +39,17 @@ def check(args: argparse.Namespace, report: Callable[[DGError], None]) -> int:
     except DGError as e:
         report(e)
         return EXIT_NOINPUT
-    analysis = analyze(new_session(out=sys.stderr), text, name)
+    analysis = analyze(new_session(out=sys.stderr), text, name, ModuleReader())  # imports' calls checked too
     found = sorted([*analysis.problems, *analysis.warnings], key=position)
     sys.stderr.write("\n".join(format_error(problem) for problem in found))
     if analysis.problems:
         return EXIT_SYNTAX
     return EXIT_RUNTIME if analysis.warnings else EXIT_OK
+
+
+def report_every(text: str, name: str, first: DGError, report: Callable[[DGError], None]) -> None:
+    """What `dg FILE` prints when its program stops with `first`: every syntax and static error of
+    the file when `first` is one, a blank line between them; else `first` alone."""
+    for i, error in enumerate(problems_of(text, name, first) if first.is_syntax else [first]):
+        sys.stderr.write("\n" if i else "")
+        report(error)

@@ -20,7 +20,7 @@ from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
 from .missing import MissingPackage
-from .options import limit_options, limits_from, positive_int, seconds
+from .options import library_option, limits_from, positive_int, run_options, seconds
 from .program_files import read_program
 from .streams import use_utf8
 
@@ -80,7 +80,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="the program to run, or - for standard input")
     p.add_argument("-i", dest="interactive", action="store_true", help="open the REPL after running FILE")
     p.add_argument("--no-breakpoints", action="store_true", help="let breakpoint() do nothing")
-    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
     p.add_argument(
         "--allow-path",
         action="append",
@@ -127,6 +127,7 @@ def graph_parser() -> argparse.ArgumentParser:
         "--theme", choices=tuple(THEMES), default="screen", help="print: black on white, for slides and paper"
     )
     p.add_argument("--max-depth", type=int, default=10_000, metavar="N", help=argparse.SUPPRESS)
+    library_option(p)
     return p
 
 
@@ -138,7 +139,7 @@ def test_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", help="the program with its tests")
     p.add_argument("-k", metavar="TEXT", help="run only the tests whose name contains TEXT")
-    limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
     p.add_argument(
         "--allow-path", action="append", default=[], metavar="DIR", help="let load_csv read files under DIR too"
     )
@@ -163,7 +164,7 @@ def grade_parser() -> argparse.ArgumentParser:
     p.add_argument("--single", action="store_true", help="SUBMISSIONS is one submission: write DIR/results.json")
     p.add_argument("--entry", metavar="NAME", help="the program's file name in each submission folder")
     p.add_argument("--gradescope", metavar="DIR", help="write Gradescope's autograder folder instead of grading")
-    limit_options(p, default_output=100_000, timeout=10)
+    run_options(p, default_output=100_000, timeout=10)
     p.add_argument("--wall-time", type=seconds, metavar="SECONDS", help="a whole submission's wall clock")
     p.add_argument("--cpu-time", type=seconds, metavar="SECONDS", help="a submission's CPU time (Linux, macOS)")
     p.add_argument(
@@ -309,6 +310,7 @@ def new_session(args: argparse.Namespace) -> Session:
         limits=limits,
         allowed_dirs=getattr(args, "allow_path", []),
         detect_anomaly=getattr(args, "detect_anomaly", False),
+        library=getattr(args, "lib", []),
     )
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
@@ -361,11 +363,9 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
         try:
             session.run(text, name)
         except DGError as e:
-            from .lsp.analysis import problems_of  # every syntax or static error, not only the first
+            from .check_command import report_every  # every syntax or static error, not only the first
 
-            for i, error in enumerate(problems_of(text, name, e) if e.is_syntax else [e]):
-                sys.stderr.write("\n" if i else "")
-                report(error, debug)
+            report_every(text, name, e, lambda error: report(error, debug))
             if e.kind == "KeyboardInterrupt":
                 return EXIT_INTERRUPTED
             return EXIT_SYNTAX if e.is_syntax else EXIT_RUNTIME

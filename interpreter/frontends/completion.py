@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from dglang.autograd import Tensor
 from dglang.interpreter.library.attributes import METHODS, PROPERTIES, TENSOR_METHODS, TENSOR_PROPERTIES
 from dglang.interpreter.library.help import describe, everything
-from dglang.interpreter.library.runtime import Builtin, Env, Function, GradMode
+from dglang.interpreter.library.runtime import Builtin, Env, Function, GradMode, Module
 from dglang.interpreter.syntax.parser import keywords
 
 from .repl import COMMANDS, Commands, describe_vars
@@ -66,6 +66,8 @@ def complete(text_before_cursor: str, env: Env, commands: Commands = COMMANDS) -
 def attribute_names(value: object) -> list[str]:
     """What may follow `value.`; a tensor's list when the value is not known yet."""
     kind = type(value)
+    if kind is Module:  # nn.: the names the module defines
+        return list(value.env.vars)  # type: ignore[attr-defined]
     if kind in PROPERTIES or kind in METHODS:
         return [*PROPERTIES.get(kind, {}), *METHODS.get(kind, {})]
     if isinstance(value, Builtin | Function | GradMode | int | float | bool) or value is None:
@@ -74,9 +76,16 @@ def attribute_names(value: object) -> list[str]:
 
 
 def attribute_summary(value: object, name: str) -> str:
+    if isinstance(value, Module):
+        _, kind, shape, _ = describe_vars({name: value.env.vars[name]})[0]
+        return f"{kind} {shape}"
     if isinstance(value, Tensor) or type(value) not in METHODS:
         found = describe(f"x.{name}")
         return found.summary if found is not None else ""
+    method = METHODS[type(value)].get(name)
+    own = getattr(method, "__module__", "") or ""
+    if own.startswith("dglang") and method.__doc__:  # DG's own (a dict's): the first line of its help
+        return method.__doc__.strip().split("\n")[0]
     return f"{type(value).__name__} method"
 
 

@@ -35,7 +35,10 @@ EXPONENT = r"[eE][-+]?[0-9]+"
 
 # What tells a DG program from one in pyos' dg (or Python): see DGLexer.analyse_text.
 GRAD_STATEMENT = re.compile(r"^[ \t]*grad[ \t]+[\w(]", re.MULTILINE)
-PYTHON_ONLY = re.compile(r"^[ \t]*(?:import|from|class|try|lambda)\b", re.MULTILINE)
+# (DG has `import nn` and `from nn import f` too, but not Python's `import numpy as np` or `import *`.)
+PYTHON_ONLY = re.compile(
+    r"^[ \t]*(?:(?:class|try|lambda)\b|import[ \t]+[\w.]+[ \t]+as\b|from[ \t]+\S+[ \t]+import[ \t]+\*)", re.MULTILINE
+)
 DG_LIKELY = re.compile(r"\b(?:requires_grad\s*=|gradient\(|tensor\()")
 
 # Keywords that read as values or as operators get their own token kinds, as in Python's lexer;
@@ -100,7 +103,7 @@ def string_states(quote: str, kind: _TokenType) -> dict[str, list]:
         f"field-{q}": [
             (r"\}", String.Interpol, "#pop"),
             (r":", String.Interpol, ("#pop", f"spec-{q}")),
-            (r"[(\[]", Punctuation, f"field-brackets-{q}"),
+            (r"[(\[{]", Punctuation, f"field-brackets-{q}"),
             (quote, kind, "#pop:2"),  # the string's own quote ends it, field or not
             include(f"strings-{other}"),
             include("expression"),
@@ -108,8 +111,8 @@ def string_states(quote: str, kind: _TokenType) -> dict[str, list]:
             default("#pop:2"),
         ],
         f"field-brackets-{q}": [
-            (r"[)\]]", Punctuation, "#pop"),
-            (r"[(\[]", Punctuation, "#push"),
+            (r"[)\]}]", Punctuation, "#pop"),
+            (r"[(\[{]", Punctuation, "#push"),
             (r":", Punctuation),  # a slice: x[1:3]
             (quote, kind, "#pop:3"),
             include(f"strings-{other}"),
@@ -169,7 +172,7 @@ class DGLexer(RegexLexer):
             (r"(\.)(" + NAME + ")", bygroups(Punctuation, Name)),  # x.sum: an attribute, never a builtin
             (NAME, word),
             (r"\*\*=?|//=?|[-+*/%@]=?|[=!<>]=|[<>=]", Operator),
-            (r"[()\[\],:.]", Punctuation),
+            (r"[()\[\]{},:.]", Punctuation),
         ],
         **string_states('"', String.Double),
         **string_states("'", String.Single),

@@ -6,6 +6,7 @@ a run without a limit)."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dglang.interpreter.host.limits import MAX_TIMEOUT
@@ -55,6 +56,35 @@ def limit_options(p: argparse.ArgumentParser, default_output: int, timeout: floa
         metavar="BYTES",
         help=f"stop a program that prints more (default {default_output}; 0: no limit)",
     )
+
+
+def run_options(p: argparse.ArgumentParser, default_output: int, timeout: float | None = None) -> None:
+    """What every command that runs a program takes: DG's limits, and the library path."""
+    limit_options(p, default_output, timeout)
+    library_option(p)
+
+
+def library_option(p: argparse.ArgumentParser) -> None:
+    """`--lib DIR`: a folder of modules a program may import (after its own folder), as DG_LIB's are."""
+    p.add_argument(
+        "--lib",
+        action="append",
+        default=[],
+        type=folder,
+        metavar="DIR",
+        help="look for imported modules in DIR too, after the program's folder (may be repeated; "
+        "then the folders of DG_LIB)",
+    )
+
+
+def folder(text: str) -> str:
+    try:
+        found = Path(text).expanduser().is_dir()
+    except (OSError, ValueError):
+        found = False
+    if not found:
+        raise argparse.ArgumentTypeError(f"no such folder: {text}")
+    return text
 
 
 def limits_from(args: argparse.Namespace) -> Limits:

@@ -19,7 +19,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.help import describe, everything, register, render
-from dglang.interpreter.library.runtime import MISSING, Env, Function, show_short, suggest
+from dglang.interpreter.library.runtime import MISSING, Env, Function, Module, show_short, suggest
 from dglang.interpreter.seeing.text_picture import text_picture
 from dglang.interpreter.seeing.tools import install
 
@@ -222,6 +222,11 @@ def describe_vars(variables: dict[str, object]) -> list[tuple[str, str, str, str
             rows.append((name, f"{value.dtype} tensor", str(value.shape), ", ".join(state)))
         elif isinstance(value, Function):
             rows.append((name, "function", value.signature(), ""))
+        elif isinstance(value, Module):
+            rows.append((name, "module", value.path, ""))
+        elif type(value) is dict:  # parameters by name: the keys say more than the values would
+            keys = show_short(list(value), 50).removeprefix("[").removesuffix("]")
+            rows.append((name, "dict", f"{len(value)} key{'s' * (len(value) != 1)}: {keys}" if value else "empty", ""))
         else:
             rows.append((name, type_name(value), show_short(value), ""))
     return rows
@@ -253,6 +258,44 @@ def _load(repl: Repl, argument: str) -> Outcome:
     except DGError as e:
         repl.report(e)
         return Outcome.ERROR
+    return Outcome.OK
+
+
+@command(
+    "reload",
+    ":reload NAME",
+    """Read a module's file again after editing it and run it; the names taken from it are rebound.
+
+    >>> from nn import mlp
+    >>> :reload nn
+    (nn.dg run again; mlp rebound)
+    """,
+)
+def _reload(repl: Repl, argument: str) -> Outcome:
+    if not argument.isidentifier():
+        repl.report(DGError("CommandError", "usage: :reload NAME", help="the module's name, as imported: :reload nn"))
+        return Outcome.ERROR
+    rebound: list[str] = []
+
+    def reload(env: Env) -> None:  # run as a cell is, under the session's limits
+        old, new = repl.session.modules.reload(argument)
+        for name, value in env.vars.items():
+            if value is old:
+                env.vars[name] = new
+            elif old.env.vars.get(name, MISSING) is value and name in new.env.vars:
+                env.vars[name] = new.env.vars[name]
+            else:
+                continue
+            rebound.append(name)
+
+    try:
+        repl.session.execute(reload, repl.env)
+    except DGError as e:
+        repl.report(e)
+        return Outcome.ERROR
+    module = repl.session.modules.loaded_module(argument)
+    names = f"; {', '.join(rebound)} rebound" if rebound else ""
+    repl.write(f"({module.path if module else argument} run again{names})")
     return Outcome.OK
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from dglang.interpreter.host.limits import Limits
+from dglang.interpreter.host.module_files import library_folders
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.seeing.tools import install
 
@@ -19,8 +20,13 @@ def new_session(
     limits: Limits | None = None,
     allowed_dirs: Sequence[Path | str] = (),
     detect_anomaly: bool = False,
+    library: Sequence[Path | str] = (),
+    library_variable: bool = True,
 ) -> Session:
-    """A core Session with graph(), gradcheck() and detect_anomaly installed."""
+    """A core Session with graph(), gradcheck() and detect_anomaly installed, importing modules from
+    the program's folder and the library path: the folders `library` (`--lib`), then DG_LIB's
+    (unless `library_variable` is False: a grading worker is told its folders)."""
     session = Session(out=out, base_dir=base_dir, max_depth=max_depth, limits=limits, allowed_dirs=allowed_dirs)
+    session.modules.library = library_folders(library, None if library_variable else "")
     install(session, detect_anomaly=detect_anomaly)
     return session

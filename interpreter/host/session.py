@@ -30,12 +30,13 @@ from dglang.interpreter.library.builtin_table import make_builtins
 from dglang.interpreter.library.data_files import data_file
 from dglang.interpreter.library.runtime import Builtin, CallContext, Env, show
 from dglang.interpreter.semantics.context import RunContext
-from dglang.interpreter.semantics.evaluator import compile_expression
+from dglang.interpreter.semantics.evaluator import Program, compile_expression
 from dglang.interpreter.semantics.hints import explain
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.locating import interruption
 
 from .limits import MAX_PROGRAM_BYTES, Limits, output_size
+from .modules import Modules
 from .watchdog import Watchdog
 
 # Each DG call nests a handful of Python frames (call → body → statement → expression ...).
@@ -131,6 +132,7 @@ class Session:
         self.hard_stop: Callable[[DGError], None] | None = None
         self.builtins = Env(make_builtins(self.write, self.data_path, self.pause), None)
         self.globals = Env({}, self.builtins)
+        self.modules = self.context.modules = Modules(self)  # what `import` finds and runs
 
     @property
     def frames(self) -> list[CallFrame]:
@@ -178,7 +180,11 @@ class Session:
 
     def compile(self, text: str, name: str = "<input>", echo: bool = False) -> Any:
         """Text → closures, raising a SyntaxError before anything runs."""
-        source = Source(name, text)
+        return self.compile_source(Source(name, text), echo).code
+
+    def compile_source(self, source: Source, echo: bool = False) -> Program:
+        """A text → its program (closures, and what the resolver found); raises before anything runs."""
+        text = source.text
         if len(text) > MAX_PROGRAM_BYTES or output_size(text) > MAX_PROGRAM_BYTES:
             raise DGError(
                 "LimitError",
@@ -200,13 +206,13 @@ class Session:
         sys.setrecursionlimit(python_depth() + COMPILE_FRAMES)
         try:
             try:
-                code, resolution = pipeline.compile(source, self.context, echo, self.not_the_programs_time)
+                program = pipeline.compile(source, self.context, echo, self.not_the_programs_time)
             except RecursionError:  # the builder managed, the compiler (a few frames deeper per level) did not
                 from dglang.interpreter.syntax.parser import parse_tree, too_deeply_nested
 
                 raise too_deeply_nested(parse_tree(source), source) from None
-            self.use(resolution.free_names)
-            return code
+            self.use(program.resolution.free_names)
+            return program
         finally:
             sys.setrecursionlimit(limit)
             if collecting:

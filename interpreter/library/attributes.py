@@ -12,8 +12,9 @@ from dglang.autograd.op import FUNCTIONS
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
-from .operators import MAX_SEQUENCE, equal
-from .runtime import BoundMethod, suggest
+from .dictionaries import DICT_METHODS
+from .operators import equal
+from .runtime import MAX_SEQUENCE, MISSING, BoundMethod, Module, suggest
 
 
 def _too_long(kind: str, length: int) -> DGError:
@@ -223,7 +224,12 @@ STR_METHODS: dict[str, Callable[..., Any]] = {
 }
 
 PROPERTIES: dict[type, dict[str, Callable[[Any], Any]]] = {Tensor: TENSOR_PROPERTIES}
-METHODS: dict[type, dict[str, Callable[..., Any]]] = {Tensor: TENSOR_METHODS, list: LIST_METHODS, str: STR_METHODS}
+METHODS: dict[type, dict[str, Callable[..., Any]]] = {
+    Tensor: TENSOR_METHODS,
+    list: LIST_METHODS,
+    str: STR_METHODS,
+    dict: DICT_METHODS,
+}
 
 
 def _missing(obj: Any, name: str) -> DGError:
@@ -233,7 +239,9 @@ def _missing(obj: Any, name: str) -> DGError:
 
 
 def get_attribute(obj: Any, name: str) -> Any:
-    """obj.name, for a property (x.grad) or a method not yet called (x.sum)."""
+    """obj.name, for a property (x.grad), a method not yet called (x.sum) or a module's name (nn.linear)."""
+    if type(obj) is Module:
+        return module_name(obj, name)
     prop = PROPERTIES.get(type(obj), {}).get(name)
     if prop is not None:
         return prop(obj)
@@ -253,8 +261,26 @@ def find_method(obj: Any, name: str) -> Callable[..., Any]:
     return method
 
 
+def module_name(module: Module, name: str) -> Any:
+    """nn.linear: what the module's own top level bound to the name."""
+    value = module.env.vars.get(name, MISSING)
+    if value is MISSING:
+        raise DGError(
+            "AttributeError",
+            f"module '{module.name}' has no attribute '{name}'",
+            help=suggest(name, module.env.vars) or f"{module.path} defines no '{name}' at its top level",
+        )
+    return value
+
+
 def set_attribute(obj: Any, name: str, value: Any) -> None:
     """obj.name = value: only a tensor's `grad` and `requires_grad` may be set."""
+    if type(obj) is Module:
+        raise DGError(
+            "AttributeError",
+            f"cannot assign to a module's names ({obj.name}.{name})",
+            help=f"a module's names are set by its own file, {obj.path}; pass values to its functions instead",
+        )
     if not isinstance(obj, Tensor) or name not in ("grad", "requires_grad"):
         if isinstance(obj, Tensor) and name in TENSOR_PROPERTIES:
             raise DGError("AttributeError", f"cannot assign to a tensor's '{name}'")

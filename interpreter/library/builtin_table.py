@@ -19,6 +19,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 
 from . import python_functions as python_builtins
 from .assert_close import assert_close
+from .dictionaries import dict_
 from .help import describe_value, everything, register, render, signature_text
 from .runtime import Builtin, CallContext, GradMode, show_short, text
 
@@ -54,6 +55,7 @@ def make_builtins(
         python_builtins.reversed_,
         python_builtins.list_,
         python_builtins.tuple_,
+        dict_,
         python_builtins.str_,
         python_builtins.int_,
         python_builtins.float_,
@@ -198,7 +200,7 @@ def numeric(op: Callable[[Any], Tensor]) -> Callable[[Any], Any]:
 
 
 def zero_grad(*tensors: Any) -> None:
-    """Set .grad of each tensor (or of each tensor in a list) to None, before the next grad.
+    """Set .grad of each tensor (or of each tensor in a list, or each value of a dict) to None, before the next grad.
 
     >>> w = tensor(1.0, requires_grad=True)
     >>> grad w * 3
@@ -207,7 +209,7 @@ def zero_grad(*tensors: Any) -> None:
     None
     """
     for t in tensors:
-        for item in t if isinstance(t, list | tuple) else [t]:
+        for item in t if isinstance(t, list | tuple) else t.values() if isinstance(t, dict) else [t]:
             if not isinstance(item, Tensor):
                 raise DGError("TypeError", f"zero_grad() takes tensors, not {type_name(item)}")
             item.grad = None

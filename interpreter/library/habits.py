@@ -38,8 +38,8 @@ def instead(name: str) -> tuple[str, str] | None:
         return f"x.{name}()", TENSOR_HABITS[name].format(obj="loss" if name == "backward" else "x", owner="w")
     if name in LIBRARIES:
         return f"{name}.NAME", (
-            f"DG has no import: its tensor functions are builtins, written without `{name}.`: "
-            "tensor(...), zeros(...), exp(...)"
+            f"DG's tensor functions are builtins, with nothing to import, written without `{name}.`: "
+            "tensor(...), zeros(...), exp(...); `import` is for DG's own .dg files"
         )
     if name in OPTIMIZERS or name == "step":
         return "optimizer.step()", OPTIMIZER_HELP

@@ -28,7 +28,7 @@ from dglang.autograd.tensor import type_name
 from .attributes import TENSOR_METHODS, TENSOR_PROPERTIES
 from .habits import instead
 from .keyword_help import KEYWORDS
-from .runtime import BoundMethod, Builtin, Function, show
+from .runtime import BoundMethod, Builtin, Function, Module, show
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,8 @@ def signature_text(name: str, fn: Callable[..., Any], method: bool = False) -> s
     for p in params[1:] if method else params:
         if p.kind is p.VAR_POSITIONAL:
             parts.append(f"*{p.name}")
+        elif p.kind is p.VAR_KEYWORD:
+            parts.append(f"{p.name}=value, ...")
         elif p.default is p.empty:
             parts.append(p.name)
         else:
@@ -238,6 +240,11 @@ def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
         )
     if isinstance(value, Function):
         return Help(value.name, "function", f"def {value.signature()}", f"a function defined at {value.span}")
+    if isinstance(value, Module):
+        names = sorted(value.env.vars)
+        listed = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+        summary = f"the module read from {value.path}."
+        return Help(value.name, "module", f"import {value.name}", summary, also=f"its names: {listed or 'none'}")
     if isinstance(value, Tensor):
         state = " that requires grad" if value.requires_grad and value.is_leaf else ""
         if value.grad_fn is not None:

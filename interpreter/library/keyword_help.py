@@ -139,6 +139,34 @@ KEYWORDS: dict[str, tuple[str, str]] = {
         >>> assert loss < 1, f"the loss is still {loss}"
         """,
     ),
+    "del": (
+        "del ITEMS[KEY]",
+        """Remove a key and its value from a dict, or an item from a list.
+
+        >>> scores = {"ada": 3, "bob": 5}
+        >>> del scores["ada"]
+        >>> scores
+        {'bob': 5}
+        """,
+    ),
+    "import": (
+        "import MODULE",
+        """Run the module MODULE.dg (once) and name it: its functions are then MODULE.NAME.
+
+        >>> import nn
+        >>> nn.mlp([2, 3])["W1"].shape
+        (2, 3)
+        """,
+    ),
+    "from": (
+        "from MODULE import NAME, ...",
+        """Run the module MODULE.dg (once) and take the names it defines.
+
+        >>> from nn import mlp
+        >>> list(mlp([2, 3, 1]))
+        ['W1', 'b1', 'W2', 'b2']
+        """,
+    ),
     "and": (
         "a and b",
         """True when both are: gives a if a is false, else b.

@@ -15,12 +15,15 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
-MAX_SEQUENCE = 10_000_000  # longest list or string an operator may build
+from . import dictionaries
+from .runtime import MAX_SEQUENCE
+
 # Largest integer result: about 4,200 digits, so every int DG makes can also be printed
 # (Python refuses to turn ints of more than 4,300 digits into text).
 MAX_INT_BITS = 14_000
 MAX_NESTING = 1_000  # deepest list inside list that == and < compare (Python's C code would overflow the stack)
 SEQUENCES = (list, tuple)
+CONTAINERS = (list, tuple, dict)  # what == compares item by item (see equal)
 SEQUENCE_TYPES = (list, str, tuple)
 
 Operator = Callable[[Any, Any], Any]
@@ -184,10 +187,12 @@ UNARY: dict[str, Callable[[Any], Any]] = {"-": negate, "+": positive}
 
 
 def _contains(a: Any, b: Any) -> bool:
+    if type(b) is dict:
+        return dictionaries.contains(b, a)
     if isinstance(b, Tensor):
         raise DGError("TypeError", "'in' does not look inside tensors", help="compare instead: (x == v).any()")
     if not isinstance(b, list | tuple | str | range):
-        raise DGError("TypeError", f"'in' needs a list, tuple, string or range on its right, not {type_name(b)}")
+        raise DGError("TypeError", f"'in' needs a list, tuple, string, range or dict on its right, not {type_name(b)}")
     if isinstance(b, str) and not isinstance(a, str):
         raise DGError("TypeError", f"'in <string>' needs a string on its left, not {type_name(a)}")
     if isinstance(b, range):  # answered without a walk: Python would scan a huge range for a float
@@ -204,19 +209,19 @@ def _same(a: Any, b: Any) -> bool:
     return bool(equal(a, b))
 
 
-# ---- comparing lists and tuples ---------------------------------------------------------------
+# ---- comparing lists, tuples and dicts ---------------------------------------------------------
 # Python compares nested lists in C, one C stack frame per level; with the deep recursion limit
 # DG sets for its own calls, a list that contains itself would crash the process instead of
 # raising. So DG compares lists itself, with a depth limit, as Python would element by element.
 def equal(a: Any, b: Any) -> Any:
-    """`a == b`; lists and tuples are compared by `sequences_equal`."""
-    if type(a) in SEQUENCES and type(b) in SEQUENCES:
+    """`a == b`; lists, tuples and dicts are compared by `sequences_equal`."""
+    if type(a) in CONTAINERS and type(b) in CONTAINERS:
         return sequences_equal(a, b, 0)
     return a == b
 
 
 def not_equal(a: Any, b: Any) -> Any:
-    if type(a) in SEQUENCES and type(b) in SEQUENCES:
+    if type(a) in CONTAINERS and type(b) in CONTAINERS:
         return not sequences_equal(a, b, 0)
     return a != b
 
@@ -228,10 +233,16 @@ def sequences_equal(a: Any, b: Any, depth: int) -> bool:
         return False
     if depth > MAX_NESTING:
         raise _too_deep()
-    for x, y in zip(a, b, strict=True):
+    if type(a) is dict:  # the same keys (which compare in Python: they hold no lists), then the values
+        if a.keys() != b.keys():
+            return False
+        pairs = zip(a.values(), [b[k] for k in a], strict=True)
+    else:
+        pairs = zip(a, b, strict=True)
+    for x, y in pairs:
         if x is y:
             continue
-        same = sequences_equal(x, y, depth + 1) if type(x) in SEQUENCES and type(y) in SEQUENCES else x == y
+        same = sequences_equal(x, y, depth + 1) if type(x) in CONTAINERS and type(y) in CONTAINERS else x == y
         if not same:  # `not` asks a one-element tensor for its truth, as Python's list == does
             return False
     return True
@@ -291,9 +302,11 @@ COMPARE: dict[str, Operator] = {
 
 
 def get_item(obj: Any, index: Any) -> Any:
-    """obj[index] for tensors (recorded), lists, tuples, strings and ranges."""
+    """obj[index] for tensors (recorded), lists, tuples, strings, ranges and dicts."""
     if type(obj) is Tensor:
         return obj[index]
+    if type(obj) is dict:
+        return dictionaries.get(obj, index)
     if isinstance(obj, list | tuple | str | range):
         if isinstance(index, tuple):
             raise DGError("TypeError", f"a {type_name(obj)} takes one index, not {len(index)}")
@@ -313,9 +326,12 @@ def get_item(obj: Any, index: Any) -> Any:
 
 
 def set_item(obj: Any, index: Any, value: Any) -> None:
-    """obj[index] = value for lists and tensors."""
+    """obj[index] = value for lists, dicts and tensors."""
     if type(obj) is Tensor:
         obj[index] = value
+        return
+    if type(obj) is dict:
+        dictionaries.store(obj, index, value)
         return
     if type(obj) is list:
         if isinstance(index, Tensor):
@@ -328,5 +344,30 @@ def set_item(obj: Any, index: Any, value: Any) -> None:
             raise DGError("TypeError", f"list indices must be ints or slices, not {type_name(index)}") from None
         return
     raise DGError(
-        "TypeError", f"cannot assign into a {type_name(obj)}", help="only lists and tensors can be changed in place"
+        "TypeError",
+        f"cannot assign into a {type_name(obj)}",
+        help="only lists, dicts and tensors can be changed in place",
+    )
+
+
+def delete_item(obj: Any, index: Any) -> None:
+    """del obj[index] for dicts (a key) and lists (a position or a slice)."""
+    if type(obj) is dict:
+        dictionaries.delete(obj, index)
+        return
+    if type(obj) is list:
+        if isinstance(index, Tensor):
+            index = index.__index__()
+        try:
+            del obj[index]
+        except IndexError:
+            raise DGError("IndexError", f"index {index} is out of range for a list of length {len(obj)}") from None
+        except TypeError:
+            raise DGError("TypeError", f"list indices must be ints or slices, not {type_name(index)}") from None
+        return
+    help = (
+        "a tensor keeps its shape: make a new one without the item (x[mask], concat)" if type(obj) is Tensor else None
+    )
+    raise DGError(
+        "TypeError", f"cannot delete from a {type_name(obj)}", help=help or "del removes a dict's key or a list's item"
     )

@@ -13,17 +13,17 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
-from .operators import MAX_SEQUENCE, SEQUENCES, equal, sequences_less
-from .runtime import iterate, show_short, text
+from .operators import SEQUENCES, equal, sequences_less
+from .runtime import MAX_SEQUENCE, iterate, show_short, text
 
 
 def len_(x: Any) -> int:
-    """The number of items of a list, tuple, string or range, or the length of a tensor's first axis.
+    """The number of items of a list, tuple, string, range or dict, or the length of a tensor's first axis.
 
-    >>> len([1, 2, 3]), len(zeros(4, 2))
-    (3, 4)
+    >>> len([1, 2, 3]), len({"w": 1}), len(zeros(4, 2))
+    (3, 1, 4)
     """
-    if isinstance(x, Tensor | list | tuple | str | range):
+    if isinstance(x, Tensor | list | tuple | str | range | dict):
         return len(x)
     raise DGError("TypeError", f"{type_name(x)} has no length")
 

@@ -12,6 +12,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Site, Span
 
 MISSING: Any = object()  # "no value here", distinct from DG's None
+MAX_SEQUENCE = 10_000_000  # longest list, string or dict an operator, method or builtin may build at once
 
 
 class Env:
@@ -118,6 +119,20 @@ class BoundMethod:
         return f"<method {self.name} of {type_name(self.obj)}>"
 
 
+@dataclass(slots=True, eq=False)
+class Module:
+    """A module a program imported (`import nn`): its name, its file as messages show it, and its
+    own top-level scope, whose names are read as `nn.linear`."""
+
+    name: str
+    path: str
+    env: Env
+    dg_type_name: ClassVar[str] = "module"
+
+    def __repr__(self) -> str:
+        return f"<module {self.name} from {self.path}>"
+
+
 class WithContext:
     """A value a `with` statement accepts (no_grad here; tools add their own, such as detect_anomaly).
 
@@ -165,16 +180,23 @@ CONTINUE: Any = object()
 
 
 def iterate(value: Any, site: Site | None = None) -> Iterable[Any]:
-    """What `for` loops over: ranges, lists, tuples, strings, and the first axis of a tensor.
+    """What `for` loops over: ranges, lists, tuples, strings, a dict's keys, and the first axis of
+    a tensor.
 
-    A tensor's rows are recorded indexing ops; `site` (the loop's iterable) is their origin."""
+    A dict's keys are those it has when the loop starts (a loop may add or delete keys as it goes;
+    Python would stop it with an error). A tensor's rows are recorded indexing ops; `site` (the
+    loop's iterable) is their origin."""
     if type(value) in (range, list, tuple, str):
         return value
+    if type(value) is dict:
+        return list(value)
     if isinstance(value, Tensor):
         if value.ndim == 0:
             raise DGError("TypeError", "cannot loop over a 0-d tensor", help="it holds one value: use it directly")
         return rows(value, site)
-    raise DGError("TypeError", f"cannot loop over {type_name(value)}", help="loop over range(n), a list, or a tensor")
+    raise DGError(
+        "TypeError", f"cannot loop over {type_name(value)}", help="loop over range(n), a list, a dict or a tensor"
+    )
 
 
 def unpack(value: Any, count: int) -> list[Any]:
@@ -198,7 +220,7 @@ def show(value: Any) -> str:
     """A value as the REPL echoes it and as it appears inside lists: strings quoted."""
     if value is True or value is False or value is None:
         return str(value)
-    if type(value) is list or type(value) is tuple:
+    if type(value) is list or type(value) is tuple or type(value) is dict:
         parts: list[str] = []
         _show_into(parts, value, set(), [0])
         return "".join(parts)
@@ -208,20 +230,30 @@ def show(value: Any) -> str:
         raise DGError("ValueError", "this number is too long to show") from None
 
 
+BRACKETS = {list: ("[", "]", "[...]"), tuple: ("(", ")", "(...)"), dict: ("{", "}", "{...}")}
+
+
 def _show_into(parts: list[str], value: Any, open_: set[int], length: list[int]) -> None:
-    """Append the text of a list or tuple to `parts`; a list inside itself shows as [...], as in Python.
+    """Append the text of a list, tuple or dict to `parts`; one inside itself shows as [...], as in Python.
 
     The walk recurses in Python (never through C), so a list nested 100,000 deep raises a
     RecursionError the evaluator reports, instead of overflowing the C stack."""
+    opening, closing, again = BRACKETS[type(value)]
     if id(value) in open_:
-        parts.append("[...]" if type(value) is list else "(...)")
+        parts.append(again)
         return
     open_.add(id(value))
-    parts.append("[" if type(value) is list else "(")
-    for i, item in enumerate(value):
+    parts.append(opening)
+    is_dict = type(value) is dict
+    for i, item in enumerate(value.items() if is_dict else value):
         if i:
             parts.append(", ")
-        nested = type(item) is list or type(item) is tuple
+        if is_dict:  # a key is a number, string, None or tuple of them: shown on its own
+            key, item = item
+            text = show(key) + ": "
+            length[0] += len(text)
+            parts.append(text)
+        nested = type(item) in BRACKETS
         text = "" if nested else show(item)
         length[0] += len(text) + 2
         if length[0] > MAX_TEXT:
@@ -230,7 +262,7 @@ def _show_into(parts: list[str], value: Any, open_: set[int], length: list[int])
             _show_into(parts, item, open_, length)
         else:
             parts.append(text)
-    parts.append("]" if type(value) is list else (",)" if len(value) == 1 else ")"))
+    parts.append(closing if type(value) is not tuple or len(value) != 1 else ",)")
     open_.discard(id(value))
 
 

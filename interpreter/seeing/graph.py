@@ -20,7 +20,7 @@ from .passes import BackwardPass
 from .provenance import own_iterations
 from .rules import arrived, numbers, rule_label
 from .untaken import NotRun, arms_not_run
-from .values import compact, shorten, source_text
+from .values import compact, line_in, line_of, shorten, source_text
 
 MAX_NODES = 300  # a text picture stops here; a 10,000-step loop is better seen with dg graph
 
@@ -85,7 +85,7 @@ class GraphNode:
         if self.site is None:
             return ""
         span = self.site.span
-        text = f"line {span.line}: {shorten(source_text(span))}"
+        text = f"{line_of(span)}: {shorten(source_text(span))}"
         if self.call is not None:
             text += f" in {self.call.function}()"
         return text
@@ -95,7 +95,7 @@ class GraphNode:
         if self.site is None:
             return []
         return own_iterations(self.site, self.call) + [
-            f"{arm_phrase(b)} of the if on line {b.if_line}" for b in self.site.branches
+            f"{arm_phrase(b)} of the if on {line_in(b.if_line, self.site.span)}" for b in self.site.branches
         ]
 
 

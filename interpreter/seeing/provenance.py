@@ -14,6 +14,8 @@ from dglang.interpreter.diagnostics.errors import CallFrame
 from dglang.interpreter.diagnostics.source import Iteration, LoopRun, Site
 from dglang.interpreter.semantics.context import RunContext
 
+from .values import line_in, line_of
+
 
 class Stamper:
     """Listens to the engine's records and stamps each node's Site with `order` and `iterations`."""
@@ -48,11 +50,12 @@ def iteration_phrase(site: Site, iteration: Iteration) -> str:
     """`iteration 3 of the while on line 5`, `test 4 of the while on line 5`, `item 2 of the list on line 7`."""
     run, _ = iteration
     loop, number = run.loop, iteration_number(site, iteration)
+    where = line_in(loop.line, loop.head)
     if loop.kind == "comprehension":
-        return f"item {number} of the list built on line {loop.line}"
+        return f"item {number} of the list built on {where}"
     if loop.kind == "while" and loop.holds(site.span):
-        return f"test {number} of the while on line {loop.line}"
-    return f"iteration {number} of the {loop.kind} on line {loop.line}"
+        return f"test {number} of the while on {where}"
+    return f"iteration {number} of the {loop.kind} on {where}"
 
 
 def own_iterations(site: Site | None, call: CallFrame | None) -> list[str]:
@@ -72,7 +75,7 @@ def outer_iterations(site: Site | None, call: CallFrame | None) -> list[str]:
 
 def call_phrase(call: CallFrame) -> str:
     """`f() called at line 9`, and for a call of a function already running, its recursion level."""
-    text = f"{call.function}() called at line {call.call_site.line}"
+    text = f"{call.function}() called at {line_of(call.call_site)}"
     level = call.recursion_level
     if level > 1:
         text += f", recursion level {level}"
@@ -84,4 +87,4 @@ def ran_phrase(run: LoopRun) -> str:
     what = "list built" if run.loop.kind == "comprehension" else run.loop.kind
     unit = "item" if run.loop.kind == "comprehension" else "time"
     verb = "took" if run.loop.kind == "comprehension" else "ran"
-    return f"the {what} on line {run.loop.line} {verb} {run.count} {unit}{'s' * (run.count != 1)}"
+    return f"the {what} on {line_in(run.loop.line, run.loop.head)} {verb} {run.count} {unit}{'s' * (run.count != 1)}"

@@ -76,6 +76,10 @@ def children(node: Any, depth: int) -> list[tuple[Any, int, str]]:
         out.extend((p.default, depth, f"default of {p.name}") for p in node.params if p.default is not None)
         out.append((node.body, depth, "body"))
         return out
+    if isinstance(node, ast.DictExpr):
+        for key, value in node.items:
+            out.extend([(key, depth, "key"), (value, depth, "value")])
+        return out
     if isinstance(node, ast.FString):
         for part in node.parts:
             if not isinstance(part, str):

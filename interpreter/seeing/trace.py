@@ -18,7 +18,7 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
 from dglang.interpreter.diagnostics.source import Site
 
-from .values import compact, shorten, source_text
+from .values import compact, line_of, shorten, source_text
 
 PREFIX = "[trace] "
 
@@ -80,7 +80,7 @@ class Tracer:
 
 
 def where(site: Site | None) -> str:
-    return f"line {site.span.line}" if site is not None else ""
+    return line_of(site.span) if site is not None else ""
 
 
 def code(site: Site | None) -> str:

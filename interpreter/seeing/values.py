@@ -47,5 +47,15 @@ def source_text(span: Span) -> str:
     return line[span.column - 1 : span.end_column - 1 if span.end_line == span.line else None].strip()
 
 
+def line_of(span: Span) -> str:
+    """`line 9`, or `nn.dg:9` for a line of a module the program imported."""
+    return f"{span.source.name}:{span.line}" if span.source.module is not None else f"line {span.line}"
+
+
+def line_in(line: int, span: Span) -> str:
+    """`line 20`, or `line 20 of nn.dg` for a line of the module `span` is in."""
+    return f"line {line} of {span.source.name}" if span.source.module is not None else f"line {line}"
+
+
 def shorten(text: str, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."

@@ -68,6 +68,24 @@ class ListComprehension(Expr):
 
 
 @dataclass(slots=True, eq=False)
+class DictExpr(Expr):
+    """{key: value, ...}"""
+
+    items: list[tuple[Expr, Expr]]
+
+
+@dataclass(slots=True, eq=False)
+class DictComprehension(Expr):
+    """{key: value for targets in iterable if condition}"""
+
+    key: Expr
+    value: Expr
+    targets: list[str]
+    iterable: Expr
+    condition: Expr | None
+
+
+@dataclass(slots=True, eq=False)
 class Binary(Expr):
     op: str  # + - * / // % @ **
     left: Expr
@@ -200,6 +218,37 @@ class Grad(Stmt):
 class Assert(Stmt):
     test: Expr
     message: Expr | None
+
+
+@dataclass(slots=True, eq=False)
+class Delete(Stmt):
+    """del d[key], items[i]"""
+
+    targets: list[Expr]  # Index nodes
+
+
+@dataclass(slots=True, eq=False)
+class ImportedName:
+    """A name an import reads, where it is written: a module's (`nn`; as written also `torch.nn`,
+    `..nn`, which the resolver refuses with a message) or one a module defines (`linear`)."""
+
+    name: str
+    span: Span
+
+
+@dataclass(slots=True, eq=False)
+class Import(Stmt):
+    """import nn, helpers"""
+
+    modules: list[ImportedName]
+
+
+@dataclass(slots=True, eq=False)
+class FromImport(Stmt):
+    """from nn import linear, layer_norm"""
+
+    module: ImportedName
+    names: list[ImportedName]
 
 
 @dataclass(slots=True, eq=False)

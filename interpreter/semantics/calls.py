@@ -13,8 +13,8 @@ from typing import Any
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Span
-from dglang.interpreter.library.attributes import find_method
-from dglang.interpreter.library.runtime import MISSING, Env, Function, suggest
+from dglang.interpreter.library.attributes import find_method, module_name
+from dglang.interpreter.library.runtime import MISSING, Env, Function, Module, suggest
 
 # How deep builtins that call back into the program may nest (gradcheck inside a function it
 # checks, a breakpoint's cell calling a function that pauses again). A DG call uses no C stack
@@ -67,10 +67,13 @@ def call_python(
         raise DGError("TypeError", f"{shown} {problem[0]}", help=problem[1]) from None
 
 
-def method(name: str) -> Callable[[Any, list[Any], dict[str, Any], Span, Env], Any]:
-    """How `x.name(...)` calls: the method `name` of the value, found when called, no bound method made."""
+def method(name: str, invoke: Callable[..., Any]) -> Callable[[Any, list[Any], dict[str, Any], Span, Env], Any]:
+    """How `x.name(...)` calls: the method `name` of the value, found when called, no bound method
+    made; or, when the value is a module (`nn.linear(x)`), its function `name`, called by `invoke`."""
 
     def call(target: Any, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
+        if type(target) is Module:
+            return invoke(module_name(target, name), args, kwargs, span, env)
         return call_python(name, find_method(target, name), [target, *args], kwargs, method=True)
 
     return call

@@ -60,6 +60,7 @@ LOOPS = {
     ast.While: ("while", "condition"),
     ast.For: ("for", "iterable"),
     ast.ListComprehension: ("comprehension", "iterable"),
+    ast.DictComprehension: ("comprehension", "iterable"),
 }
 
 

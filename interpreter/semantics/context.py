@@ -8,10 +8,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from dglang.interpreter.diagnostics.errors import CallFrame
 from dglang.interpreter.diagnostics.source import LoopRun, Span
+from dglang.interpreter.library.runtime import Module
+
+from . import ast_nodes as ast
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleInterface:
+    """A module as the programs importing it know it before anything runs: found, read, parsed,
+    resolved and compiled, but not run. The linker (linking.py) checks what is imported against
+    `names`; an `import` statement runs `code` the first time it runs (ModuleFinder.load)."""
+
+    name: str  # as imported: "nn"
+    display: str  # its file as messages name it: "nn.dg", "../lib/nn.dg"
+    file: Path  # its file, links followed
+    names: frozenset[str]  # what its top level binds, read from its text
+    code: Callable[[Any], Any]  # its top level, compiled: called with the module's own scope
+    # False for a module whose missing names are each its importer's problem only where used (the
+    # submission, under `dg grade`: a student who left out one function loses only its tests)
+    checked: bool = True
+
+
+class ModuleFinder(Protocol):
+    """Whoever hosts a run and lets it import modules (host/modules.py): finds a module's file
+    and compiles it once (raising a located ImportError, or the module's own error), and runs it
+    once (`load`), in a scope of its own."""
+
+    def find(self, imported: ast.ImportedName) -> ModuleInterface: ...
+
+    def load(self, module: ModuleInterface, at: Span) -> Module: ...
 
 
 @dataclass(eq=False)
@@ -36,6 +66,7 @@ class RunContext:
     debug_everything  every program gets them (the REPL, where a pause may step into code typed before)
     on_statement called with (span, env) before each statement of such a program; None: no one listens
     scopes       (depth, env) of each DG call under way in such a program, for the debugger's :up
+    modules      what `import` finds and runs (None: a run that cannot import)
     """
 
     frames: list[CallFrame] = field(default_factory=list)
@@ -53,3 +84,4 @@ class RunContext:
     debug_everything: bool = False
     on_statement: Callable[[Span, Any], None] | None = None
     scopes: list[tuple[int, Any]] = field(default_factory=list)
+    modules: ModuleFinder | None = None

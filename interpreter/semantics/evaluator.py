@@ -21,7 +21,9 @@ from dglang.interpreter.library.runtime import Env
 from . import ast_nodes as ast
 from .compiling import Eval, Exec
 from .context import RunContext
+from .displays import Displays
 from .expressions import Expressions
+from .linking import link
 from .resolver import Resolution, resolve
 from .statements import Statements
 
@@ -41,6 +43,7 @@ def compile_program(module: ast.Module, context: RunContext, echo: bool = False)
     when `debug_everything`) is compiled with the debugger's statement events."""
     resolution = resolve(module)
     stepping = context.debugger and (context.debug_everything or "breakpoint" in resolution.free_names)
+    link(resolution, context)  # linking.py: the modules it imports found, the names taken from them checked
     return Program(Compiler(context, resolution, echo=echo, stepping=stepping).block(module.body), resolution)
 
 
@@ -59,7 +62,7 @@ def compile_expression(expr: ast.Expr, context: RunContext) -> Eval:
     return run
 
 
-class Compiler(Expressions, Statements):
+class Compiler(Expressions, Displays, Statements):
     def expr(self, node: ast.Expr) -> Eval:
         return self.around(node, EXPRESSIONS[type(node)](self, node))
 
@@ -79,6 +82,8 @@ EXPRESSIONS: dict[type, Case] = {
     ast.TupleExpr: Compiler.tuple_expr,  # (a, b)
     ast.ListExpr: Compiler.list_expr,  # [a, b]
     ast.ListComprehension: Compiler.list_comprehension,  # [f(x) for x in xs if x > 0]
+    ast.DictExpr: Compiler.dict_expr,  # {"w": w, "b": b}
+    ast.DictComprehension: Compiler.dict_comprehension,  # {k: v * 2 for k, v in d.items()}
     ast.FString: Compiler.fstring,  # f"loss {loss:.4f}"
     ast.Binary: Compiler.binary,  # a + b, a @ b, ...
     ast.Unary: Compiler.unary,  # -a
@@ -108,4 +113,7 @@ STATEMENTS: dict[type, Case] = {
     ast.For: Compiler.for_,
     ast.FunctionDef: Compiler.function_def,
     ast.With: Compiler.with_,  # with no_grad: ...
+    ast.Delete: Compiler.delete,  # del d[key]
+    ast.Import: Compiler.import_,  # import nn
+    ast.FromImport: Compiler.from_import,  # from nn import linear
 }

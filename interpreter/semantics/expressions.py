@@ -170,7 +170,7 @@ class Expressions(Blocks):
 
     def call(self, node: ast.Call) -> Eval:
         if isinstance(node.func, ast.Attribute):  # x.sum(axis=0): the method found by name, no bound method made
-            return self.apply_call(node, method(node.func.name), node.func.obj)
+            return self.apply_call(node, method(node.func.name, self.invoke), node.func.obj)
         return self.apply_call(node, self.invoke, node.func)
 
     def invoke(self, f: Any, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:

@@ -90,7 +90,41 @@ def library_prefix(node: ast.Name) -> str | None:
     if attribute == "no_grad":
         return "DG's contexts need no prefix: write `with no_grad:`"
     name = RENAMED.get(attribute, attribute)
-    return f"DG has no import: its tensor functions are builtins, so write `{name}(...)` without `{library}.`"
+    if library == "nn":
+        return "DG has no torch.nn; for the functions of a module of your own, nn.dg, write `import nn` first"
+    return f"DG's tensor functions are builtins, with nothing to import: write `{name}(...)` without `{library}.`"
+
+
+# Python's modules, which a program copied from Python code imports, and what DG writes instead
+# (the help of the ImportError; `import numpy as np` gets it from the parser, syntax_errors.py).
+PYTHON_MODULES = {
+    "torch": "DG is built like PyTorch, with nothing to import: tensor(...), zeros(...), and `grad loss` "
+    "where PyTorch writes loss.backward()",
+    "numpy": "DG's tensors do NumPy's work here, with nothing to import: tensor([...]), zeros(n), x.sum(), a @ b",
+    "math": "exp, log, sqrt, sin, cos, pi and inf are builtins: there is nothing to import",
+    "random": "randn(...), rand(...) and seed(n) are builtins: there is nothing to import",
+    "matplotlib": "DG draws graphs rather than plots: graph(y), or `dg graph FILE --var y -o y.svg`",
+}
+for alias, module in (("np", "numpy"), ("F", "torch"), ("pylab", "matplotlib")):
+    PYTHON_MODULES[alias] = PYTHON_MODULES[module]
+# fmt: off
+PYTHON_ONLY_MODULES = frozenset((
+    "os", "sys", "io", "re", "json", "time", "datetime", "pickle", "collections", "itertools", "functools",
+    "typing", "pathlib", "subprocess", "socket", "shutil", "copy", "string", "statistics", "pandas", "sklearn",
+    "scipy", "jax", "tensorflow", "torchvision",
+))
+# fmt: on
+MODULE_FILES = "DG imports .dg files: one beside the program, or in a folder of the library path (--lib DIR, DG_LIB)"
+
+
+def python_module(name: str) -> str | None:
+    """The help line for importing `name` (its first part: `torch.nn`), when it is one of Python's."""
+    first = name.split(".")[0]
+    if first in PYTHON_MODULES:
+        return PYTHON_MODULES[first]
+    if first in PYTHON_ONLY_MODULES:
+        return f"{first} is a Python module; a DG program cannot reach Python. {MODULE_FILES}"
+    return None
 
 
 ATTRIBUTE = re.compile(r"\s*\.\s*([^\W\d]\w*)")  # `.tensor` after a name

@@ -7,6 +7,8 @@ It settles what can be known from the text alone, so the evaluator only has to r
 - which names the program reads without ever assigning them (builtins it may call);
 - which arms of which `if`s each statement sits in (so a picture of the graph can say which branch
   made a node, and draw the arms that did not run).
+- which statements import modules, and which reads `nn.name` name a module's name, for the
+  linker (linking.py) to check once it knows what each module defines.
 
 Scopes are as in Python: a function's locals are the names it assigns anywhere in its body
 (so a local read before its assignment is an error, not the global of the same name); a
@@ -23,6 +25,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Arm, Branch
 
 from . import ast_nodes as ast
+from .context import ModuleInterface
 
 
 class Lookup(Enum):
@@ -41,6 +44,11 @@ class Resolution:
     in_no_grad: set[ast.Stmt] = field(default_factory=set)  # assignments written inside `with no_grad:`
     free_names: set[str] = field(default_factory=set)  # read somewhere, assigned nowhere in this text
     branches: dict[ast.Stmt, tuple[Branch, ...]] = field(default_factory=dict)  # the `if` arms around each statement
+    top_names: frozenset[str] = frozenset()  # what the text's top level binds (a module's names)
+    imports: list[ast.Import | ast.FromImport] = field(default_factory=list)  # in the order written
+    module_reads: list[ast.Attribute] = field(default_factory=list)  # `nn.x` where `nn` can only be a module
+    # Filled by the linker: for each import statement, the module of each name it imports.
+    modules: dict[ast.Stmt, list[ModuleInterface]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -56,8 +64,14 @@ def resolve(module: ast.Module) -> Resolution:
     """Check and annotate a whole program (or REPL cell); raises the first static error."""
     resolver = Resolver()
     resolver.block(module.body, Scope("module"))
-    resolver.found.free_names = resolver.read - resolver.assigned
-    return resolver.found
+    found = resolver.found
+    found.free_names = resolver.read - resolver.assigned - resolver.imported
+    found.top_names = assigned_names(module.body)
+    # `nn.x` names a module's `x` only when nothing binds `nn` but `import nn` (no parameter, no
+    # assignment, no `from m import nn` anywhere in the text): then the linker can check `x`.
+    modules = resolver.imported_modules - resolver.assigned - resolver.imported_from
+    found.module_reads = [a for a in resolver.attributes if a.obj.name in modules]  # type: ignore[attr-defined]
+    return found
 
 
 class Resolver:
@@ -65,6 +79,10 @@ class Resolver:
         self.found = Resolution()
         self.read: set[str] = set()
         self.assigned: set[str] = set()
+        self.imported: set[str] = set()  # bound by an import (`import nn`, `from nn import linear`)
+        self.imported_modules: set[str] = set()  # bound by `import nn`
+        self.imported_from: set[str] = set()  # bound by `from nn import linear`
+        self.attributes: list[ast.Attribute] = []  # `name.x` read anywhere
 
     # ---- statements ---------------------------------------------------------------------------
     def block(self, body: list[ast.Stmt], scope: Scope) -> None:
@@ -117,6 +135,24 @@ class Resolver:
             case ast.With(context=context, body=body):
                 self.expr(context, scope)
                 self.block(body, replace(scope, in_no_grad=scope.in_no_grad or names_no_grad(context)))
+            case ast.Delete(targets=targets):
+                self.exprs(targets, scope)  # `del d[k]` reads d and k
+            case ast.Import() | ast.FromImport():
+                if scope.kind != "module":
+                    raise DGError(
+                        "SyntaxError",
+                        "import is only allowed at the top level of a file",
+                        node.span,
+                        help="move the import to the top of the file; its names are seen inside functions too",
+                    )
+                self.found.imports.append(node)
+                if isinstance(node, ast.Import):
+                    names = [m.name.split(".")[0] for m in node.modules]
+                    self.imported_modules.update(names)
+                else:
+                    names = [n.name for n in node.names]
+                    self.imported_from.update(names)
+                self.imported.update(names)
             case ast.Pass():
                 pass
             case _:  # a new kind of statement needs its case here, or its names go unresolved
@@ -179,6 +215,18 @@ class Resolver:
                 self.exprs([condition, then, otherwise], scope)
             case ast.Attribute(obj=obj):
                 self.expr(obj, scope)
+                if isinstance(obj, ast.Name):
+                    self.attributes.append(node)
+            case ast.DictExpr(items=items):
+                for key, value in items:
+                    self.expr(key, scope)
+                    self.expr(value, scope)
+            case ast.DictComprehension(key=key, value=value, targets=targets, iterable=iterable, condition=condition):
+                self.expr(iterable, scope)
+                inner = Scope("comprehension", frozenset(targets))
+                self.assigned.update(targets)
+                self.exprs([key, value], inner)
+                self.optional(condition, inner)
             case ast.Call(func=func, args=args, kwargs=kwargs):
                 self.expr(func, scope)
                 self.exprs(args, scope)
@@ -221,7 +269,8 @@ def names_no_grad(node: ast.Expr) -> bool:
 
 
 def assigned_names(stmts: list[ast.Stmt]) -> frozenset[str]:
-    """The names a function body assigns (its locals), not looking inside nested functions."""
+    """The names a function body assigns (its locals), or a program's top level (a module's names),
+    not looking inside the functions it defines."""
     names: set[str] = set()
 
     def targets(t: ast.Expr) -> None:
@@ -240,6 +289,10 @@ def assigned_names(stmts: list[ast.Stmt]) -> frozenset[str]:
                 visit(s.body)
             elif isinstance(s, ast.FunctionDef):
                 names.add(s.name)
+            elif isinstance(s, ast.Import):  # only at a top level, whose names a module's are
+                names.update(m.name.split(".")[0] for m in s.modules)
+            elif isinstance(s, ast.FromImport):
+                names.update(n.name for n in s.names)
             elif isinstance(s, ast.If):
                 for _, branch in s.branches:
                     visit(branch)

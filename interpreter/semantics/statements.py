@@ -15,11 +15,12 @@ from dglang import autograd as ag
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.library.attributes import set_attribute
-from dglang.interpreter.library.operators import AUGMENTED, set_item
+from dglang.interpreter.library.operators import AUGMENTED, delete_item, set_item
 from dglang.interpreter.library.runtime import (
     BREAK,
     CONTINUE,
     MISSING,
+    Builtin,
     Env,
     Function,
     ReturnValue,
@@ -31,6 +32,8 @@ from dglang.interpreter.library.runtime import (
 from . import ast_nodes as ast
 from .blocks import Blocks
 from .compiling import Eval, Exec
+from .context import ModuleInterface
+from .linking import defines
 
 
 class Statements(Blocks):
@@ -129,6 +132,47 @@ class Statements(Blocks):
 
         return run
 
+    def delete(self, node: ast.Delete) -> Exec:
+        """del d[key], items[i]: each target in turn (an error points at the target)."""
+        targets = [self.deletion(t) for t in node.targets]
+
+        def run(env: Env) -> None:
+            for target in targets:
+                target(env)
+
+        return run
+
+    def deletion(self, target: ast.Index) -> Exec:  # type: ignore[override]
+        if len(target.items) == 1:
+            return self.apply(target, delete_item, target.obj, target.items[0])
+        return self.apply(target, lambda value, *keys: delete_item(value, keys), target.obj, *target.items)
+
+    # ---- modules ----------------------------------------------------------------------------
+    def import_(self, node: ast.Import) -> Exec:
+        """import nn: run the module (the first time any program of the session imports it), bind it."""
+        load = self.context.modules.load  # type: ignore[union-attr]  # the linker found the modules
+        found = zip(node.modules, self.resolution.modules[node], strict=True)
+        modules = [(m.name, self.locating(m, load), module, m.span) for m, module in found]
+
+        def run(env: Env) -> None:
+            for name, loaded, module, span in modules:
+                env.vars[name] = loaded(module, span)
+
+        return run
+
+    def from_import(self, node: ast.FromImport) -> Exec:
+        """from nn import linear: run the module as `import` does, then bind the names it defined."""
+        (module,) = self.resolution.modules[node]
+        load, at = self.locating(node.module, self.context.modules.load), node.module.span  # type: ignore[union-attr]
+        names = [(n.name, self.locating(n, taken)) for n in node.names]
+
+        def run(env: Env) -> None:
+            scope = load(module, at).env.vars
+            for name, take in names:
+                env.vars[name] = take(scope, name, module)
+
+        return run
+
     # ---- compound statements ------------------------------------------------------------------
     def if_(self, node: ast.If) -> Exec:
         """The body of the first arm whose test is true; else the `else` body, if there is one."""
@@ -203,3 +247,27 @@ class Statements(Blocks):
                 mode.exit(token)
 
         return run
+
+
+def taken(scope: dict[str, Any], name: str, module: ModuleInterface) -> Any:
+    """The value `from module import name` binds, read from the module's scope once it ran."""
+    value = scope.get(name, MISSING)
+    if value is not MISSING:
+        return value
+    if not module.checked:  # fails where it is used
+        return missing_name(name, module)
+    raise DGError(  # its text binds the name, but not on the way this run took
+        "ImportError",
+        f"cannot import name '{name}' from {module.name}: {module.display} did not define it when it ran",
+        help=f"check the `if` or loop around its definition in {module.display}",
+    )
+
+
+def missing_name(name: str, module: ModuleInterface) -> Builtin:
+    """What `from submission import f` binds when the submission has no `f`: a function that fails
+    with that news wherever it is called, so that only the tests that use `f` fail."""
+
+    def missing(*args: Any, **kwargs: Any) -> Any:
+        raise DGError("ImportError", f"{module.display} defines no '{name}'", help=defines(module))
+
+    return Builtin(name, missing, f"{name}(...)  (not defined by {module.display})")

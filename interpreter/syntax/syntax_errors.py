@@ -19,6 +19,7 @@ from lark import LarkError, Token, UnexpectedCharacters, UnexpectedToken
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, Span, with_newline
 from dglang.interpreter.library.keyword_help import as_a_name
+from dglang.interpreter.semantics.hints import python_module
 
 from .grammar import LARK, literal, tokens
 from .indenter import CLOSING_TEXT, PAIRS, SyntaxProblem, open_brackets
@@ -50,6 +51,11 @@ EXPECTED_BLOCK = Message(
     kind="IndentationError",  # about where a line starts, so its caret is one character wide
 )
 
+NO_SETS = Message(
+    "DG has no sets; a dict is written {key: value, ...}", help="for a collection of values, use a list: [1, 2, 3]"
+)
+IMPORT_STAR = Message("import names one by one", help="name what the program uses: from nn import linear, layer_norm")
+
 EXAMPLES: dict[Message, list[str]] = {
     EXPECTED_COLON: [
         "if x\n    pass\n",
@@ -67,19 +73,14 @@ EXAMPLES: dict[Message, list[str]] = {
         "def f():\nreturn 1\n",
         "if x:\n",
     ],
+    IMPORT_STAR: [
+        "from nn import *\n",
+    ],
 }
 
 # Python statements DG does not have, found by the word that starts them (a name to the parser,
 # followed by something no name may be followed by: `import numpy`, `class Net:`).
 PYTHON_ONLY = {
-    "import": Message(
-        "DG has no import",
-        help="tensors and their functions are builtins: write tensor(...), zeros(...), exp(...) without torch. or np.",
-    ),
-    "from": Message(
-        "DG has no import",
-        help="tensors and their functions are builtins: write tensor(...), zeros(...), exp(...) without torch. or np.",
-    ),
     "class": Message("DG has no classes", help="keep parameters in variables or lists, and write functions with def"),
     "lambda": Message("DG has no lambda", help="define the function with def"),
     "try": Message("DG has no try", help="an error stops the program with its location; check values with assert"),
@@ -116,7 +117,7 @@ EXPECTED = {
     "$END": "the end of the input",
 }
 # Tokens that can start an expression: when all are expected, we say "an expression".
-EXPRESSION_STARTS = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "MINUS"}
+EXPRESSION_STARTS = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "LBRACE", "MINUS"}
 
 
 # ---- from lark's exception to a DG error ---------------------------------------------------
@@ -138,6 +139,8 @@ def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fst
         _unclosed_bracket(failure)
         or _unexpected_indent(failure)
         or _python_only(failure)
+        or _import_as(failure)
+        or _set_display(failure)
         or _keyword_in_help(failure)
         or _known_by_example(failure)
         or _keyword_as_name(failure)
@@ -226,6 +229,46 @@ def _python_only(failure: Failure) -> DGError | None:
     message = PYTHON_ONLY[str(before)]
     return DGError(
         message.kind, message.text, _point(failure.source, before.line, before.column, len(before)), help=message.help
+    )
+
+
+def _import_as(failure: Failure) -> DGError | None:
+    """`import numpy as np`: DG imports a module by its own name; and numpy is not one."""
+    token, statement = failure.token, []
+    for before in reversed(failure.tokens_before):  # the statement the failing token is in
+        if before.type in ("SEMICOLON", "_NEWLINE", "_INDENT", "_DEDENT"):
+            break
+        statement.insert(0, before)
+    if str(token) != "as" or not statement or statement[0].type not in ("IMPORT", "FROM"):
+        return None
+    words = [t for t in statement[1:] if t.type in ("NAME", "DOT")]
+    names = words[: next((i for i, t in enumerate(statement[1:]) if t.type == "IMPORT"), len(words))]
+    module = "".join(str(t) for t in names)
+    help = python_module(module)
+    if help is not None and names:
+        first, last = names[0], names[-1]
+        span = Span(failure.source, first.line, first.column, last.end_line, last.end_column)
+        return DGError("ImportError", f"no module named '{module}' in DG", span, help=help)
+    return DGError(
+        "SyntaxError",
+        "DG has no `import ... as ...`",
+        failure.span,
+        help="import a module by its own name (import nn, then nn.linear(x)), or take its names: from nn import linear",
+    )
+
+
+def _set_display(failure: Failure) -> DGError | None:
+    """`{1, 2}`, `{"a" 1}`: in braces, where the parser wanted the ':' after a key (in the same state
+    as after `if x`, where its message would say a header's ':' is missing)."""
+    brackets = open_brackets(failure.tokens_before)
+    if not brackets or brackets[-1].type != "LBRACE" or "COLON" not in failure.accepts:
+        return None
+    opener = brackets[-1]
+    inside = [t for t in failure.tokens_before if t.start_pos > opener.start_pos]
+    if failure.token.type in ("COMMA", "RBRACE") and not any(t.type == "COLON" for t in inside):
+        return DGError("SyntaxError", NO_SETS.text, failure.span, help=NO_SETS.help)
+    return DGError(
+        "SyntaxError", "expected ':' between a key and its value", failure.span, help='write {"w": w, "b": b}'
     )
 
 

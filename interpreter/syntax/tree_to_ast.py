@@ -106,6 +106,38 @@ class ASTBuilder:
         _, test, _, message = children
         return ast.Assert(self.span(meta), test, message)
 
+    def del_stmt(self, meta: Meta, children: list[Any]) -> ast.Delete:
+        (target,) = children
+        targets = target.items if isinstance(target, ast.TupleExpr) else [target]
+        for item in targets:
+            if not isinstance(item, ast.Index):
+                raise self.error(
+                    "del removes an item: a key of a dict or a position of a list",
+                    item.span,
+                    help="write `del scores[key]` or `del items[i]`; a name is given a new value by assigning to it",
+                )
+        return ast.Delete(self.span(meta), targets)
+
+    def import_stmt(self, meta: Meta, children: list[ast.ImportedName]) -> ast.Import:
+        for module in children:  # `import grad` would bind the keyword as a name
+            if module.name in KEYWORDS:
+                message = f"'{module.name}' is a keyword and cannot be a module's name"
+                raise self.error(message, module.span, help=as_a_name(module.name))
+        return ast.Import(self.span(meta), children)
+
+    def from_import(self, meta: Meta, children: list[Any]) -> ast.FromImport:
+        module, names = children
+        self.check_unique([n.name for n in names], names, "imported name")
+        return ast.FromImport(self.span(meta), module, names)
+
+    def imported_names(self, meta: Meta, children: list[Token | None]) -> list[ast.ImportedName]:
+        for t in children:
+            self.check_not_keyword(t, "an imported name")
+        return [ast.ImportedName(str(t), self.span(t)) for t in children if t is not None]
+
+    def module_name(self, meta: Meta, children: list[Token]) -> ast.ImportedName:
+        return ast.ImportedName("".join(str(t) for t in children), self.span(meta))
+
     # ---- compound statements ----------------------------------------------------------
     def if_stmt(self, meta: Meta, children: list[Any]) -> ast.If:
         condition, body, *elifs, orelse = children
@@ -182,6 +214,17 @@ class ASTBuilder:
     def list_comprehension(self, meta: Meta, children: list[Any]) -> ast.ListComprehension:
         element, targets, iterable, condition = children
         return ast.ListComprehension(self.span(meta), element, targets, iterable, condition)
+
+    def dict(self, meta: Meta, children: list[Any]) -> ast.DictExpr:
+        return ast.DictExpr(self.span(meta), [c for c in children if c is not None])
+
+    def dict_item(self, meta: Meta, children: list[Any]) -> tuple[ast.Expr, ast.Expr]:
+        key, value = children
+        return key, value
+
+    def dict_comprehension(self, meta: Meta, children: list[Any]) -> ast.DictComprehension:
+        (key, value), targets, iterable, condition = children
+        return ast.DictComprehension(self.span(meta), key, value, targets, iterable, condition)
 
     def conditional(self, meta: Meta, children: list[Any]) -> ast.Conditional:
         then, condition, otherwise = children

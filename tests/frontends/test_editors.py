@@ -174,6 +174,11 @@ t = f'{"quoted"} {x if ok else None}' + F"{len(xs)}" + R'raw'
 total = a + \\
     b
 if not (x in xs and y not in ys) or z: pass
+import nn, data
+from nn import linear, relu_layer
+params = {"w1": w1, 2: [1, {}]}; del params["w1"]
+named = {k: v.sum() for k, v in params.items()}
+f"{ {'a': 1}['a'] } {d[(1, 2)]}"
 unfinished = "no closing quote
 """
 

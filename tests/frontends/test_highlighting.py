@@ -68,6 +68,20 @@ def test_strings_escapes_f_string_fields_and_numbers() -> None:
     ]  # fmt: skip
 
 
+def test_modules_and_dicts() -> None:
+    assert kinds('from nn import linear\nimport data\nd = {"w": 1}\ndel d["w"]') == [
+        (Keyword, "from"), (Name, "nn"), (Keyword, "import"), (Name, "linear"), (Keyword, "import"), (Name, "data"),
+        (Name, "d"), (Operator, "="), (Punctuation, "{"), (String.Double, '"'), (String.Double, "w"),
+        (String.Double, '"'), (Punctuation, ":"), (Number.Integer, "1"), (Punctuation, "}"), (Keyword, "del"),
+        (Name, "d"), (Punctuation, "["), (String.Double, '"'), (String.Double, "w"), (String.Double, '"'),
+        (Punctuation, "]"),
+    ]  # fmt: skip
+    # a dict inside an f-string's field is code, its braces brackets
+    assert kinds("f\"{ {1: 2}[1] }\"")[2:6] == [
+        (String.Interpol, "{"), (Punctuation, "{"), (Number.Integer, "1"), (Punctuation, ":"),
+    ]  # fmt: skip
+
+
 def test_a_character_dg_does_not_have_is_an_error() -> None:
     assert (Error, "$") in kinds("x = $y")
 
@@ -100,7 +114,9 @@ def test_pygments_finds_the_lexer_by_name_and_by_file() -> None:
         # Pygments' own lexer for pyos' dg also claims *.dg; the text decides (a `grad` statement,
         # `gradient(`, `tensor(`, `requires_grad=`)
         assert isinstance(get_lexer_for_filename(lesson.name, lesson.read_text(encoding="utf-8")), DGLexer)
-    assert not isinstance(guess_lexer("import torch\nx = torch.ones(2, requires_grad=True)\n"), DGLexer)
+    assert not isinstance(guess_lexer("import torch as t\nx = t.ones(2, requires_grad=True)\n"), DGLexer)
+    assert DGLexer.analyse_text("from nn import mlp\nx = tensor([1.0])\n") > 0  # DG imports too
+    assert DGLexer.analyse_text("import numpy as np\nx = tensor([1.0])\n") == 0
 
 
 def test_pygmentize_highlights_a_lesson() -> None:

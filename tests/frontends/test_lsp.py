@@ -310,3 +310,71 @@ def test_definitions_follow_the_scopes() -> None:
     typing = [*lines[:4], "    return y.", *lines[4:]]
     assert set(visible(found, functions_at(found, typing, 5, 13))) == {"x", "f", "y"}
     assert set(visible(found, functions_at(found, typing, 6, 1))) == {"x", "f"}
+
+
+NN = """\
+# a course's module
+scale = 2.0
+
+def linear(x, w, b):
+    return x @ w + b
+
+def relu_layer(x, w, b):
+    return relu(linear(x, w, b))
+"""
+LESSON = """\
+import nn
+from nn import linear
+
+h = linear(ones(1, 2), ones(2, 2), zeros(2))
+y = nn.relu_layer(h, ones(2, 2), zeros(2))
+"""
+
+
+def test_imports_go_to_definitions_in_the_module_file_and_complete_its_names(tmp_path: Path) -> None:
+    """A lesson beside its course's module: definitions jump into nn.dg, `nn.` completes its names,
+    a name nn.dg does not define is a diagnostic, and an edit to nn.dg is seen at the next reading."""
+    (tmp_path / "nn.dg").write_text(NN)
+    (tmp_path / "lesson.dg").write_text(LESSON)
+    lesson, nn = (tmp_path / "lesson.dg").as_uri(), (tmp_path / "nn.dg").as_uri()
+
+    def where(line: int, character: int) -> dict:
+        return {"text_document": types.TextDocumentIdentifier(uri=lesson), "position": types.Position(line, character)}
+
+    async def conversation(editor: Editor) -> None:
+        assert await editor.open(LESSON, uri=lesson) == []
+        definition = editor.client.text_document_definition_async
+        found = await definition(types.DefinitionParams(**where(3, 5)))  # `linear`, taken from nn
+        assert found.uri == nn and found.range == types.Range(types.Position(3, 4), types.Position(3, 10))
+        found = await definition(types.DefinitionParams(**where(4, 9)))  # nn.`relu_layer`
+        assert found.uri == nn and found.range.start == types.Position(6, 4)
+        found = await definition(types.DefinitionParams(**where(0, 8)))  # `nn` itself: the file
+        assert found.uri == nn and found.range.start == types.Position(0, 0)
+        hover = await editor.client.text_document_hover_async(types.HoverParams(**where(4, 9)))
+        assert hover is not None
+        assert "def relu_layer(x, w, b)    (function defined in nn.dg, line 7)" in hover.contents.value
+        await editor.change(LESSON + "nn.", version=2, uri=lesson)
+        result = await editor.client.text_document_completion_async(types.CompletionParams(**where(5, 3)))
+        items = {i.label: i for i in result.items}
+        assert set(items) == {"scale", "linear", "relu_layer"}
+        assert items["linear"].kind == types.CompletionItemKind.Function
+        assert items["linear"].detail == "def linear(x, w, b)"
+        [problem] = await editor.change(LESSON + "from nn import relu_layr\n", version=3, uri=lesson)
+        assert problem.message == (
+            "ImportError: cannot import name 'relu_layr' from nn (nn.dg)\nhelp: did you mean 'relu_layer'?"
+        )
+        assert problem.severity == types.DiagnosticSeverity.Error and problem.range.start == types.Position(5, 15)
+        calls = "linear(1, 2)\nnn.relu_layer(1, 2, 3, 4)\n"
+        problems = await editor.change(LESSON + calls, version=31, uri=lesson)
+        assert [(p.range.start.line, p.message.split("\n")[0]) for p in problems] == [
+            (5, "TypeError: linear() is missing its argument 'b'"),
+            (6, "TypeError: relu_layer() takes 3 arguments but 4 were given"),
+        ]
+        (tmp_path / "nn.dg").write_text(NN.replace("def linear(x, w, b)", "def linear(x, w, b) oops"))
+        [problem] = await editor.change(LESSON + "\n", version=4, uri=lesson)
+        assert problem.message.startswith("SyntaxError: in nn.dg, line 4: ")
+        assert problem.range.start == types.Position(0, 7)  # at `import nn`, the line that leads there
+        (tmp_path / "nn.dg").write_text(NN)
+        assert await editor.change(LESSON, version=5, uri=lesson) == []
+
+    talk(conversation)

@@ -261,7 +261,7 @@ def test_prompt_toolkit_completer_replaces_the_word_being_typed() -> None:
 
     assert offer("x = learning_r") == [("learning_rate", -10)]
     assert offer("w.requires_g") == [("requires_grad", -10)]
-    assert offer(":re") == [(":reset", -3)]
+    assert offer(":res") == [(":reset", -4)]
 
 
 def test_errors_at_the_prompt_keep_the_variables() -> None:

@@ -28,7 +28,7 @@ GOLDEN = ROOT / "tests" / "golden" / "programs"  # tests/language/test_programs.
 
 
 def test_every_step_of_the_tutorial_is_here() -> None:
-    assert len(STEPS) == 12
+    assert len(STEPS) == 13
 
 
 @pytest.mark.parametrize(("program", "output"), STEPS, ids=[f"step {i + 1}" for i in range(len(STEPS))])

@@ -28,6 +28,9 @@ def error_of(text: str) -> DGError:
         ("for grad in range(3):\n    pass\n", "a loop variable", 5),
         ("for i, grad in pairs:\n    pass\n", "a loop variable", 8),
         ("f(grad=1)\n", "an argument name", 3),
+        ("import grad\n", "a module's name", 8),
+        ("import nn, grad\n", "a module's name", 12),
+        ("from nn import linear, grad\n", "an imported name", 24),
     ],
 )
 def test_grad_is_no_name_anywhere(text: str, what: str, column: int) -> None:
@@ -61,7 +64,7 @@ def test_the_attribute_grad_and_names_that_start_with_a_keyword_are_fine() -> No
         ("backward", "DG backpropagates with the grad statement: `grad loss`"),
         ("x.backward", "DG backpropagates with the grad statement: `grad loss`"),
         ("zero_", "clear a gradient with the builtin zero_grad: `zero_grad(w)`"),
-        ("torch", "DG has no import"),
+        ("torch", "DG's tensor functions are builtins, with nothing to import"),
         ("optimizer", "DG has no optimizers"),
         ("optimizer.step", "DG has no optimizers"),
         ("cat", "DG writes `concat(...)`"),

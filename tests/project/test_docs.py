@@ -6,6 +6,8 @@
   docs/. When a ```text block follows it (at most one blank line between), what the program prints
   must be exactly that text. A block marked ```dg error must stop with an error, and its ```text
   block ends with the error report exactly as `dg` prints it; any other block must run without one.
+  A block marked ```dg file NAME.dg shows a module the examples import: it must be exactly the file
+  docs/NAME.dg.
 - Every ```python block in docs/*.md is an excerpt of the source (interpreter/ or autograd/), verbatim.
 """
 
@@ -76,7 +78,11 @@ def run_example(code: str) -> tuple[str, DGError | None]:
 
 
 def check_example(mark: str, code: str, expected: str | None) -> None:
-    assert mark in ("", "error"), f"unknown mark ```dg {mark}: use ```dg or ```dg error"
+    if mark.startswith("file "):  # a module the examples import, shown as it is
+        shown = ROOT / "docs" / mark.removeprefix("file ").strip()
+        assert shown.is_file() and shown.read_text() == code, f"```dg {mark} differs from docs/{shown.name}"
+        return
+    assert mark in ("", "error"), f"unknown mark ```dg {mark}: use ```dg, ```dg error or ```dg file NAME.dg"
     printed, error = run_example(code)
     if mark == "error":
         assert error is not None, f"the example should stop with an error, but it ran and printed:\n{printed}"

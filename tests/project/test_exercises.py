@@ -58,8 +58,8 @@ def run_exercise(project: Path, test: Path) -> subprocess.CompletedProcess[str]:
 
 
 @needs_solutions
-def test_there_are_ten_exercises_each_with_a_solution() -> None:
-    assert [t.parent.name for t in EXERCISES].count("compiler") == 5
+def test_there_are_eleven_exercises_each_with_a_solution() -> None:
+    assert [t.parent.name for t in EXERCISES].count("compiler") == 6
     assert [t.parent.name for t in EXERCISES].count("ml") == 5
     missing = [str(solution_for(t).relative_to(ROOT)) for t in EXERCISES if not solution_for(t).is_file()]
     assert not missing, f"exercises without a reference solution: {missing}"

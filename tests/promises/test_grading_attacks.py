@@ -110,7 +110,7 @@ def test_planted_files_are_live_but_the_grader_runs_none(tmp_path: Path) -> None
     graded = grade(submission)
     assert not marker.exists(), marker.read_text()
     assert graded.score == 0 and graded.status == "ok"
-    assert "NameError: name 'leaky_relu' is not defined" in graded.tests[0].output
+    assert "ImportError: leaky_relu.dg defines no 'leaky_relu'" in graded.tests[0].output
 
 
 def test_the_worker_s_home_cache_and_temp_folders_are_its_own(tmp_path: Path) -> None:
@@ -355,3 +355,79 @@ def workers_in(folder: Path) -> list[int]:
         except OSError:
             continue
     return found
+
+
+# ---- the tests see only what they import from the submission ---------------------------------------------
+REDEFINED = """
+def tensor(data, requires_grad=False, dtype=None):
+    return zeros(1)
+
+def abs(x):
+    return 0
+
+def len(x):
+    return 0
+
+def assert_close(actual, expected, rtol=0, atol=0, msg=None):
+    return None
+
+def gradcheck(f, x, quiet=False):
+    return True
+
+unused_helper = 42
+"""
+PLAIN_TESTS = """\
+from submission import leaky_relu, mse
+
+def test_values(points=1):
+    assert abs(leaky_relu(tensor([-2.0])).item() + 0.2) < 1e-9
+
+def test_loss(points=1):
+    assert abs(mse(tensor([1.0, 2.0]), tensor([0.0, 0.0])).item() - 2.5) < 1e-9 and len([1, 2]) == 2
+"""
+
+
+def test_redefined_builtins_and_extra_names_change_no_verdict(tmp_path: Path) -> None:
+    """A correct submission that also redefines the builtins the tests lean on keeps its marks; one
+    that implements nothing and redefines them gets none, with the shipped tests and with plain asserts."""
+    correct = tmp_path / "correct.dg"
+    correct.write_text(CORRECT + REDEFINED)
+    nothing = tmp_path / "nothing.dg"
+    nothing.write_text(
+        "def leaky_relu(x):\n    return zeros_like(x)\n\ndef mse(p, t):\n    return zeros(1).sum()\n" + REDEFINED
+    )
+    plain = {"tests_text": PLAIN_TESTS, "cases": collect(parse(Source("tests.dg", PLAIN_TESTS)))}
+    assert (grade(correct).score, grade(nothing).score) == (6, 0)
+    assert (grade(correct, **plain).score, grade(nothing, **plain).score) == (2, 0)
+
+
+def test_a_missing_function_fails_only_its_tests_and_a_student_file_cannot_stand_in_for_the_course_s(
+    tmp_path: Path,
+) -> None:
+    only_relu = tmp_path / "only_relu"
+    only_relu.mkdir()
+    (only_relu / "relu.dg").write_text("def leaky_relu(x):\n    return where(x > 0, x, 0.1 * x)\n")
+    graded = grade(only_relu)
+    assert graded.score == 3 and [t.passed for t in graded.tests] == [True, True, False, False]
+    assert "ImportError: relu.dg defines no 'mse'" in graded.tests[2].output
+    # The tests import the course's `reference` from the library path; the student ships a fake one.
+    library = tmp_path / "course"
+    library.mkdir()
+    (library / "reference.dg").write_text("def expected(x):\n    return where(x > 0, x, 0.1 * x)\n")
+    (only_relu / "reference.dg").write_text("def expected(x):\n    return zeros_like(x)\n")
+    tests = "from submission import leaky_relu\nfrom reference import expected\n\ndef test_same():\n"
+    tests += "    x = tensor([-1.0, 2.0])\n    assert_close(leaky_relu(x), expected(x))\n"
+    changes = {"tests_text": tests, "cases": collect(parse(Source("tests.dg", tests))), "library": (str(library),)}
+    assert grade(only_relu, entry="relu.dg", **changes).score == 1
+    (only_relu / "relu.dg").write_text("from reference import expected\n\ndef leaky_relu(x):\n    return expected(x)\n")
+    assert grade(only_relu, entry="relu.dg", **changes).score == 0  # the student's own import finds theirs
+
+
+def test_a_tests_file_that_forgets_to_import_stops_before_any_test(tmp_path: Path) -> None:
+    program = tmp_path / "correct.dg"
+    program.write_text(CORRECT)
+    tests = "def test_values():\n    assert_close(leaky_relu(tensor([1.0])), tensor([1.0]))\n"
+    graded = grade(program, tests_text=tests, cases=collect(parse(Source("tests.dg", tests))))
+    assert graded.status == "tests error" and graded.score == 0
+    assert "NameError: the tests read 'leaky_relu', which they neither define nor import" in graded.output
+    assert "from submission import leaky_relu" in graded.output

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -348,4 +349,22 @@ def test_a_big_graph_still_steps(browser: Any, tmp_path: Path) -> None:
         "JSON.parse(document.getElementById('dg-data').textContent).nodes.find(n => n.kind === 'collapsed').id"
     )
     assert page.with_class("current") == [collapsed] and "(inside iterations" in page.info()
+    assert page.errors == [] and page.requests == [page.url]
+
+
+def test_an_op_made_in_a_module_highlights_the_module_s_line(browser: Any, tmp_path: Path) -> None:
+    """The page holds each source a node came from, the imported module's under its own name, and a
+    step through an op the module made marks the module's line."""
+    (tmp_path / "layers.dg").write_text("def dense(x, w):\n    return relu(x @ w)\n")
+    (tmp_path / "main.dg").write_text(
+        "from layers import dense\nw = tensor([[1.0, -1.0]], requires_grad=True)\n"
+        "y = dense(tensor([[2.0]]), w)\nloss = y.sum()\ngrad loss\n"
+    )
+    page = Page(browser, write_page(tmp_path, str(tmp_path / "main.dg"), "loss"))
+    headings = page.page.eval_on_selector_all(".source-name", "els => els.map(e => e.textContent)")
+    assert headings == [str(tmp_path / "main.dg"), os.path.join(str(tmp_path), "layers.dg")]
+    page.page.keyboard.press("ArrowRight")  # the first op recorded: x @ w, in layers.dg
+    assert page.current_line().startswith("2    return relu(x @ w)")
+    assert page.page.get_attribute(".line.current", "id") == "s1-l2"  # the second source's line 2
+    assert "layers.dg:2" in page.info() or "line 2" in page.info()
     assert page.errors == [] and page.requests == [page.url]

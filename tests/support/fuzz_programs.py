@@ -211,11 +211,12 @@ def check_unreadable(data: bytes, folder: Path) -> None:
 PRELUDE = """\
 x = tensor([1.0, -2.0, 3.0], requires_grad=True); w = randn(3, 3, requires_grad=True)
 m = tensor([[0.5, 1.5], [2.5, -0.5]]); n = 3; xs = [1, 2.5, -3]; s = "abc"; y = x * 2; z = 0.5; i = 1
+d = {"a": 1, 2: x, (1, "b"): [w]}
 def f(a, b=2):
     return a * b
 """
-NAMES = ["x", "w", "m", "n", "xs", "s", "f", "y", "z", "i", "deep", "loop"]
-ASSIGNABLE = ["y", "z", "n", "xs", "s", "x", "m"]
+NAMES = ["x", "w", "m", "n", "xs", "s", "f", "y", "z", "i", "d", "deep", "loop"]
+ASSIGNABLE = ["y", "z", "n", "xs", "s", "x", "m", "d"]
 LITERALS = [
     "0", "1", "2", "-1", "10", "0.0", "1.5", "-2.5", "1e-3", "1e308", "3 ** 2", "True", "False", "None",
     '"ab"', "''", "pi", "inf", "[]", "()", "[1, 2]", "(1,)",
@@ -238,7 +239,7 @@ FUNCTIONS = [
 METHODS = [
     "sum", "mean", "max", "min", "argmax", "any", "all", "exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu",
     "softmax", "reshape", "flatten", "transpose", "item", "tolist", "detach", "numel", "append", "pop", "extend",
-    "index", "split", "join", "upper", "replace", "count",
+    "index", "split", "join", "upper", "replace", "count", "keys", "values", "items", "get", "update", "copy",
 ]  # fmt: skip
 ATTRIBUTES = ["grad", "shape", "T", "requires_grad", "data", "ndim", "dtype", "is_leaf", "grad_fn", "__class__", "_x"]
 KEYWORDS = ["axis", "keepdims", "requires_grad", "dtype", "sep", "end", "b", "reverse"]
@@ -260,7 +261,7 @@ class ProgramWriter:
         if budget <= 1 or r.random() < 0.3:
             return self.pick(r.choice([LITERALS, NAMES, MAKERS]))
         e = lambda: self.expression(budget // 2)
-        form = r.randrange(16)
+        form = r.randrange(18)
         if form == 0:
             return f"({e()} {self.pick(BINARY)} {e()})"
         if form == 1:
@@ -291,6 +292,10 @@ class ProgramWriter:
             return "(" + ", ".join(e() for _ in range(r.randrange(2, 4))) + ")"
         if form == 14:
             return f"[{e()} for i in {e()} if {e()}]"
+        if form == 15:
+            return "{" + ", ".join(f"{e()}: {e()}" for _ in range(r.randrange(3))) + "}"
+        if form == 16:
+            return f"{{i: {e()} for i in {e()} if {e()}}}"
         return f'f"<{{{e()}{self.pick(["", ":.3f", ":>5", ":d", ":e"])}}}>"'
 
     def arguments(self, budget: int) -> str:
@@ -307,7 +312,7 @@ class ProgramWriter:
         e = self.expression
         lines: list[str] = []
         for _ in range(r.randint(1, 3 if depth else 5)):
-            kinds = ["assign", "assign", "aug", "expr", "print", "grad", "assert", "item", "pass"]
+            kinds = ["assign", "assign", "aug", "expr", "print", "grad", "assert", "item", "pass", "del"]
             if depth < 3:
                 kinds += ["if", "while", "for", "def", "no_grad", "anomaly"]
             if in_loop:
@@ -328,7 +333,9 @@ class ProgramWriter:
             elif kind == "assert":
                 lines.append(f"{pad}assert {e()}, {e()}")
             elif kind == "item":
-                lines.append(f"{pad}{self.pick(['xs', 'm', 'x'])}[{e()}] = {e()}")
+                lines.append(f"{pad}{self.pick(['xs', 'm', 'x', 'd'])}[{e()}] = {e()}")
+            elif kind == "del":
+                lines.append(f"{pad}del {self.pick(['xs', 'd', 'm'])}[{e()}]")
             elif kind in ("pass", "break", "continue"):
                 lines.append(f"{pad}{kind}")
             elif kind == "return":

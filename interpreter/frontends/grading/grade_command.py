@@ -22,6 +22,7 @@ from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.diagnostics.source import Source
 from dglang.interpreter.frontends.program_files import read_program
+from dglang.interpreter.host.module_files import library_folders
 from dglang.interpreter.syntax.parser import parse
 
 from .collecting import collect
@@ -55,6 +56,9 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
         return fail(e, EXIT_SYNTAX)
     if not cases:
         return fail(DGError("UsageError", f"{tests_name} has no test_... functions to grade with"), EXIT_USAGE)
+    if args.gradescope is not None and args.lib:
+        message = "--lib with --gradescope: the autograder holds only the tests file, not a library of modules"
+        return fail(DGError("UsageError", message, help="grade with --lib on your machine"), EXIT_USAGE)
     if args.gradescope is not None:
         archive = write_autograder(Path(args.gradescope), Path(args.tests), autograder_options(args, len(cases)))
         out.write(f"wrote {args.gradescope}: upload {archive} as the autograder (docs/grading.md)\n")
@@ -86,6 +90,7 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
         wall_seconds=wall_seconds(args, len(cases)),
         entry=args.entry,
         user=args.user,
+        library=tuple(str(folder.path) for folder in library_folders(args.lib)),
     )
     start = time.perf_counter()
     graded = grade_all(submissions, assignment, args.workers)

@@ -42,6 +42,7 @@ class Assignment:
     entry: str | None = None
     user: str | None = None  # POSIX, as root: run each worker as this user
     stall_grace: float = STALL
+    library: tuple[str, ...] = ()  # folders of modules (`--lib`, DG_LIB), as full paths
 
     @property
     def max_score(self) -> float:
@@ -62,6 +63,7 @@ class Assignment:
             tests_name=self.tests_name,
             tests_text=self.tests_text,
             tests=[(c.name, c.points, c.line) for c in cases],
+            library=list(self.library),
             run_limits=self.run_limits,
             system_limits={"cpu_seconds": self.system.cpu_seconds, "memory_bytes": self.system.memory_bytes},
         )

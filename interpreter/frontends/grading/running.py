@@ -6,30 +6,36 @@ an error in one test does not stop the others. Every run (the top level, each te
 session's limits afresh, as each REPL cell does: `--timeout 10` allows each test ten seconds.
 What a test prints is kept with its result rather than written out.
 
-For grading, the teacher's tests file runs after the student's program, in a scope of its own
-whose names come first, then the checking builtins (`assert_close`, `gradcheck`), then the
-student's names, then the other builtins. So the tests see what the student defined, even under a
-builtin's name (an assignment may well be to write `relu`), but a student who defines
-`assert_close` or `gradcheck` to pass anything changes only their own code's view of them.
+For grading, the student's program runs first, as the module `submission` (in a scope of its
+own, as any module: run_submission), then the teacher's tests file, in a scope whose only names are
+its own and DG's builtins. The tests reach the student's names only as they ask for them, with
+`from submission import leaky_relu` (or `import submission`); every other name they read is DG's
+own. So a submission that redefines `tensor`, `abs` or `assert_close`, or defines names the tests do
+not ask for, changes nothing the tests see: only what its own functions do when the tests call them.
+A name the tests take that the submission does not define fails the tests that use it, not the
+others (ModuleInterface.checked). The tests file's imports look only at `submission` and the
+library path, never in the submission's folder (Modules.sealed).
 """
 
 from __future__ import annotations
 
 import io
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
+from dglang.interpreter.diagnostics.source import Source
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.runtime import Env
+from dglang.interpreter.semantics.resolver import Resolution
 
 from .collecting import Case
 from .snapshot import copy_state
 
-# The builtins a test's verdict rests on: what they mean to the tests no submission can change.
-CHECKS = ("assert_close", "gradcheck")
+SUBMISSION = "submission"  # the name a tests file imports the student's program by
 # Errors in a test report the call that started it from this source, as `<dg test>:1:1  test_relu()`.
 CALLER = "<dg test>"
 
@@ -69,18 +75,34 @@ class Runner:
         """Run a program's top level in the session's globals."""
         return self.stage(text, name, self.session.globals)
 
+    def run_submission(self, program: Path) -> Stage:
+        """Run a student's program as the module `submission`, for a tests file to import (see above)."""
+        session, modules = self.session, self.session.modules
+        modules.aliases[SUBMISSION] = program.resolve()
+        return self.timed(lambda: session.execute(lambda env: modules.run_alias(SUBMISSION), session.globals))
+
     def run_tests_file(self, text: str, name: str) -> Stage:
         """Run a teacher's tests file after the student's program, in its own scope (see above)."""
-        builtins = self.session.builtins.vars
-        checks = Env({name: builtins[name] for name in CHECKS if name in builtins}, self.session.globals)
-        self.scope = Env({}, checks)
-        return self.stage(text, name, self.scope)
+        session = self.session
+        session.modules.sealed.add(name)
+        self.scope = Env({}, session.builtins)
+
+        def run() -> None:
+            program = session.compile_source(Source(name, text))
+            check_names(program.resolution, session.builtins.vars.keys())
+            session.execute(program.code, self.scope)
+
+        return self.timed(run)
 
     def stage(self, text: str, name: str, scope: Env) -> Stage:
+        return self.timed(lambda: self.session.execute(self.session.compile(text, name), scope))
+
+    def timed(self, run: Callable[[], None]) -> Stage:
+        """Run a top level, keeping what it prints and the error it stops with."""
         out = self.capture()
         start = time.perf_counter()
         try:
-            self.session.execute(self.session.compile(text, name), scope)
+            run()
         except DGError as e:
             interrupted(e)
             return Stage(out.getvalue(), e, time.perf_counter() - start)
@@ -115,6 +137,21 @@ class Runner:
         out = io.StringIO()
         self.session.out = out
         return out
+
+
+def check_names(resolution: Resolution, builtins: object) -> None:
+    """A tests file that reads a name it neither defines nor imports (nor DG has) stops before any
+    test runs: the tests never see the submission's names unless they import them."""
+    unknown = resolution.free_names - builtins  # type: ignore[operator]
+    if not unknown:
+        return
+    first = min((n for n in resolution.lookups if n.name in unknown), key=lambda n: (n.span.line, n.span.column))
+    raise DGError(
+        "NameError",
+        f"the tests read '{first.name}', which they neither define nor import",
+        first.span,
+        help=f"take it from the student's program: `from {SUBMISSION} import {first.name}`",
+    )
 
 
 def interrupted(error: DGError) -> None:

@@ -9,8 +9,10 @@ C stack on it).
 
 What is copied is what a DG program can change: scopes, lists, tensors (their `.grad`, `.data`
 binding, `requires_grad`), the nodes that link tensors (so a test's `grad` reaches the copies),
-functions (which hold their scope) and bound methods. Everything else is shared: numbers,
-strings, builtins, compiled code, derivative rules, source spans. So are NumPy arrays, because
+functions (which hold their scope), bound methods and modules (the submission a tests file
+imported: its own scope, so a test that changes the submission's state changes it for itself
+only). Everything else is shared: numbers, strings, builtins, compiled code, derivative rules,
+source spans. So are NumPy arrays, because
 DG never writes into the array a tensor holds: an in-place update or an item assignment replaces
 `t.data` with a new array (autograd/arithmetic.py), so a copy and its original cannot see each
 other's updates.
@@ -22,7 +24,7 @@ import gc
 from typing import Any
 
 from dglang.autograd.tensor import Node, Tensor
-from dglang.interpreter.library.runtime import BoundMethod, Env, Function
+from dglang.interpreter.library.runtime import BoundMethod, Env, Function, Module
 
 # For each copied type: the attributes that may hold something to copy, and those shared as they are.
 LINKS: dict[type, tuple[str, ...]] = {
@@ -31,6 +33,7 @@ LINKS: dict[type, tuple[str, ...]] = {
     Node: ("inputs",),
     Function: ("defaults", "env"),
     BoundMethod: ("obj",),
+    Module: ("env",),
 }
 SHARED_SLOTS: dict[type, tuple[str, ...]] = {
     Env: (),
@@ -38,6 +41,7 @@ SHARED_SLOTS: dict[type, tuple[str, ...]] = {
     Node: ("backward", "call", "epoch", "op", "where"),
     Function: ("name", "params", "body", "span"),
     BoundMethod: ("name", "fn"),
+    Module: ("name", "path"),
 }
 COPIED = frozenset([*LINKS, list, dict, tuple])
 UNSET: Any = object()

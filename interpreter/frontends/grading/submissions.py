@@ -9,6 +9,7 @@ submission larger than the limits below is refused rather than filling the disk.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 from dataclasses import dataclass
@@ -74,8 +75,9 @@ def copy_file(source: Path, target: Path) -> None:
 
 
 def find_program(folder: Path, entry: str | None) -> Path:
-    """The program to run in a submission's copy: the one `.dg` file (outside hidden folders), or
-    the one named `entry`."""
+    """The program to run in a submission's copy: the one `.dg` file (outside hidden folders), the
+    one named `entry`, or, when the program is split over files that import each other, the one
+    no other file imports."""
     programs = sorted(
         p
         for p in folder.rglob("*.dg")
@@ -94,10 +96,32 @@ def find_program(folder: Path, entry: str | None) -> Path:
         return programs[0]
     if not programs:
         raise SubmissionProblem("the submission has no .dg file")
+    roots = not_imported(programs)
+    if len(roots) == 1:
+        return roots[0]
     raise SubmissionProblem(
-        f"the submission has several .dg files ({listing(programs, folder)}); "
-        "submit only the one to grade (or the teacher names it with --entry)"
+        f"the submission has several .dg files ({listing(programs, folder)}) and not one that imports the "
+        "others; submit only the one to grade (or the teacher names it with --entry)"
     )
+
+
+IMPORTED = re.compile(r"^[ \t]*(?:import[ \t]+([\w \t,]+)|from[ \t]+(\w+)[ \t]+import\b)", re.MULTILINE)
+MAX_SCANNED = 1 << 20  # bytes of each file looked at: as much as DG would read of a program
+
+
+def not_imported(programs: list[Path]) -> list[Path]:
+    """The files of a program split over several that no other of its files imports (read from the
+    lines that start with `import` or `from`: the files are not parsed here, in the grader)."""
+    imported: set[str] = set()
+    for program in programs:
+        try:
+            with program.open("rb") as f:
+                text = f.read(MAX_SCANNED).decode("utf-8", "replace")
+        except OSError:
+            continue
+        for names, module in IMPORTED.findall(text):
+            imported.update(n.strip() for n in (names.split(",") if names else [module]) if n.strip())
+    return [p for p in programs if p.stem not in imported]
 
 
 def listing(paths: list[Path], folder: Path) -> str:

@@ -53,6 +53,7 @@ def test_file(args: argparse.Namespace, out: TextIO) -> int:
             max_depth=args.max_depth,
             limits=limits_from(args),
             allowed_dirs=args.allow_path,
+            library=args.lib,
         )
     )
     try:

@@ -35,6 +35,7 @@ class Request:
     tests_name: str
     tests_text: str
     tests: list[tuple[str, float, int]]  # name, points, line
+    library: list[str] = field(default_factory=list)  # folders of modules the tests and the program may import
     run_limits: dict[str, Any] = field(default_factory=dict)  # max_depth, max_steps, timeout, max_output, max_memory
     system_limits: dict[str, Any] = field(default_factory=dict)  # cpu_seconds, memory_bytes
 
@@ -59,7 +60,6 @@ def main() -> int:
 
 def grade(request: Request, channel: TextIO) -> None:
     # Imported after the limits are set: from here on, a student's code is running.
-    from dglang.interpreter.diagnostics.errors import DGError
     from dglang.interpreter.host.limits import Limits, default_max_memory
 
     def run_limits(given: dict[str, Any]) -> Limits:
@@ -71,8 +71,6 @@ def grade(request: Request, channel: TextIO) -> None:
             default_max_memory() if memory is None else memory or None,
         )
 
-    from dglang.interpreter.diagnostics.report import format_error
-    from dglang.interpreter.frontends.program_files import read_program
     from dglang.interpreter.frontends.sessions import new_session
 
     from .collecting import Case
@@ -89,16 +87,12 @@ def grade(request: Request, channel: TextIO) -> None:
             base_dir=program.resolve().parent,
             max_depth=limits.get("max_depth", 10_000),
             limits=run_limits(limits),
+            library=request.library,
+            library_variable=False,  # the grader's own environment does not reach the submission
         )
     )
-    try:
-        text, name = read_program(str(program))
-    except DGError as e:  # not UTF-8, unreadable
-        send("program", report=format_error(e), output="", seconds=0.0, syntax=False)
-        send("done")
-        return
     for event, stage in (
-        ("program", lambda: runner.run_program(text, name)),
+        ("program", lambda: runner.run_submission(program)),
         ("tests_file", lambda: runner.run_tests_file(request.tests_text, request.tests_name)),
     ):
         ran = stage()

@@ -35,6 +35,8 @@ def limit_arguments(args: argparse.Namespace) -> list[str]:
         value = getattr(args, name, None)
         if value is not None and value != argparse_default(name):
             given += [f"--{name.replace('_', '-')}", str(value)]
+    for folder in getattr(args, "lib", []):  # as a full path: the kernel starts in each notebook's folder
+        given += ["--lib", str(Path(folder).expanduser().resolve())]
     return given
 
 
@@ -45,8 +47,8 @@ def argparse_default(name: str) -> object:
 
 
 def install_options(p: argparse.ArgumentParser) -> None:
-    """`dg kernel install`'s options: where to install, and the limits of each cell."""
-    from dglang.interpreter.frontends.options import limit_options
+    """`dg kernel install`'s options: where to install, the limits of each cell, the library path."""
+    from dglang.interpreter.frontends.options import library_option, limit_options
     from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
     p.add_argument("action", choices=["install"], help="install the kernelspec")
@@ -56,6 +58,7 @@ def install_options(p: argparse.ArgumentParser) -> None:
     where.add_argument("--prefix", metavar="DIR", help="under DIR/share/jupyter/kernels")
     p.add_argument("--name", default=KERNEL_NAME, help=f"the kernelspec's name (default {KERNEL_NAME})")
     limit_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    library_option(p)
 
 
 def install(args: argparse.Namespace) -> int:

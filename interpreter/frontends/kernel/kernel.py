@@ -30,10 +30,12 @@ from .output import CellOutput, Display
 
 @dataclass
 class Settings:
-    """What the kernelspec's options ask for (see __main__.py): DG's limits for each cell."""
+    """What the kernelspec's options ask for (see __main__.py): DG's limits for each cell, and the
+    folders of the library path (after which DG_LIB's are looked in)."""
 
     limits: Limits = field(default_factory=Limits)
     max_depth: int = 10_000
+    library: list[str] = field(default_factory=list)
 
 
 class KernelRepl(Repl):
@@ -89,7 +91,13 @@ class DGKernel(Kernel):
         super().__init__(**kwargs)
         self.out = CellOutput(sys.stdout)
         settings = self.settings
-        session = new_session(out=self.out, base_dir=Path.cwd(), max_depth=settings.max_depth, limits=settings.limits)
+        session = new_session(
+            out=self.out,
+            base_dir=Path.cwd(),
+            max_depth=settings.max_depth,
+            limits=settings.limits,
+            library=settings.library,
+        )
         self.repl = KernelRepl(session, err=sys.stderr)
         publish = lambda kind, content: self.send_response(self.iopub_socket, kind, content)
         self.display = self.repl.display = Display(publish, self.out, self.repl.seeing)

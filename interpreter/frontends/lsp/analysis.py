@@ -28,6 +28,7 @@ from dglang.interpreter.syntax.parser import expression_parser, parse
 from dglang.interpreter.syntax.recovery import recover
 
 from .checks import argument_counts, unknown_names
+from .imports import Imports, ModuleReader, in_document
 from .symbols import Definition, definitions
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ class Analysis:
     module: ast.Module | None = None  # None when the text cannot be read (too large, not text)
     found: list[Definition] = field(default_factory=list)
     unfinished: set[str] = field(default_factory=set)  # names the broken statements seem to define
+    imports: Imports = field(default_factory=Imports)  # the modules it imports, for other files' definitions
 
 
 def normalized(text: str) -> str:
@@ -51,19 +53,23 @@ def normalized(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def analyze(session: Session, text: str, name: str) -> Analysis:
-    """Everything the server says about `text`; whatever the text holds, this returns."""
+def analyze(session: Session, text: str, name: str, reader: ModuleReader | None = None) -> Analysis:
+    """Everything the server says about `text`; whatever the text holds, this returns. Its imports
+    are found as `dg` finds them (the session's modules know the document's file)."""
     analysis = Analysis(normalized(text))
     source = Source(name, analysis.text)
     resolution = None
+    first: DGError | None = None  # the compile's error, told at this document's line
+    session.modules.forget_changed()  # a module edited since the last reading is read again
     try:
         session.compile(analysis.text, name)
         analysis.module = parse(source)
     except DGError as e:
-        if not e.is_syntax:  # a text too large to read, or not text: nothing more to say of it
-            analysis.problems.append(e)
+        first = in_document(e, name)
+        if not e.is_syntax:  # a text too large to read, not text, or a module that cannot be found
+            analysis.problems.append(first)
             return analysis
-        read_on(analysis, source, e)
+        read_on(analysis, source, first)
     except Exception as e:  # a bug in DG: say so in the editor rather than lose the server
         log.exception("compiling %s", name)
         analysis.problems.append(internal_error(e))
@@ -72,18 +78,36 @@ def analyze(session: Session, text: str, name: str) -> Analysis:
         return analysis
     try:
         analysis.found = definitions(analysis.module)
+        if reader is not None:
+            analysis.imports = reader.imports(session, analysis.module)
         builtins = session.builtins.vars
         resolution, static = resolved(analysis.module)
         analysis.problems = sorted([*analysis.problems, *static], key=position)[:MAX_PROBLEMS]
+        if first is not None and not any(same(p, first) for p in analysis.problems):
+            analysis.problems.insert(0, first)  # found in an imported module, not by reading this text
         if resolution is not None:
             known = {**builtins, **dict.fromkeys(analysis.unfinished)}  # a broken `def f(` still names f
             analysis.warnings.extend(unknown_names(resolution, analysis.found, known))
-        analysis.warnings.extend(argument_counts(analysis.module, analysis.found, builtins))
+        analysis.warnings.extend(
+            argument_counts(analysis.module, analysis.found, builtins, imported_functions(analysis))
+        )
     except Exception as e:
         log.exception("checking %s", name)
         analysis.problems.append(internal_error(e))
     analysis.warnings = sorted(analysis.warnings, key=position)[:MAX_PROBLEMS]
     return analysis
+
+
+def imported_functions(analysis: Analysis) -> dict[str, dict[str, ast.FunctionDef]]:
+    """For each name the document binds by importing, the functions of the module it means."""
+    imports = analysis.imports
+    out: dict[str, dict[str, ast.FunctionDef]] = {}
+    for name, view in [*imports.modules.items(), *imports.names.items()]:
+        top = [d for d in view.found if d.scope is None]
+        once = {d.name for d in top} - {d.name for i, d in enumerate(top) if d.name in {e.name for e in top[:i]}}
+        functions = {d.name: d.node for d in top if d.node is not None and d.name in once}
+        out[name] = functions if name in imports.modules else {name: functions[name]} if name in functions else {}
+    return out
 
 
 def read_on(analysis: Analysis, source: Source, first: DGError) -> None:

@@ -10,14 +10,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from dglang.interpreter.diagnostics.source import Span
+from dglang.interpreter.diagnostics.source import Source, Span
 from dglang.interpreter.frontends.completion import completions
 from dglang.interpreter.library.attributes import TENSOR_PROPERTIES
 from dglang.interpreter.library.help import OPERATORS, describe, render
-from dglang.interpreter.library.runtime import MISSING, Builtin, Env, Function
+from dglang.interpreter.library.runtime import MISSING, Builtin, Env, Function, Module
 
+from .imports import Imports, ModuleView
 from .symbols import Definition, definition_of, functions_at, visible
 
 # An operator's symbols, longest first so that `**` is read before `*`.
@@ -32,6 +34,7 @@ class Word:
     column: int  # where it starts
     end_column: int  # just after it
     attribute: bool = False  # written after a `.`
+    owner: str | None = None  # the name before the `.` (`nn` in `nn.linear`), when a name is there
 
 
 @dataclass(frozen=True)
@@ -49,15 +52,29 @@ def word_at(line_text: str, line: int, column: int) -> Word | None:
             dot = line_text[: found.start()].rstrip()
             attribute = dot.endswith(".") and not re.search(r"\d\.$", dot)  # `x.sum`, not `1.` in `1.5`
             text = f"x.{found[0]}" if attribute else found[0]
-            return Word(text, line, found.start() + 1, found.end() + 1, attribute)
+            owner = re.search(r"([^\W\d]\w*)\s*\.$", dot) if attribute else None
+            return Word(text, line, found.start() + 1, found.end() + 1, attribute, owner[1] if owner else None)
     for found in OPERATOR.finditer(line_text):
         if found.start() <= index < found.end():
             return Word(found[0], line, found.start() + 1, found.end() + 1)
     return None
 
 
-def hover(found: list[Definition], lines: Sequence[str], word: Word, builtins: Mapping[str, Any]) -> str | None:
-    """What to show for the word: the program's own definition of it, else DG's help for it."""
+def hover(
+    found: list[Definition],
+    lines: Sequence[str],
+    word: Word,
+    builtins: Mapping[str, Any],
+    imports: Imports | None = None,
+) -> str | None:
+    """What to show for the word: the program's own definition of it (or the module's, for a name
+    it imports), else DG's help for it."""
+    place = in_module(found, lines, word, imports or Imports())
+    if place is not None:
+        module, definition = place
+        return (
+            described(definition, module) if definition is not None else f"module {module.name}    ({module.display})"
+        )
     if not word.attribute:
         definition = definition_of(found, word.text, functions_at(found, lines, word.line, word.column))
         if definition is not None:
@@ -66,8 +83,39 @@ def hover(found: list[Definition], lines: Sequence[str], word: Word, builtins: M
     return None if entry is None else render(entry)
 
 
-def described(definition: Definition) -> str:
+def in_module(
+    found: list[Definition], lines: Sequence[str], word: Word, imports: Imports
+) -> tuple[ModuleView, Definition | None] | None:
+    """The imported module a word names, with the module's definition of it: `nn.linear` (or
+    `linear`, taken with `from nn import linear`) is the module's `linear`; `nn` is the module."""
+    around = functions_at(found, lines, word.line, word.column)
+    if word.attribute:
+        if word.owner is None or word.owner not in imports.modules:
+            return None
+        own = definition_of(found, word.owner, around)
+        if own is None or own.kind != "module":  # `nn` is something else here
+            return None
+        module = imports.modules[word.owner]
+        return module, module.top(word.text.removeprefix("x."))
+    own = definition_of(found, word.text, around)
+    if own is None:
+        return None
+    if own.kind == "module" and word.text in imports.modules:
+        return imports.modules[word.text], None
+    if own.kind == "imported" and word.text in imports.names:
+        module = imports.names[word.text]
+        return module, module.top(word.text)
+    return None
+
+
+def described(definition: Definition, module: ModuleView | None = None) -> str:
     line = definition.span.line
+    if module is not None:
+        what = "function" if definition.kind == "function" else "name"
+        head = f"def {definition.signature}" if definition.kind == "function" else definition.name
+        return f"{head}    ({what} defined in {module.display}, line {line})"
+    if definition.kind in ("module", "imported"):
+        return f"{definition.name}    (imported on line {line})"
     if definition.kind == "function":
         return f"def {definition.signature}    (function defined on line {line})"
     if definition.kind == "parameter" and definition.scope is not None:
@@ -76,25 +124,48 @@ def described(definition: Definition) -> str:
     return f"{definition.name}    (variable {where}, first assigned on line {line})"
 
 
-def definition(found: list[Definition], lines: Sequence[str], word: Word) -> Span | None:
-    """Where the word under the cursor is defined in this document (a builtin is defined nowhere in it)."""
+def definition(
+    found: list[Definition], lines: Sequence[str], word: Word, imports: Imports | None = None
+) -> tuple[Path | None, Span] | None:
+    """Where the word under the cursor is defined: in this document (None for the file), or in a
+    module it imports (that module's file); a builtin is defined nowhere."""
+    place = in_module(found, lines, word, imports or Imports())
+    if place is not None:
+        module, definition = place
+        if definition is not None:
+            return module.file, definition.span
+        return module.file, Span(Source(module.display, ""), 1, 1, 1, 1)  # the module itself: its top
     if word.attribute:
         return None
     found_one = definition_of(found, word.text, functions_at(found, lines, word.line, word.column))
-    return None if found_one is None else found_one.span
+    return None if found_one is None else (None, found_one.span)
 
 
 def complete(
-    found: list[Definition], lines: Sequence[str], line: int, column: int, builtins: Mapping[str, Any]
+    found: list[Definition],
+    lines: Sequence[str],
+    line: int,
+    column: int,
+    builtins: Mapping[str, Any],
+    imports: Imports | None = None,
 ) -> tuple[int, list[Item]]:
     """The completions of the word before the cursor, and the column that word starts at."""
     before_cursor = lines[line - 1][: column - 1] if 0 < line <= len(lines) else ""
     names = visible(found, functions_at(found, lines, line, column))
-    env = Env({name: stand_in(d) for name, d in names.items()}, Env(dict(builtins), None))
+    modules = imports.modules if imports is not None else {}
+    env = Env({name: stand_in(d, modules.get(name)) for name, d in names.items()}, Env(dict(builtins), None))
+    owner = re.search(r"([^\W\d]\w*)\s*\.\s*\w*$", before_cursor)
+    module = modules.get(owner[1]) if owner is not None and isinstance(env.lookup(owner[1]), Module) else None
     items = []
     start = column
     for candidate in completions(before_cursor, env, {}):
         start = column + candidate.start
+        if module is not None:  # nn.: the module's names, each a function or a variable
+            top = module.top(candidate.text)
+            kind = "function" if top is not None and top.kind == "function" else "variable"
+            detail = f"def {top.signature}" if top is not None and top.kind == "function" else module.display
+            items.append(Item(candidate.text, kind, detail))
+            continue
         items.append(item(candidate.text, candidate.meta, names, builtins, attribute=is_attribute(before_cursor)))
     return start, items
 
@@ -103,9 +174,12 @@ def is_attribute(before_cursor: str) -> bool:
     return re.search(r"[^\W\d]\w*\s*\.\s*\w*$", before_cursor) is not None
 
 
-def stand_in(definition: Definition) -> Any:
-    """What a name holds, as far as completion needs to know: a function has no attributes; any
-    other variable may be a tensor."""
+def stand_in(definition: Definition, module: ModuleView | None = None) -> Any:
+    """What a name holds, as far as completion needs to know: a module its top level's names, a
+    function no attributes; any other variable may be a tensor."""
+    if definition.kind == "module" and module is not None:
+        top = visible(module.found, [])
+        return Module(module.name, module.display, Env({n: stand_in(d) for n, d in top.items()}, None))
     if definition.kind != "function" or definition.node is None:
         return UNKNOWN
     params = tuple(p.name for p in definition.node.params)

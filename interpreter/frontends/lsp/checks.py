@@ -39,14 +39,35 @@ def unknown_names(resolution: Resolution, found: list[Definition], builtins: Map
     ]
 
 
-def argument_counts(module: ast.Module, found: list[Definition], builtins: Mapping[str, Any]) -> list[DGError]:
-    """A TypeError at each call of a builtin or of the program's own function whose arguments
-    cannot bind to its parameters."""
+def argument_counts(
+    module: ast.Module,
+    found: list[Definition],
+    builtins: Mapping[str, Any],
+    imported: Mapping[str, Mapping[str, ast.FunctionDef]] | None = None,
+) -> list[DGError]:
+    """A TypeError at each call of a builtin, of the program's own function, or of a function of a
+    module it imports (`imported`: for each name the program binds by importing, the functions it
+    means: {"linear": {"linear": def}} for `from nn import linear`, {"nn": {...}} for `import nn`),
+    whose arguments cannot bind to its parameters."""
     bound = Counter(d.name for d in found) + Counter(comprehension_targets(module))
     functions = {d.name: d.node for d in found if d.node is not None and bound[d.name] == 1}
+    for name, defs in (imported or {}).items():
+        if bound[name] == 1 and name in defs:  # `from nn import linear`, bound no other way
+            functions[name] = defs[name]
     problems = []
     for node in nodes(module):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.obj, ast.Name):  # nn.linear(...)
+            owner = node.func.obj.name
+            module_defs = (imported or {}).get(owner, {})
+            function = module_defs.get(node.func.name) if bound[owner] == 1 else None
+            problem = user_call_problem(function, node) if function is not None else None
+            if problem is not None:
+                problem.span = node.span
+                problems.append(problem)
+            continue
+        if not isinstance(node.func, ast.Name):
             continue
         name = node.func.name
         function = functions.get(name)

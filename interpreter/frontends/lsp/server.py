@@ -13,9 +13,10 @@ import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -29,6 +30,7 @@ from dglang.interpreter.host.session import Session
 
 from . import answers
 from .analysis import Analysis, analyze
+from .imports import Imports, ModuleReader
 from .symbols import Definition
 
 log = logging.getLogger(__name__)
@@ -39,6 +41,8 @@ SYMBOL_KINDS = {
     "function": types.SymbolKind.Function,
     "parameter": types.SymbolKind.Variable,
     "variable": types.SymbolKind.Variable,
+    "module": types.SymbolKind.Module,
+    "imported": types.SymbolKind.Variable,
 }
 COMPLETION_KINDS = {
     "keyword": types.CompletionItemKind.Keyword,
@@ -48,6 +52,8 @@ COMPLETION_KINDS = {
     "variable": types.CompletionItemKind.Variable,
     "parameter": types.CompletionItemKind.Variable,
     "constant": types.CompletionItemKind.Constant,
+    "module": types.CompletionItemKind.Module,
+    "imported": types.CompletionItemKind.Variable,
 }
 
 
@@ -58,9 +64,13 @@ class Documents:
 
     session: Session
     parsed: dict[str, Analysis] = field(default_factory=dict)
+    reader: ModuleReader = field(default_factory=ModuleReader)
 
     def update(self, uri: str, text: str) -> Analysis:
-        analysis = analyze(self.session, text, document_name(uri))
+        name, file = document_name(uri), document_file(uri)
+        if file is not None:  # its imports are looked for beside it, as `dg FILE` looks for them
+            self.session.modules.files[name] = file
+        analysis = analyze(self.session, text, name, self.reader)
         if analysis.module is not None:
             self.parsed[uri] = analysis
         return analysis
@@ -68,6 +78,10 @@ class Documents:
     def definitions(self, uri: str) -> list[Definition]:
         found = self.parsed.get(uri)
         return found.found if found is not None else []
+
+    def imports(self, uri: str) -> Imports:
+        found = self.parsed.get(uri)
+        return found.imports if found is not None else Imports()
 
     def close(self, uri: str) -> None:
         self.parsed.pop(uri, None)
@@ -77,6 +91,17 @@ def document_name(uri: str) -> str:
     """The name DG's messages call a document by: its file's name."""
     path = unquote(urlparse(uri).path)
     return PurePosixPath(path).name or uri
+
+
+def document_file(uri: str) -> Path | None:
+    """The file a `file:` document is, or None (an unsaved one)."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    try:
+        return Path(url2pathname(unquote(parsed.path))).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
 
 
 def guarded(default: Result) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
@@ -145,7 +170,8 @@ def make_server(session: Session) -> LanguageServer:
         document, word = word_at(server, params)
         if word is None:
             return None
-        text = answers.hover(documents.definitions(document.uri), lines_of(document), word, session.builtins.vars)
+        found, imports = documents.definitions(document.uri), documents.imports(document.uri)
+        text = answers.hover(found, lines_of(document), word, session.builtins.vars, imports)
         if text is None:
             return None
         content = types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"```text\n{text}\n```")
@@ -157,16 +183,25 @@ def make_server(session: Session) -> LanguageServer:
         document, word = word_at(server, params)
         if word is None:
             return None
-        span = answers.definition(documents.definitions(document.uri), lines_of(document), word)
-        return None if span is None else types.Location(uri=document.uri, range=client_range(document, span))
+        found, imports = documents.definitions(document.uri), documents.imports(document.uri)
+        place = answers.definition(found, lines_of(document), word, imports)
+        if place is None:
+            return None
+        file, span = place
+        if file is None:
+            return types.Location(uri=document.uri, range=client_range(document, span))
+        other = server.workspace.get_text_document(file.as_uri())  # opened or not: read from the file
+        return types.Location(uri=file.as_uri(), range=client_range(other, span))
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
     @guarded(None)
     def completion(params: types.CompletionParams) -> types.CompletionList | None:
         document = server.workspace.get_text_document(params.text_document.uri)
         at = document.position_from_client_units(params.position)
-        found = documents.definitions(document.uri)
-        start, items = answers.complete(found, lines_of(document), at.line + 1, at.character + 1, session.builtins.vars)
+        found, imports = documents.definitions(document.uri), documents.imports(document.uri)
+        start, items = answers.complete(
+            found, lines_of(document), at.line + 1, at.character + 1, session.builtins.vars, imports
+        )
         replaced = editor_range(document, at.line + 1, start, at.character + 1)
         return types.CompletionList(
             is_incomplete=False,

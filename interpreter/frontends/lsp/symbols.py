@@ -19,7 +19,7 @@ from dglang.interpreter.semantics import ast_nodes as ast
 @dataclass(frozen=True, eq=False)
 class Definition:
     name: str
-    kind: str  # "function", "parameter", "variable"
+    kind: str  # "function", "parameter", "variable"; "module" (`import nn`), "imported" (`from nn import f`)
     span: Span  # the name where it is defined
     scope: ast.FunctionDef | None  # the function it is local to; None at the top level
     node: ast.FunctionDef | None = None  # for a function: its `def`
@@ -53,6 +53,10 @@ def body_definitions(body: list[ast.Stmt], scope: ast.FunctionDef | None, found:
                 body_definitions(orelse or [], scope, found)
             case ast.While(body=inner) | ast.With(body=inner):
                 body_definitions(inner, scope, found)
+            case ast.Import(modules=modules):
+                found.extend(Definition(m.name, "module", m.span, scope) for m in modules)
+            case ast.FromImport(names=names):
+                found.extend(Definition(n.name, "imported", n.span, scope) for n in names)
 
 
 def assigned(target: ast.Expr) -> Iterator[ast.Name]:
