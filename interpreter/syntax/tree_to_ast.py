@@ -119,20 +119,16 @@ class ASTBuilder:
         return ast.Delete(self.span(meta), targets)
 
     def import_stmt(self, meta: Meta, children: list[ast.ImportedName]) -> ast.Import:
-        for module in children:  # `import grad` would bind the keyword as a name
-            if module.name in KEYWORDS:
-                message = f"'{module.name}' is a keyword and cannot be a module's name"
-                raise self.error(message, module.span, help=as_a_name(module.name))
+        self.refuse_keywords(children, "a module's name")  # `import grad` would bind the keyword
         return ast.Import(self.span(meta), children)
 
     def from_import(self, meta: Meta, children: list[Any]) -> ast.FromImport:
+        self.refuse_keywords(children[1], "an imported name")
         module, names = children
         self.check_unique([n.name for n in names], names, "imported name")
         return ast.FromImport(self.span(meta), module, names)
 
     def imported_names(self, meta: Meta, children: list[Token | None]) -> list[ast.ImportedName]:
-        for t in children:
-            self.check_not_keyword(t, "an imported name")
         return [ast.ImportedName(str(t), self.span(t)) for t in children if t is not None]
 
     def module_name(self, meta: Meta, children: list[Token]) -> ast.ImportedName:
@@ -195,6 +191,13 @@ class ASTBuilder:
         on the left of `=` (syntax_errors.py)."""
         if name is not None and str(name) in KEYWORDS:
             raise self.error(f"'{name}' is a keyword and cannot be {what}", name, help=as_a_name(str(name)))
+
+    def refuse_keywords(self, names: list[ast.ImportedName], what: str) -> None:
+        """The names an import binds, as check_not_keyword's (`import grad`, `from nn import if`)."""
+        for imported in names:
+            if imported.name in KEYWORDS:
+                message = f"'{imported.name}' is a keyword and cannot be {what}"
+                raise self.error(message, imported.span, help=as_a_name(imported.name))
 
     def check_unique(self, names: list[str], items: list[Any], what: str) -> None:
         seen: set[str] = set()
