@@ -100,3 +100,22 @@ def test_a_broken_definition_is_not_reported_again_at_each_use(tmp_path: Path) -
         "p.dg:1:8: SyntaxError: unexpected ':'; expected ',', '=' or ')'",
         "p.dg:4:5: SyntaxError: '(' was never closed",
     ]
+
+
+def test_dg_check_reads_the_modules_a_program_imports(tmp_path: Path) -> None:
+    """A call of an imported module's function with the wrong arguments is found, as the language
+    server finds it; a syntax error in the module is told at the import, beside the program's own."""
+    (tmp_path / "nn.dg").write_text("def square(x):\n    return x * x\n")
+    (tmp_path / "p.dg").write_text("import nn\nfrom nn import square\nprint(nn.square(1, 2))\nprint(square())\n")
+    result = dg("check", "p.dg", cwd=tmp_path)
+    assert result.returncode == cli.EXIT_RUNTIME
+    assert [line for line in result.stderr.splitlines() if line.startswith("p.dg:")] == [
+        "p.dg:3:7: TypeError: square() takes 1 argument but 2 were given",
+        "p.dg:4:7: TypeError: square() is missing its argument 'x'",
+    ]
+    (tmp_path / "nn.dg").write_text("def square(x:\n    return x * x\n")
+    result = dg("check", "p.dg", cwd=tmp_path)
+    assert result.returncode == cli.EXIT_SYNTAX
+    assert [line for line in result.stderr.splitlines() if ": SyntaxError:" in line] == [
+        "p.dg:1:8: SyntaxError: in nn.dg, line 1: unexpected ':'; expected ',', '=' or ')'",
+    ]

@@ -342,7 +342,8 @@ def test_end_of_input_resumes_like_ctrl_d(breaking_program: str) -> None:
 
 def test_quit_at_a_breakpoint_stops_the_program(breaking_program: str) -> None:
     result = dg(breaking_program, stdin=":quit\n")
-    assert "result" not in result.stdout and result.returncode == 0
+    assert "result" not in result.stdout and result.returncode == 130  # interrupted, said on stderr
+    assert "Stopped: the program stopped at the debugger's :quit" in result.stderr
 
 
 def test_no_breakpoints_flag_skips_them(breaking_program: str) -> None:
