@@ -235,7 +235,8 @@ def test_the_summary_table_is_aligned_whatever_the_points(tmp_path: Path) -> Non
     (tmp_path / "subs").mkdir()
     (tmp_path / "subs" / "alice.dg").write_text("def same(x):\n    return x\n")
     (tmp_path / "subs" / "bob.dg").write_text("def same(x):\n    return 0\n")
-    (tmp_path / "tests.dg").write_text("def test_same(points=4.5):\n    assert same(1) == 1\n")
+    tests = "from submission import same\n\ndef test_same(points=4.5):\n    assert same(1) == 1\n"
+    (tmp_path / "tests.dg").write_text(tests)
     result = dg("grade", "subs", "--tests", "tests.dg", "--out", "out", cwd=tmp_path)
     table = result.stdout[result.stdout.index("submission") :].splitlines()[:3]
     columns = {line.index(word) for line, word in zip(table, ["status", "ok", "ok"], strict=True)}
