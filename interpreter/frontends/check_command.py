@@ -19,14 +19,15 @@ from dglang.interpreter.diagnostics.report import format_error
 
 from .lsp.analysis import analyze, position, problems_of
 from .lsp.imports import ModuleReader
+from .options import ArgumentParser
 from .program_files import read_program
 
 EXIT_OK, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_RUNTIME = 0, 65, 66, 70  # as cli.py's
 
 
-def check_parser(parser: type[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    """The command line of `dg check` (`parser`: cli.py's, whose complaints are DG's usage errors)."""
-    p = parser(prog="dg check", description="Report every problem DG can find in a program without running it.")
+def options() -> argparse.ArgumentParser:
+    """The command's options (`dg check --help` lists them)."""
+    p = ArgumentParser(prog="dg check", description="Report every problem DG can find in a program without running it.")
     p.add_argument("file", help="the program, or - for standard input")
     return p
 

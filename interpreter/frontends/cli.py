@@ -20,7 +20,7 @@ from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
 from .missing import MissingPackage
-from .options import library_option, limits_from, positive_int, run_options, seconds
+from .options import ArgumentParser, UsageError, limits_from, run_options
 from .program_files import read_program
 from .streams import use_utf8
 
@@ -61,20 +61,6 @@ commands:
 SUBCOMMANDS = ("run", "repl", "parse", "check", "graph", "test", "grade", "lsp", "kernel")
 
 
-class UsageError(DGError):
-    """A command line DG cannot act on."""
-
-    def __init__(self, message: str, prog: str = "dg") -> None:
-        super().__init__("UsageError", message, help=f"`{prog} --help` lists the commands and options")
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse, whose complaints become UsageErrors for the one formatter instead of its own text."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message, self.prog)
-
-
 def parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="dg", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", nargs="?", help="the program to run, or - for standard input")
@@ -91,112 +77,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--detect-anomaly", action="store_true", help="name the op whose gradient first holds nan or inf")
     p.add_argument("--trace", action="store_true", help="print each recorded node and each backward step")
     p.add_argument("--trace-limit", type=int, default=300, metavar="N", help="trace lines to print (default 300)")
-    p.add_argument("--debug", action="store_true", help="show the Python traceback of internal errors")
+    p.add_argument(
+        "--debug", action="store_true", help="say which parser reads FILE, show the Python traceback of internal errors"
+    )
     p.add_argument("--version", action="version", version=f"dg {__version__}")
-    return p
-
-
-def parse_parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(prog="dg parse", description="Print the syntax tree DG builds for a program.")
-    p.add_argument("file", help="the program, or - for standard input")
-    p.add_argument("--tokens", action="store_true", help="print the token stream instead (with INDENT/DEDENT)")
-    return p
-
-
-def graph_parser() -> argparse.ArgumentParser:
-    from dglang.interpreter.seeing.dot import RANKDIRS, THEMES  # here, so `dg --help` starts fast
-    from dglang.interpreter.seeing.render import DEFAULT_DPI
-
-    p = ArgumentParser(
-        prog="dg graph", description="Run a program and draw the recorded graph behind one of its variables."
-    )
-    p.add_argument("file", help="the program to run")
-    p.add_argument("--var", required=True, metavar="NAME", help="the variable whose final value to draw")
-    p.add_argument(
-        "-o",
-        dest="output",
-        metavar="OUT",
-        help="write .dot, .svg, .png, or .html (a page that steps through the graph); default: DOT to stdout",
-    )
-    p.add_argument("--untaken", action="store_true", help="also draw, greyed, each arm of an `if` that did not run")
-    p.add_argument(
-        "--rankdir", choices=RANKDIRS, default="BT", help="where the output goes: BT (top, the default), TB, LR, RL"
-    )
-    p.add_argument("--dpi", type=positive_int, metavar="N", help=f"resolution of a .png (default {DEFAULT_DPI})")
-    p.add_argument(
-        "--theme", choices=tuple(THEMES), default="screen", help="print: black on white, for slides and paper"
-    )
-    p.add_argument("--max-depth", type=int, default=10_000, metavar="N", help=argparse.SUPPRESS)
-    library_option(p)
-    return p
-
-
-def test_parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(
-        prog="dg test",
-        description="Run a program's top level, then each top-level function named test_..., each from the "
-        "state the top level left; report each failure as DG reports errors. Exit 0 only if all pass.",
-    )
-    p.add_argument("file", help="the program with its tests")
-    p.add_argument("-k", metavar="TEXT", help="run only the tests whose name contains TEXT")
-    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
-    p.add_argument(
-        "--allow-path", action="append", default=[], metavar="DIR", help="let load_csv read files under DIR too"
-    )
-    return p
-
-
-def grade_parser() -> argparse.ArgumentParser:
-    from dglang.interpreter.frontends.grading.gradescope import VISIBILITIES
-
-    p = ArgumentParser(
-        prog="dg grade",
-        description="Grade each submission (a .dg file or a folder) in SUBMISSIONS against the test_... functions "
-        "of TESTS.dg, each in a process of its own under DG's limits and the operating system's; write "
-        "results.json per submission (Gradescope's format) and summary.csv. See docs/grading.md.",
-    )
-    p.add_argument("submissions", nargs="?", metavar="SUBMISSIONS", help="a folder of submissions, or one submission")
-    p.add_argument("--tests", required=True, metavar="TESTS.dg", help="the teacher's tests")
-    p.add_argument(
-        "--workers", type=positive_int, default=2, metavar="N", help="submissions graded at once (default 2)"
-    )
-    p.add_argument("--out", default="grading-results", metavar="DIR", help="where results go (default grading-results)")
-    p.add_argument("--single", action="store_true", help="SUBMISSIONS is one submission: write DIR/results.json")
-    p.add_argument("--entry", metavar="NAME", help="the program's file name in each submission folder")
-    p.add_argument("--gradescope", metavar="DIR", help="write Gradescope's autograder folder instead of grading")
-    run_options(p, default_output=100_000, timeout=10)
-    p.add_argument("--wall-time", type=seconds, metavar="SECONDS", help="a whole submission's wall clock")
-    p.add_argument("--cpu-time", type=seconds, metavar="SECONDS", help="a submission's CPU time (Linux, macOS)")
-    p.add_argument(
-        "--memory",
-        type=int,
-        metavar="MB",
-        help="a submission's address space (Linux; default 2048, 512 for Gradescope)",
-    )
-    p.add_argument("--visibility", choices=VISIBILITIES, help="Gradescope's visibility of the results")
-    p.add_argument("--user", metavar="NAME", help="run each submission as this user (POSIX, when grading as root)")
-    return p
-
-
-def kernel_parser() -> argparse.ArgumentParser:
-    from dglang.interpreter.frontends.kernel.install import install_options
-
-    p = ArgumentParser(prog="dg kernel", description="Install the DG kernel for Jupyter, with the limits of its cells.")
-    install_options(p)
-    return p
-
-
-def lsp_parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(
-        prog="dg lsp",
-        description="Serve the Language Server Protocol over standard input and output, for an editor to start: "
-        "diagnostics, hover, completion, go to definition and document symbols for .dg files. "
-        "It reads programs, never runs them. Needs pygls: pip install 'dglang[lsp]'.",
-    )
-    p.add_argument(
-        "--stdio", action="store_true", help="talk over standard input and output (the default; editors pass it)"
-    )
-    p.add_argument("--verbose", action="store_true", help="log each message to standard error")
     return p
 
 
@@ -246,29 +130,29 @@ def dispatch(argv: list[str]) -> int:
     if command not in (None, "run", "repl"):
         argv = [a for a in argv if a != "--debug"]
     if command == "parse":
-        return parse_command(parse_parser().parse_args(argv[1:]))
+        return parse_command(argv[1:])
     if command == "check":
-        from .check_command import check, check_parser
+        from .check_command import check, options
 
-        return check(check_parser(ArgumentParser).parse_args(argv[1:]), report)
+        return check(options().parse_args(argv[1:]), report)
     if command == "graph":
-        return graph_command(graph_parser().parse_args(argv[1:]), debug)
+        return graph_command(argv[1:], debug)
     if command == "test":
         from dglang.interpreter.frontends.grading import testing
 
-        return testing.run(test_parser().parse_args(argv[1:]))
+        return testing.run(testing.options().parse_args(argv[1:]))
     if command == "grade":
         from dglang.interpreter.frontends.grading import grade_command
 
-        return grade_command.run(grade_parser().parse_args(argv[1:]))
+        return grade_command.run(grade_command.options().parse_args(argv[1:]))
     if command == "lsp":
-        from dglang.interpreter.frontends.lsp.command import serve
+        from dglang.interpreter.frontends.lsp import command as lsp
 
-        return serve(lsp_parser().parse_args(argv[1:]))
+        return lsp.serve(lsp.options().parse_args(argv[1:]))
     if command == "kernel":
         from dglang.interpreter.frontends.kernel import install
 
-        return install.install(kernel_parser().parse_args(argv[1:]))
+        return install.install(install.options().parse_args(argv[1:]))
     args = parser().parse_args(argv[1:] if command else argv)
     if command == "run" and args.file is None:
         parser().error("run needs a FILE")
@@ -349,7 +233,8 @@ def stdin_lines():  # one shared iterator, so the REPL and the debugger read std
 
 
 def run_file(session: Session, path: str, debug: bool = False) -> int:
-    from dglang.interpreter.host.session import collecting_for_graphs
+    from dglang.interpreter.diagnostics.source import Source
+    from dglang.interpreter.host.python_settings import collecting_for_graphs
 
     from .debugger import QuitProgram
 
@@ -358,6 +243,10 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
     except DGError as e:
         report(e)
         return EXIT_NOINPUT
+    if debug:
+        from .parse_command import say_which_parser
+
+        say_which_parser(Source(name, text))
     session.hard_stop = hard_stop  # a program stuck in one call into C past its limit: report it, exit
     with collecting_for_graphs():  # until the error is reported
         try:
@@ -403,22 +292,23 @@ def report(error: DGError, debug: bool = False) -> None:
         traceback.print_exception(error.original, file=sys.stderr)
 
 
-def parse_command(args: argparse.Namespace) -> int:
-    from .parse_command import show_syntax
+def parse_command(argv: list[str]) -> int:
+    from .parse_command import options, show_syntax
 
-    return show_syntax(args, report)
+    return show_syntax(options().parse_args(argv), report)
 
 
-def graph_command(args: argparse.Namespace, debug: bool) -> int:
-    from .graph_command import draw
+def graph_command(argv: list[str], debug: bool) -> int:
+    from .graph_command import draw, options
 
+    args = options().parse_args(argv)
     args.debug = debug
     return draw(args, new_session, run_file, report)
 
 
 def repl(session: Session) -> int:
     """The REPL: prompt_toolkit at a terminal, plain statements from a pipe."""
-    from dglang.interpreter.host.session import collecting_for_graphs
+    from dglang.interpreter.host.python_settings import collecting_for_graphs
 
     from .debugger import QuitProgram
     from .repl import Outcome, Repl, run_piped

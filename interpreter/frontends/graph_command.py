@@ -22,8 +22,39 @@ from dglang.interpreter.seeing.dot import DotOptions
 from dglang.interpreter.seeing.render import graphviz, render
 from dglang.interpreter.seeing.tools import install
 
+from .options import ArgumentParser, library_option, positive_int
+
 EXIT_OK, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 2, 69
 KINDS = ("dot", "gv", "svg", "png", "html")
+
+
+def options() -> argparse.ArgumentParser:
+    """The command's options (`dg ... --help` lists them)."""
+    from dglang.interpreter.seeing.dot import RANKDIRS, THEMES  # here, so `dg --help` starts fast
+    from dglang.interpreter.seeing.render import DEFAULT_DPI
+
+    p = ArgumentParser(
+        prog="dg graph", description="Run a program and draw the recorded graph behind one of its variables."
+    )
+    p.add_argument("file", help="the program to run")
+    p.add_argument("--var", required=True, metavar="NAME", help="the variable whose final value to draw")
+    p.add_argument(
+        "-o",
+        dest="output",
+        metavar="OUT",
+        help="write .dot, .svg, .png, or .html (a page that steps through the graph); default: DOT to stdout",
+    )
+    p.add_argument("--untaken", action="store_true", help="also draw, greyed, each arm of an `if` that did not run")
+    p.add_argument(
+        "--rankdir", choices=RANKDIRS, default="BT", help="where the output goes: BT (top, the default), TB, LR, RL"
+    )
+    p.add_argument("--dpi", type=positive_int, metavar="N", help=f"resolution of a .png (default {DEFAULT_DPI})")
+    p.add_argument(
+        "--theme", choices=tuple(THEMES), default="screen", help="print: black on white, for slides and paper"
+    )
+    p.add_argument("--max-depth", type=int, default=10_000, metavar="N", help=argparse.SUPPRESS)
+    library_option(p)
+    return p
 
 
 def draw(

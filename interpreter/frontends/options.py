@@ -1,18 +1,35 @@
-"""The limits' options of the `dg` commands (`dg FILE`, `dg test`, `dg grade`), and what their
-values may be: each value the clock, the memory reader or the interpreter cannot honour is a
-usage error before anything runs (`--timeout 1e300` used to be an internal error, `--timeout nan`
-a run without a limit)."""
+"""The command line's own parser, whose complaints are UsageErrors for the one formatter; the
+limits' options of the `dg` commands (`dg FILE`, `dg test`, `dg grade`), and what their values may
+be: each value the clock, the memory reader or the interpreter cannot honour is a usage error
+before anything runs (`--timeout 1e300` used to be an internal error, `--timeout nan` a run
+without a limit)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
+from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.limits import MAX_TIMEOUT
 
 if TYPE_CHECKING:
     from dglang.interpreter.host.limits import Limits
+
+
+class UsageError(DGError):
+    """A command line DG cannot act on."""
+
+    def __init__(self, message: str, prog: str = "dg") -> None:
+        super().__init__("UsageError", message, help=f"`{prog} --help` lists the commands and options")
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, whose complaints become UsageErrors for the one formatter instead of its own text."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message, self.prog)
+
 
 # Each DG call holds about a dozen Python frames: 100,000 calls deep is about a gigabyte of them.
 MAX_DEPTH = 100_000

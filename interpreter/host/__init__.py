@@ -1,7 +1,14 @@
 """The host: what wraps the pure stages so that anyone's program can be run safely.
 
 A `Session` (`session.py`) holds a program's globals between runs and runs text through the
-pipeline (../pipeline.py) under the limits of `limits.py`: steps, wall-clock time and memory
-(watched from another thread by `watchdog.py`), output, and program size. The stages never name a
-limit; the host installs them around a run and takes them away after.
+pipeline (../pipeline.py) under its limits. The stages never name a limit; the host's modules
+put them around a run and take them away after it:
+
+    limits.py           what a run may use (steps, time, memory, output) and what DG will read
+                        (at most 1 MiB of text)
+    python_settings.py  Python's recursion limit and cycle collector, and NumPy's error state,
+                        for compiling and for running
+    limited_run.py      one run, start to end: budgets afresh, the engine's listeners and memory
+                        ceiling, the watchdog started and surely stopped, the error reported
+    watchdog.py         the thread that stops a run past its --timeout or --max-memory
 """

@@ -18,6 +18,7 @@ from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
 from . import python_functions as python_builtins
+from . import shipped_data
 from .assert_close import assert_close
 from .dictionaries import dict_
 from .help import describe_value, everything, register, render, signature_text
@@ -111,6 +112,8 @@ def make_builtins(
         return read_csv(data_path(path), path)
 
     builtin(load_csv)
+    builtin(shipped_data.digits)
+    builtin(shipped_data.shakespeare)
 
     def breakpoint_(context: CallContext) -> None:
         """Pause the program here and open the REPL in this scope (`dg --no-breakpoints` skips it).

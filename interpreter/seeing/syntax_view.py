@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from dglang.interpreter.diagnostics.source import Span
+from dglang.interpreter.diagnostics.source import Source, Span, with_newline
 from dglang.interpreter.semantics import ast_nodes as ast
-from dglang.interpreter.syntax.parser import lex
+from dglang.interpreter.syntax.fast import fast_parser
+from dglang.interpreter.syntax.indenter import DEDENT, INDENT
+from dglang.interpreter.syntax.parser import expression_parser, lex, which_path
 
 SKIP = ("span", "else_line")
 
@@ -102,15 +106,23 @@ def children(node: Any, depth: int) -> list[tuple[Any, int, str]]:
     return out
 
 
-def dump_tokens(text: str) -> str:
-    """Each token with its line:col and type; _INDENT and _DEDENT are the indenter's."""
-    rows = []
-    for token in lex(text):
-        line, column, value = token.line, token.column, repr(str(token))
-        if len(value) > 40:  # a _NEWLINE that swallowed comments and blank lines
-            value = value[:36] + "...'"
-        if token.type in ("_INDENT", "_DEDENT"):
-            # lark places these at the newline before; show them where the indentation ends
-            line, column, value = token.end_line, len(token) + 1, ""
-        rows.append(f"{line}:{column}".ljust(8) + f"{token.type:<10} {value}".rstrip())
-    return "\n".join(rows) + "\n"
+def token_rows(source: Source) -> Iterator[str]:
+    """Each token the parser reads, with its line:col and type; _INDENT and _DEDENT are the
+    indenter's. They come from the parser that reads the text (parser.which_path): after a
+    grammar edit, lark's until the fast parser's tables are written again; up to the first error."""
+    text = with_newline(source.text)
+    path, _ = which_path(source)
+    fast = fast_parser.tokens(source, text, expression_parser(source)) if path == "fast" else None
+    if fast is None:
+        read: Iterable[tuple[str, int, int, int, str]] = ((t.type, t.line, t.column, t.end_line, t) for t in lex(text))
+    else:
+        starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+        place = lambda at: (bisect_right(starts, at), at - starts[bisect_right(starts, at) - 1] + 1)
+        read = ((kind, *place(start), place(end)[0], text[start:end]) for kind, start, end in fast)
+    for kind, line, column, end_line, value in read:
+        shown = repr(str(value))
+        if len(shown) > 40:  # a _NEWLINE that swallowed comments and blank lines
+            shown = shown[:36] + "...'"
+        if kind in (INDENT, DEDENT):  # placed at the newline before: shown where the indentation ends
+            line, column, shown = end_line, len(value.rsplit("\n", 1)[-1]) + 1, ""
+        yield f"{line}:{column}".ljust(8) + f"{kind:<10} {shown}".rstrip() + "\n"

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dglang.autograd.tensor import recording
+from dglang.interpreter.diagnostics.source import Loop, LoopRun
 from dglang.interpreter.library.runtime import Env, unpack
 
 from . import ast_nodes as ast
@@ -61,11 +62,11 @@ class Blocks(CompilerBase):
     def loop_body(self, node: ast.While | ast.For) -> Callable[..., Any]:
         """What a loop runs for each iteration: a `while`'s body as run(env); a `for`'s as
         run(env, item), which binds the loop's names to the item first. Its kind of node must be
-        one of compiling.LOOPS, which counts each run of the loop."""
+        one of compiling.LOOPS, whose runs are counted (see `iteration`)."""
         if type(node) not in LOOPS:
             raise TypeError(f"{type(node).__name__} has a loop body: add it to LOOPS in compiling.py")
         if isinstance(node, ast.For) and len(node.targets) > 1:  # `for i, x in ...`: unpack, then the body
-            bind, body = self.unpacker(node.targets, node.iterable), self.iteration(node.body)
+            bind, body = self.unpacker(node.targets, node.iterable), self.iteration(node)
 
             def unpacking(env: Env, item: Any) -> Any:
                 bind(env.vars, item)
@@ -73,19 +74,31 @@ class Blocks(CompilerBase):
 
             return self.counted(unpacking, node.span)
         name = node.targets[0] if isinstance(node, ast.For) else None
-        return self.counted(self.iteration(node.body, name), node.span)
+        return self.counted(self.iteration(node, name), node.span)
 
-    def iteration(self, body: list[ast.Stmt], name: str | None = None) -> Callable[..., Any]:
-        """`body` as one iteration of the innermost loop running, which counts it; with `name`,
-        run(env, item) stores the item under that name first."""
-        compiled = [self.stmt(s) for s in body]
-        loops, frames = self.context.loops, self.frames
-        spans = {id(c): s.span for c, s in zip(compiled, body, strict=True)}
+    def iteration(self, node: Any, name: str | None = None) -> Callable[..., Any]:
+        """`node`'s body as one iteration of the loop; with `name`, run(env, item) stores the item
+        under that name first. Each iteration is counted on the loop's run under way (`run`, its
+        LoopRun), which `around` puts on RunContext.loops while the loop runs (see `entering`)."""
+        compiled, frames = [self.stmt(s) for s in node.body], self.frames
+        spans = {id(c): s.span for c, s in zip(compiled, node.body, strict=True)}
+        run = LoopRun(Loop("", 0, node.span), None, [])  # replaced by each run of the loop
+
+        def entering(loop: Loop, frame: Any, loops: list[LoopRun], code: Any, env: Env) -> Any:
+            nonlocal run
+            outer, run = run, LoopRun(loop, frame, loops)
+            try:
+                with run:
+                    return code(env)
+            finally:
+                run = outer  # a recursion runs this loop inside its own run
+
+        self.entering[node] = entering
         if name is None and len(compiled) == 1:
-            (only,), span = compiled, body[0].span
+            (only,), span = compiled, node.body[0].span
 
             def run_one(env: Env) -> Any:
-                loops[-1].count += 1
+                run.count += 1
                 try:
                     return only(env)
                 except (Exception, KeyboardInterrupt) as e:
@@ -94,8 +107,8 @@ class Blocks(CompilerBase):
             return run_one
         if name is None:
 
-            def run(env: Env) -> Any:
-                loops[-1].count += 1
+            def run_all(env: Env) -> Any:
+                run.count += 1
                 step = compiled[0]
                 try:
                     for step in compiled:
@@ -106,13 +119,13 @@ class Blocks(CompilerBase):
                     raise in_statement(e, spans[id(step)], frames) from None
                 return None
 
-            return run
+            return run_all
         if len(compiled) == 1:
-            (only,), span = compiled, body[0].span
+            (only,), span = compiled, node.body[0].span
 
             def run_one_on(env: Env, item: Any) -> Any:
                 env.vars[name] = item
-                loops[-1].count += 1
+                run.count += 1
                 try:
                     return only(env)
                 except (Exception, KeyboardInterrupt) as e:
@@ -120,9 +133,9 @@ class Blocks(CompilerBase):
 
             return run_one_on
 
-        def run_on(env: Env, item: Any) -> Any:
+        def run_all_on(env: Env, item: Any) -> Any:
             env.vars[name] = item
-            loops[-1].count += 1
+            run.count += 1
             step = compiled[0]
             try:
                 for step in compiled:
@@ -133,15 +146,27 @@ class Blocks(CompilerBase):
                 raise in_statement(e, spans[id(step)], frames) from None
             return None
 
-        return run_on
+        return run_all_on
 
     def binder(self, node: ast.ListComprehension) -> Callable[[Env, Any], None]:
         """What a comprehension does with each item: binds its names to it (in the comprehension's
         own scope) and counts it, as an iteration for pictures and a step under --max-steps."""
-        bind, loops = self.unpacker(node.targets, node.iterable), self.context.loops
+        bind = self.unpacker(node.targets, node.iterable)
+        run = LoopRun(Loop("", 0, node.span), None, [])  # replaced by each run of the comprehension
+
+        def entering(loop: Loop, frame: Any, loops: list[LoopRun], code: Any, env: Env) -> Any:
+            nonlocal run
+            outer, run = run, LoopRun(loop, frame, loops)
+            try:
+                with run:
+                    return code(env)
+            finally:
+                run = outer
+
+        self.entering[node] = entering
 
         def next_item(scope: Env, item: Any) -> None:
-            loops[-1].count += 1
+            run.count += 1
             bind(scope.vars, item)
 
         return self.counted(next_item, node.span)

@@ -43,7 +43,7 @@ from typing import Any
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.diagnostics.source import Branch, Loop, LoopRun, Site, Span
+from dglang.interpreter.diagnostics.source import Branch, Loop, Site, Span
 from dglang.interpreter.library.runtime import Env, iterate
 
 from . import ast_nodes as ast
@@ -72,6 +72,7 @@ class CompilerBase:
         self.echo = echo  # a REPL cell: show the value of each expression statement outside functions
         self.stepping = stepping  # compile the debugger's statement events in (see `observed`)
         self.branches: tuple[Branch, ...] = ()  # the `if` arms around the statement being compiled
+        self.entering: dict[Any, Callable[..., Any]] = {}  # how each loop compiled so far starts a run
 
     # Joined in evaluator.py: compile one node of each kind.
     def expr(self, node: ast.Expr) -> Eval:
@@ -94,8 +95,10 @@ class CompilerBase:
         as it is. An error is shown at `blame` (a part of the node; the whole node unless given)."""
         site, at = self.site(node), (node if blame is None else blame).span
         parts = [self.operand(o) for o in operands]
-        if len(parts) == 1 and parts[0][0]:
-            only = parts[0][1]
+        if len(parts) == 1:
+            evaluated, only = parts[0]
+            if not evaluated:  # `-1`: the operand is known already
+                only = given(only)
 
             def one(env: Env) -> Any:
                 a = only(env)
@@ -108,6 +111,18 @@ class CompilerBase:
             return one
         if len(parts) == 2:
             (left_evaluated, left), (right_evaluated, right) = parts
+            if not left_evaluated and right_evaluated:  # `1 - p`, `2 * x`
+                a = left
+
+                def given_left(env: Env) -> Any:
+                    b = right(env)
+                    recording.where = site
+                    try:
+                        return operation(a, b)
+                    except Exception as e:
+                        raise located(e, node, (a, b), at) from None
+
+                return given_left
             if left_evaluated and right_evaluated:
 
                 def two(env: Env) -> Any:
@@ -244,7 +259,7 @@ class CompilerBase:
         kind = type(node)
         if kind in LOOPS:
             code = self.loop_run(code, node)
-        elif (kind is ast.Assign or kind is ast.AugAssign) and node in self.resolution.in_no_grad:
+        elif kind is ast.Assign and node in self.resolution.in_no_grad:
             code = self.noting_rebound(code, node)  # type: ignore[arg-type]
         if self.stepping and isinstance(node, ast.Stmt):
             code = self.observed(code, node.span)
@@ -252,21 +267,22 @@ class CompilerBase:
 
     def loop_run(self, code: Any, node: Any) -> Any:
         """A loop, on the run's stack of loops (RunContext.loops) while it runs: a LoopRun whose
-        `count` its body raises by one per iteration, for pictures of the graph to read."""
+        `count` each iteration raises by one (blocks.py's `iteration`, `binder`), for pictures of
+        the graph to read."""
         kind, head = LOOPS[type(node)]
-        loop = Loop(kind, node.span.line, getattr(node, head).span)
-        loops, frames = self.context.loops, self.frames
+        loop, loops, frames = Loop(kind, node.span.line, getattr(node, head).span), self.context.loops, self.frames
+        entering = self.entering.pop(node)  # left by the loop's body, which counts on the run it makes
 
         def run(env: Env) -> Any:
-            with LoopRun(loop, frames[-1] if frames else None, loops):
-                return code(env)
+            return entering(loop, frames[-1] if frames else None, loops, code, env)
 
         return run
 
-    def noting_rebound(self, statement: Exec, node: ast.Assign | ast.AugAssign) -> Exec:
+    def noting_rebound(self, statement: Exec, node: ast.Assign) -> Exec:
         """An assignment written inside `with no_grad:`. When it rebinds a parameter (a leaf tensor
         that requires grad) to a new tensor, the classic mistake, it is noted on the RunContext,
-        so that a `grad` failing later can say why (hints.py)."""
+        so that a `grad` failing later can say why (hints.py). (`w -= ...` there updates `w` in
+        place, and rebinds nothing.)"""
         names = target_names(node.target)
         context, span = self.context, node.span
 

@@ -148,25 +148,26 @@ class Expressions(Blocks):
     # ---- attributes, calls, indexing ----------------------------------------------------------
     def attribute(self, node: ast.Attribute) -> Eval:
         if node.name == "grad":
-            return self.apply(node, self.grad_reader(node), node.obj)
+            return self.grad_attribute(node)
         return self.apply(node, get_attribute, node.obj, node.name)
 
-    def grad_reader(self, node: ast.Attribute) -> Any:
+    def grad_attribute(self, node: ast.Attribute) -> Eval:
         """`t.grad`. `grad` fills .grad only for leaves, so a tensor computed by a recorded op has
         None there: reading it warns, once for this place in the program (as PyTorch warns)."""
-        warn, warned = self.context.warn, False
+        obj, other, warn, warned = self.expr(node.obj), self.locating(node, get_attribute), self.context.warn, False
 
-        def read_grad(value: Any) -> Any:
+        def run(env: Env) -> Any:
             nonlocal warned
-            if type(value) is not Tensor:
-                return get_attribute(value, "grad")
+            value = obj(env)
+            if type(value) is not Tensor:  # .grad of something else: whatever get_attribute says
+                return other(value, "grad")
             if value.grad is None and value.grad_fn is not None and not warned:
                 warned = True
                 message = ".grad of a tensor that is not a leaf is being read: grad does not fill it, so it is None"
                 warn(DGError("Warning", message, node=node, clues=made_by(value, node.span)))
             return value.grad
 
-        return read_grad
+        return run
 
     def call(self, node: ast.Call) -> Eval:
         if isinstance(node.func, ast.Attribute):  # x.sum(axis=0): the method found by name, no bound method made

@@ -46,9 +46,10 @@ class TreeToAST(Transformer_NonRecursive):
         return getattr(self.rules, tree.data)(tree.meta, tree.children if new_children is None else new_children)
 
 
-def lex(text: str) -> list[Token]:
-    """The token stream the parser sees, INDENT/DEDENT included (for `dg parse --tokens`)."""
-    return list(tokens(text))
+def lex(text: str) -> Iterator[Token]:
+    """The tokens lark's parser reads, INDENT/DEDENT included, as it reads them (its contextual
+    lexer reads `grad` after a dot as a name), up to the first error (`dg parse --tokens`)."""
+    return LARK.parse_interactive(with_newline(text), start="start").iter_parse()
 
 
 def tokens(text: str) -> Iterator[Token]:

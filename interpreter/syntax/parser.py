@@ -1,23 +1,33 @@
 """Text → AST, in two ways with one result.
 
-The fast path (fast_parser.py) reads the tokens and runs the LALR table lark made from
-grammar/dg.lark (kept as data, grammar_tables.py), calling build_ast's methods as it reduces: no
-parse tree, and lark is not even imported. It gives up on anything it does not expect, and then
-lark parses the text (grammar.py), build_ast turns lark's parse tree into the same AST, and a
-failure becomes a syntax error a student can act on (syntax_errors.py). So every message comes
-from lark's path, and a program that parses is parsed quickly.
+lark's path is the pipeline as a textbook draws it: lark's lexer and LALR parser, built from
+grammar/dg.lark (grammar.py), with the indenter (indenter.py) between them, make a parse tree,
+and tree_to_ast.py turns it into the AST; a failure becomes a syntax error a student can act on
+(syntax_errors.py). Read it first.
+
+The fast path (fast/) is an accelerator for programs that parse: the same LALR table, kept as
+data, driven by a loop of DG's own that calls tree_to_ast.py's methods as it reduces, with no
+parse tree and without importing lark (which takes longer to start than most programs take to
+run). It gives up on anything it does not expect, and lark's path takes over, so every syntax
+error is worded by lark's path. `DG_PARSER=lark` in the environment turns the fast path off;
+`dg parse --tokens` shows the tokens of the path that ran, and says which path it was and why
+(`which_path`): after an edit of grammar/dg.lark, for example, the fast path's tables are out of
+date and lark's path parses everything until they are written again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+import os
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, Span, with_newline
 from dglang.interpreter.semantics import ast_nodes as ast
 from dglang.interpreter.syntax.fast import fast_parser
+from dglang.interpreter.syntax.fast.lalr_tables import COMMAND
 
 from .tree_to_ast import ASTBuilder
 
@@ -38,7 +48,17 @@ LARK_NAMES = {
     "SyntaxProblem": "indenter",
     "syntax_error": "syntax_errors",
 }
-__all__ = ["parse", "parse_expression", "parse_tree", "parse_with_lark", "too_deeply_nested", *LARK_NAMES]
+__all__ = [
+    "fast_path_on",
+    "lark_loading",
+    "which_path",
+    "parse",
+    "parse_expression",
+    "parse_tree",
+    "parse_with_lark",
+    "too_deeply_nested",
+    *LARK_NAMES,
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -50,23 +70,58 @@ def __getattr__(name: str) -> Any:
     return getattr(import_module(f".{LARK_NAMES[name]}", __package__), name)
 
 
-def parse(source: Source, loading_lark: Callable[[], AbstractContextManager[Any]] = nullcontext) -> ast.Module:
-    """Parse a whole program (or REPL cell) into an AST, or raise a located SyntaxError.
-    `loading_lark` is around lark's start-up, the first time lark is needed (a session under
-    --timeout stops the clock there: the time is DG's, not the program's)."""
-    module = fast_parser.parse(source, with_newline(source.text), "start", expression_parser(source))
-    if module is not None:
-        return module
-    with loading_lark():
+def parse(source: Source) -> ast.Module:
+    """Parse a whole program (or REPL cell) into an AST, or raise a located SyntaxError."""
+    if fast_path_on():
+        module = fast_parser.parse(source, with_newline(source.text), "start", expression_parser(source))
+        if module is not None:
+            return module
+    with LOADING_LARK.get()():
         from . import grammar  # noqa: F401  (lark builds DG's parser when this is first imported)
     return parse_with_lark(source)
+
+
+def fast_path_on() -> bool:
+    """Is the fast path tried first? Yes, unless the environment says DG_PARSER=lark."""
+    return os.environ.get("DG_PARSER", "fast") != "lark"
+
+
+def which_path(source: Source) -> tuple[str, str]:
+    """Which path parses `source` ("fast" or "lark"), and why, in a student's words."""
+    if not fast_path_on():
+        return "lark", "DG_PARSER=lark in the environment turns the fast parser off"
+    if fast_parser.PARSER is None:
+        why = "the fast parser's tables are missing, or were made from another grammar/dg.lark"
+        return "lark", f"{why}; write them again with `{COMMAND}`"
+    if fast_parser.tokens(source, with_newline(source.text), expression_parser(source)) is None:
+        return "lark", "the fast parser declined this text (it does not parse); lark says what is wrong"
+    return "fast", "interpreter/syntax/fast/ runs lark's tables for grammar/dg.lark without loading lark"
+
+
+# What a host does around lark's start-up, the first time a program needs lark (a session under
+# --timeout stops its clock there: the time is DG's, not the program's). Set for a parse with
+# `lark_loading`; a context variable, so that parses in two threads each see their own.
+LOADING_LARK: ContextVar[Callable[[], AbstractContextManager[Any]]] = ContextVar("LOADING_LARK", default=nullcontext)
+
+
+@contextmanager
+def lark_loading(around: Callable[[], AbstractContextManager[Any]]) -> Iterator[None]:
+    """Parses while this lasts do `around()` around lark's start-up, should they need lark."""
+    token = LOADING_LARK.set(around)
+    try:
+        yield
+    finally:
+        LOADING_LARK.reset(token)
 
 
 def parse_expression(text: str, source: Source, line: int, column: int) -> ast.Expr:
     """Parse an expression embedded in a line (an f-string's {...}) so its spans land where it is."""
     padded = " " * (column - 1) + text  # so the parser's columns are the line's
-    expr = fast_parser.parse(source, padded, "test", expression_parser(source), line_offset=line - 1)
-    return expr if expr is not None else parse_expression_with_lark(padded, source, line)
+    if fast_path_on():
+        expr = fast_parser.parse(source, padded, "test", expression_parser(source), line_offset=line - 1)
+        if expr is not None:
+            return expr
+    return parse_expression_with_lark(padded, source, line)
 
 
 def expression_parser(source: Source) -> Any:

@@ -10,6 +10,7 @@ either both give the same AST, or lark's path raises a syntax error and the fast
 from __future__ import annotations
 
 import ast as python_ast
+import os
 import random
 import re
 import subprocess
@@ -261,6 +262,66 @@ def test_a_program_that_parses_does_not_load_lark() -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines() == ["False", "DGError '(' was never closed", "True"]
+
+
+# ---- one indenter, a switch, and saying which path ran ------------------------------------------
+def test_both_paths_follow_the_one_indenter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path has no indentation rules of its own: what indenter.py says, both paths do."""
+    from dglang.interpreter.syntax.indenter import Indentation
+
+    text = "if x:\n\ty = 1\n    z = 2\n"  # a tab, then four spaces
+    with pytest.raises(DGError, match="indentation"):
+        parser.parse(Source("tabs.dg", text))
+    assert fast(Source("tabs.dg", text)) is None
+    monkeypatch.setattr(Indentation, "tab_len", 4)  # a tab as deep as four spaces: the same block
+    assert check_both_paths(text) == "parsed"
+
+
+def test_dg_parse_tokens_shows_the_same_tokens_from_either_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`dg parse --tokens` shows the tokens of the path that ran; both read the same ones, a keyword
+    after a dot (`x.grad`) as a name included."""
+    from dglang.interpreter.seeing.syntax_view import token_rows
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "programs").glob("*.dg"))]
+    texts.append("x.grad = 1  # a comment\n\n\nif x:\n  # another\n\n    y = f'{a:3}'\n")
+    for text in texts:
+        source = Source("t.dg", text)
+        assert parser.which_path(source)[0] == "fast"
+        by_fast = "".join(token_rows(source))
+        monkeypatch.setenv("DG_PARSER", "lark")
+        assert parser.which_path(source)[0] == "lark"
+        assert "".join(token_rows(source)) == by_fast
+        monkeypatch.delenv("DG_PARSER")
+    assert "1:3     NAME       'grad'" in by_fast
+
+
+def test_dg_parser_lark_turns_the_fast_path_off() -> None:
+    script = (
+        "import io, sys\n"
+        "from dglang.interpreter.host.session import Session\n"
+        "Session(out=io.StringIO()).run('x = 1\\n', 'a.dg')\n"
+        "print('lark' in sys.modules)\n"
+    )
+    env = {**os.environ, "DG_PARSER": "lark"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout == "True\n"
+    said = subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter", "parse", "--tokens", "-"],
+        input="x = 1\n",
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert said.stderr == "dg: lark reads <stdin>: DG_PARSER=lark in the environment turns the fast parser off\n"
+
+
+def test_after_a_grammar_edit_dg_parse_says_lark_parses_and_how_to_write_the_tables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(fast_parser, "PARSER", None)  # what load() leaves after dg.lark was edited
+    path, why = parser.which_path(Source("a.dg", "x = 1\n"))
+    assert path == "lark" and why.endswith(f"`{grammar_tables.COMMAND}`")
+    assert parser.which_path(Source("b.dg", "x = (\n"))[0] == "lark"
 
 
 # ---- the tables -----------------------------------------------------------------------------------

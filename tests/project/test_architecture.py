@@ -237,3 +237,28 @@ def test_the_cases_say_only_what_a_node_means() -> None:
             if isinstance(node, ast.Attribute) and node.attr in ("fail", "site", "where"):
                 wrong.append(f"{case_file}:{node.lineno} uses .{node.attr}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_pipeline_names_no_limit() -> None:
+    """interpreter/pipeline.py is the stages, a line each: the host puts limits, the watchdog and
+    Python's settings around it (host/), and nothing of them appears in it."""
+    path = ROOT / "interpreter" / "pipeline.py"
+    tree = ast.parse(path.read_text())
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom | ast.Import) for a in n.names}
+    hardening = {
+        "gc",
+        "sys",
+        "Watchdog",
+        "watchdog",
+        "Limits",
+        "limits",
+        "setrecursionlimit",
+        "timeout",
+        "not_the_programs_time",
+        "loading_lark",
+    }
+    assert not names & hardening, f"pipeline.py names {sorted(names & hardening)}"
+    assert all(layer(target) in (1, 2, 3, 4) for target, _ in imports_of(path) if target in MODULES)
+    assert len(path.read_text().splitlines()) <= 30

@@ -72,6 +72,9 @@ def test_the_wheel_installs_beside_hips_autograd_and_uninstalls_without_breaking
         assert f"{name}.data/data/share/jupyter/kernels/dglang/kernel.json" in z.namelist()
     with zipfile.ZipFile(wheel) as z:  # `dg graph -o out.html` inlines these into the page it writes
         assert {f"dglang/interpreter/seeing/stepper.{kind}" for kind in ("html", "css", "js")} <= set(z.namelist())
+    with zipfile.ZipFile(wheel) as z:  # the data sets digits() and shakespeare() load, and where they come from
+        shipped = {f"dglang/data/{name}" for name in ("digits_train.csv", "digits_test.csv", "tiny_shakespeare.txt")}
+        assert shipped | {"dglang/data/README.md"} <= set(z.namelist())
 
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv, cwd=tmp_path)  # with pip in it, for the uninstall a user would run
@@ -88,6 +91,9 @@ def test_the_wheel_installs_beside_hips_autograd_and_uninstalls_without_breaking
     assert run(python, "-c", OURS, cwd=tmp_path).strip() == "tensor([2., 4.])"
     lesson = ROOT / "programs" / "01_hello.dg"
     assert run(bin / "dg", lesson, cwd=tmp_path) == (GOLDEN / "01_hello.out").read_text(encoding="utf-8")
+    data_lesson = tmp_path / "data_lesson.dg"  # the installed builtins find the installed data
+    data_lesson.write_text("x, y, tx, ty = digits()\nprint(x.shape, tx.shape, len(shakespeare()))\n")
+    assert run(bin / "dg", data_lesson, cwd=tmp_path) == "(1347, 64) (450, 64) 1115394\n"
     # The fast parser's tables are in the wheel and current: a program that parses loads no lark.
     parsed = "from dglang.interpreter.syntax.fast import fast_parser; import sys; "
     parsed += "print(fast_parser.PARSER is not None, 'lark' in sys.modules)"

@@ -21,6 +21,7 @@ from typing import TextIO
 from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.diagnostics.source import Source
+from dglang.interpreter.frontends.options import ArgumentParser, positive_int, run_options, seconds
 from dglang.interpreter.frontends.program_files import read_program
 from dglang.interpreter.host.module_files import library_folders
 from dglang.interpreter.syntax.parser import parse
@@ -36,6 +37,39 @@ EXIT_OK, EXIT_USAGE, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_INTERRUPTED = 0, 2, 65, 66,
 STARTUP = 30  # seconds a submission's process may take beyond its runs' timeouts (start-up, copying)
 LOCAL_MEMORY, GRADESCOPE_MEMORY = 2048, 512  # MB of address space: Python and NumPy take about 150
 GRADESCOPE_WALL = 540  # seconds
+
+
+def options() -> argparse.ArgumentParser:
+    """The command's options (`dg ... --help` lists them)."""
+    from dglang.interpreter.frontends.grading.gradescope import VISIBILITIES
+
+    p = ArgumentParser(
+        prog="dg grade",
+        description="Grade each submission (a .dg file or a folder) in SUBMISSIONS against the test_... functions "
+        "of TESTS.dg, each in a process of its own under DG's limits and the operating system's; write "
+        "results.json per submission (Gradescope's format) and summary.csv. See docs/grading.md.",
+    )
+    p.add_argument("submissions", nargs="?", metavar="SUBMISSIONS", help="a folder of submissions, or one submission")
+    p.add_argument("--tests", required=True, metavar="TESTS.dg", help="the teacher's tests")
+    p.add_argument(
+        "--workers", type=positive_int, default=2, metavar="N", help="submissions graded at once (default 2)"
+    )
+    p.add_argument("--out", default="grading-results", metavar="DIR", help="where results go (default grading-results)")
+    p.add_argument("--single", action="store_true", help="SUBMISSIONS is one submission: write DIR/results.json")
+    p.add_argument("--entry", metavar="NAME", help="the program's file name in each submission folder")
+    p.add_argument("--gradescope", metavar="DIR", help="write Gradescope's autograder folder instead of grading")
+    run_options(p, default_output=100_000, timeout=10)
+    p.add_argument("--wall-time", type=seconds, metavar="SECONDS", help="a whole submission's wall clock")
+    p.add_argument("--cpu-time", type=seconds, metavar="SECONDS", help="a submission's CPU time (Linux, macOS)")
+    p.add_argument(
+        "--memory",
+        type=int,
+        metavar="MB",
+        help="a submission's address space (Linux; default 2048, 512 for Gradescope)",
+    )
+    p.add_argument("--visibility", choices=VISIBILITIES, help="Gradescope's visibility of the results")
+    p.add_argument("--user", metavar="NAME", help="run each submission as this user (POSIX, when grading as root)")
+    return p
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:

@@ -18,9 +18,10 @@ from typing import TextIO
 from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.diagnostics.source import Source
-from dglang.interpreter.frontends.options import limits_from
+from dglang.interpreter.frontends.options import ArgumentParser, limits_from, run_options
 from dglang.interpreter.frontends.program_files import read_program
 from dglang.interpreter.frontends.sessions import new_session
+from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 from dglang.interpreter.syntax.parser import parse
 
 from .collecting import collect
@@ -29,6 +30,22 @@ from .running import Outcome, Runner
 # Exit codes: pytest's for tests (1: some failed, 5: none found), DG's own for a file that cannot run.
 EXIT_PASSED, EXIT_FAILED, EXIT_COLLECTION, EXIT_NO_TESTS = 0, 1, 2, 5
 EXIT_SYNTAX, EXIT_NOINPUT, EXIT_RUNTIME, EXIT_INTERRUPTED = 65, 66, 70, 130
+
+
+def options() -> argparse.ArgumentParser:
+    """The command's options (`dg ... --help` lists them)."""
+    p = ArgumentParser(
+        prog="dg test",
+        description="Run a program's top level, then each top-level function named test_..., each from the "
+        "state the top level left; report each failure as DG reports errors. Exit 0 only if all pass.",
+    )
+    p.add_argument("file", help="the program with its tests")
+    p.add_argument("-k", metavar="TEXT", help="run only the tests whose name contains TEXT")
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    p.add_argument(
+        "--allow-path", action="append", default=[], metavar="DIR", help="let load_csv read files under DIR too"
+    )
+    return p
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:

@@ -15,10 +15,20 @@ import tempfile
 from pathlib import Path
 
 from dglang.interpreter.frontends.missing import need
+from dglang.interpreter.frontends.options import ArgumentParser
 
 KERNEL_NAME = "dglang"
 SPEC = Path(__file__).parent / "kernelspec" / "kernel.json"
 LIMIT_OPTIONS = ("max_depth", "max_steps", "timeout", "max_memory", "max_output")
+
+
+def options() -> argparse.ArgumentParser:
+    """The command's options (`dg ... --help` lists them)."""
+    from dglang.interpreter.frontends.kernel.install import install_options
+
+    p = ArgumentParser(prog="dg kernel", description="Install the DG kernel for Jupyter, with the limits of its cells.")
+    install_options(p)
+    return p
 
 
 def kernelspec(args: argparse.Namespace) -> dict[str, object]:

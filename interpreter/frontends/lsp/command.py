@@ -9,8 +9,24 @@ import logging
 import sys
 
 from dglang.interpreter.frontends.missing import need
+from dglang.interpreter.frontends.options import ArgumentParser
 
 EXIT_OK = 0
+
+
+def options() -> argparse.ArgumentParser:
+    """The command's options (`dg ... --help` lists them)."""
+    p = ArgumentParser(
+        prog="dg lsp",
+        description="Serve the Language Server Protocol over standard input and output, for an editor to start: "
+        "diagnostics, hover, completion, go to definition and document symbols for .dg files. "
+        "It reads programs, never runs them. Needs pygls: pip install 'dglang[lsp]'.",
+    )
+    p.add_argument(
+        "--stdio", action="store_true", help="talk over standard input and output (the default; editors pass it)"
+    )
+    p.add_argument("--verbose", action="store_true", help="log each message to standard error")
+    return p
 
 
 def serve(args: argparse.Namespace) -> int:

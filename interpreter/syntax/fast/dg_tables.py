@@ -39,12 +39,6 @@ TERMINALS = (
 )
 KEYWORDS = {'False': 'FALSE', 'None': 'NONE', 'True': 'TRUE', 'and': 'AND', 'assert': 'ASSERT', 'break': 'BREAK', 'continue': 'CONTINUE', 'def': 'DEF', 'del': 'DEL', 'elif': 'ELIF', 'else': 'ELSE', 'for': 'FOR', 'from': 'FROM', 'grad': 'GRAD', 'if': 'IF', 'import': 'IMPORT', 'in': 'IN', 'not': 'NOT', 'or': 'OR', 'pass': 'PASS', 'return': 'RETURN', 'while': 'WHILE', 'with': 'WITH'}
 IGNORE = ('COMMENT', '__IGNORE_0', '__IGNORE_1')
-NEWLINE = '_NEWLINE'
-INDENT = '_INDENT'
-DEDENT = '_DEDENT'
-OPEN_BRACKETS = ('LPAR', 'LSQB', 'LBRACE')
-CLOSE_BRACKETS = ('RPAR', 'RSQB', 'RBRACE')
-TAB_LEN = 8
 SYMBOLS = (
     'FLOAT',
     'STRING',

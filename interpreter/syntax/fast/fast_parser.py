@@ -36,6 +36,8 @@ from typing import Any
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, Span
+from dglang.interpreter.syntax.indenter import DEDENT, INDENT, PAIRS, Indentation, Misindented
+from dglang.interpreter.syntax.indenter import NEWLINE as LINE_BREAK
 from dglang.interpreter.syntax.tree_to_ast import ASTBuilder, ParseExpression
 
 from .lalr_tables import load
@@ -99,17 +101,16 @@ class FastParser:
         number = {name: i for i, name in enumerate(tables.SYMBOLS)}
         self.number = number
         self.end, self.name = number["$END"], number["NAME"]
-        self.indent, self.dedent = number[tables.INDENT], number[tables.DEDENT]
+        self.indent, self.dedent = number[INDENT], number[DEDENT]
         self.keywords = {word: number[kind] for word, kind in tables.KEYWORDS.items()}
         self.keyword_kinds = frozenset(self.keywords.values())
         # the tokens the lexer itself looks at, and why
         self.special = [ORDINARY] * len(number)
-        self.special[self.name], self.special[number[tables.NEWLINE]] = NAME, NEWLINE
-        for what, names in ((OPENING, tables.OPEN_BRACKETS), (CLOSING, tables.CLOSE_BRACKETS)):
-            for bracket in names:
+        self.special[self.name], self.special[number[LINE_BREAK]] = NAME, NEWLINE
+        for opening, closing in PAIRS.items():  # a line break between brackets does not end a line
+            for bracket, what in ((opening, OPENING), (closing, CLOSING)):
                 if bracket in number:
                     self.special[number[bracket]] = what
-        self.tab_len = tables.TAB_LEN
         # One regular expression for all tokens, tried in lark's order. The spaces before a token
         # are part of its match, in group 1 (no token starts with a space), which halves the
         # matches made. After each terminal's own expression an empty group named for it marks
@@ -136,13 +137,13 @@ class FastParser:
         self.gotos: dict[tuple[int, int, int], int] = {}  # see goto()
 
     def tokenize(self, text: str) -> Tokens:
-        """The tokens of `text`: lark's lexer and DG's indenter (indenter.py) in one loop."""
+        """The tokens of `text`: lark's lexer, as one regular expression, and the indenter's rules
+        (indenter.py, the same object lark's path uses) in one loop."""
         kinds: list[int] = []
         starts: list[int] = []
         ends: list[int] = []
         group_kinds, keywords, special = self.group_kinds, self.keywords, self.special
-        depth = 0  # brackets open: a line break inside them is not the end of a line
-        levels = [0]  # the indentation of the blocks open
+        blocks = Indentation()  # the blocks and brackets open
         m = None
         # scanner().match matches where the last match ended, or returns None there
         for m in iter(self.master.scanner(text).match, None):
@@ -154,37 +155,30 @@ class FastParser:
             if what == NAME:
                 kind = keywords.get(text[start:end], kind)
             elif what == NEWLINE:
-                if depth:
-                    continue
+                if blocks.paren_level:
+                    continue  # a line break inside brackets does not end a line
                 kinds.append(kind)
                 starts.append(start)
                 ends.append(end)
-                at = text.rfind("\n", start, end) + 1  # as lark's indenter: what follows the last line break
-                indent = text.count(" ", at, end) + text.count("\t", at, end) * self.tab_len
-                if indent > levels[-1]:
-                    levels.append(indent)
-                    kinds.append(self.indent)
+                try:
+                    change = blocks.line_break(text, start, end)
+                except Misindented:
+                    raise Declined from None  # lark's path says what is wrong
+                for _ in range(abs(change)):  # _INDENT and _DEDENT have their _NEWLINE's place
+                    kinds.append(self.indent if change > 0 else self.dedent)
                     starts.append(start)
                     ends.append(end)
-                while indent < levels[-1]:
-                    levels.pop()
-                    kinds.append(self.dedent)
-                    starts.append(start)
-                    ends.append(end)
-                if indent != levels[-1]:
-                    raise Declined  # a line indented to no block's level
                 continue
             elif what == OPENING:
-                depth += 1
+                blocks.paren_level += 1
             elif what == CLOSING:
-                depth -= 1
+                blocks.paren_level -= 1
             kinds.append(kind)
             starts.append(start)
             ends.append(end)
         if (m.end() if m is not None else 0) != len(text):
             raise Declined  # a character no token starts with
-        # the blocks still open end with the last token, as lark's indenter ends them
-        for _ in levels[1:]:
+        for _ in range(blocks.end()):  # the blocks still open end with the last token, as on lark's path
             kinds.append(self.dedent)
             starts.append(starts[-1])
             ends.append(ends[-1])
@@ -212,7 +206,7 @@ class FastParser:
             if not action and kind in keyword_kinds:
                 # lark's lexer reads a keyword as a name where the parser expects no keyword but a
                 # name, as after the dot of `x.grad`
-                kind = name
+                kind = kinds[i] = name
                 action = states[state][kind]
             while action < 0:  # reduce by rule -1 - action
                 size, origin, shape, picks, method = plans[-1 - action]
@@ -329,3 +323,18 @@ def parse(source: Source, text: str, start: str, parse_expression: ParseExpressi
         return PARSER.parse(text, start, OffsetBuilder(source, text, tokens, parse_expression, line_offset))
     except (Declined, DGError, RecursionError):  # lark's path raises the error, or its own
         return None
+
+
+def tokens(source: Source, text: str, parse_expression: ParseExpression) -> list[tuple[str, int, int]] | None:
+    """The tokens the fast path reads in a program it parses, as (terminal, start, end) in `text`
+    (a keyword read as a name, as in `x.grad`, is a NAME, as lark's lexer makes it), for
+    `dg parse --tokens`; None when it declines the text."""
+    if PARSER is None:
+        return None
+    try:
+        read = PARSER.tokenize(text)
+        PARSER.parse(text, "start", OffsetBuilder(source, text, read, parse_expression, 0))
+    except (Declined, DGError, RecursionError):
+        return None
+    names = TABLES.SYMBOLS  # type: ignore[union-attr]
+    return [(names[k], s, e) for k, s, e in zip(read.kinds[:-1], read.starts, read.ends, strict=False)]

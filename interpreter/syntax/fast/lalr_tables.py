@@ -22,9 +22,6 @@ two paths parse. Nothing is read from a cache or a temporary folder. What the mo
 - TERMINALS: (name, regular expression) for each token, in the order lark's lexer tries them;
   KEYWORDS: {"if": "IF", ...}, the words lark's lexer retypes when NAME matches them exactly;
   IGNORE: the terminals matched and dropped (spaces, comments, a backslash ending a line).
-- The indenter's settings (indenter.py): NEWLINE, the terminal it works on; INDENT and DEDENT,
-  the ones it makes; OPEN_BRACKETS and CLOSE_BRACKETS, between which a line break is not the end
-  of a line; TAB_LEN, how many spaces a tab counts for.
 - SYMBOLS: every terminal and rule name, numbered by their place here (terminals first).
 - RULES: (origin, size, build, expand1, children) for each rule, after lark has spelled out the
   grammar's *, +, [] and alternatives, with how its reduction shapes what it hands on (lark's
@@ -69,7 +66,7 @@ def analyse() -> dict[str, Any]:
     from lark.parsers.lalr_analysis import Shift
 
     from dglang.interpreter.syntax.grammar import LARK
-    from dglang.interpreter.syntax.indenter import Indentation
+    from dglang.interpreter.syntax.indenter import DEDENT, INDENT
 
     lexer_conf = LARK.lexer_conf
     # The order lark's lexer tries terminals in (lark/lexer.py, BasicLexer), and the string
@@ -114,7 +111,7 @@ def analyse() -> dict[str, Any]:
     assert len(number) == len(table.states), "every state is reached from a start state"
     # Symbols are numbered for the table's columns: the tokens first, in the lexer's order.
     terminals = [str(t.name) for t in remaining] + sorted(keywords.values())
-    terminals += [Indentation.INDENT_type, Indentation.DEDENT_type, "$END"]
+    terminals += [INDENT, DEDENT, "$END"]  # the indenter's (indenter.py), and the end of the text
     symbols = terminals + sorted({str(rule.origin.name) for rule in LARK.rules})
     column = {name: i for i, name in enumerate(symbols)}
     rows = [[0] * len(symbols) for _ in range(len(number) + 1)]
@@ -127,12 +124,6 @@ def analyse() -> dict[str, Any]:
         "TERMINALS": tuple((str(t.name), str(t.pattern.to_regexp())) for t in remaining),
         "KEYWORDS": dict(sorted(keywords.items())),
         "IGNORE": tuple(sorted(lexer_conf.ignore)),
-        "NEWLINE": Indentation.NL_type,
-        "INDENT": Indentation.INDENT_type,
-        "DEDENT": Indentation.DEDENT_type,
-        "OPEN_BRACKETS": tuple(Indentation.OPEN_PAREN_types),
-        "CLOSE_BRACKETS": tuple(Indentation.CLOSE_PAREN_types),
-        "TAB_LEN": Indentation.tab_len,
         "SYMBOLS": tuple(symbols),
         "RULES": tuple(rules),
         "STATES": tuple(tuple(row) for row in rows),
