@@ -45,6 +45,7 @@ from dglang.interpreter.semantics import ast_nodes as ast
 
 from .grammar import LARK, TreeToAST, contextual_lexer
 from .indenter import Brackets, Indentation, SyntaxProblem, apart
+from .indenter import Misindented as NoBlockAtThisLevel
 from .parser import too_deeply_nested
 from .recovered_tree import RecoveringBuilder, names_defined
 from .syntax_errors import syntax_error
@@ -246,20 +247,24 @@ class Reading:
         return width(newline.rsplit("\n", 1)[1], self.indentation.tab_len) <= self.checkpoint.levels[-1]
 
     def newline(self, token: Token) -> Iterator[Token | Misindented]:
+        """The newline and the indents or dedents it brings, as the indenter's post-lexer makes them
+        (indenter.py), or nothing inside brackets."""
+        if self.indentation.paren_level:
+            return
         levels = self.indentation.indent_level
         top = len(levels) - 1
-        made: list[Token] = []
+        indent = token.rsplit("\n", 1)[1]
         try:
-            for made_token in self.indentation.handle_NL(token):
-                made.append(made_token)
-        except SyntaxProblem as problem:  # the line matches no enclosing block's indentation
-            indent = token.rsplit("\n", 1)[1]
-            yield from self.leveled(made, top)
-            levels.append(indent.count(" ") + indent.count("\t") * self.indentation.tab_len)
+            change = self.indentation.line_break(token)
+        except NoBlockAtThisLevel as e:  # the line matches no enclosing block's indentation
+            closed = [Token.new_borrow_pos(DEDENT, indent, token) for _ in range(top - (len(levels) - 1))]
+            yield from self.leveled([token, *closed], top)
+            levels.append(width(indent, self.indentation.tab_len))
             self.virtual.add(len(levels) - 1)  # its level from here on: no indent now, no dedent later
-            yield Misindented(problem)
+            yield Misindented(e.problem(token.end_line))
             return
-        yield from self.leveled(made, top)
+        made = [Token.new_borrow_pos(INDENT if change > 0 else DEDENT, indent, token) for _ in range(abs(change))]
+        yield from self.leveled([token, *made], top)
 
     def leveled(self, made: list[Token], top: int) -> Iterator[Token]:
         """The indenter's tokens, less the dedents of levels that made no indent the parser took."""
