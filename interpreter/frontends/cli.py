@@ -180,8 +180,8 @@ def dispatch(argv: list[str]) -> int:
 
 
 def new_session(args: argparse.Namespace) -> Session:
-    from .debugger import Debugger  # imported here so `dg --help` starts fast
     from .sessions import new_session as make_session
+    from .sessions import with_debugger
 
     folder = program_folder(args.file) if args.file not in (None, "-") else Path.cwd()
     limits = limits_from(args)
@@ -198,7 +198,7 @@ def new_session(args: argparse.Namespace) -> Session:
     )
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
-        Debugger(None if sys.stdin.isatty() else stdin_lines()).attach(session)
+        with_debugger(session, None if sys.stdin.isatty() else stdin_lines())
     return session
 
 
@@ -236,7 +236,7 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
     from dglang.interpreter.diagnostics.source import Source
     from dglang.interpreter.host.python_settings import collecting_for_graphs
 
-    from .debugger import QuitProgram
+    from .sessions import QuitProgram
 
     try:
         text, name = read_program(path)
