@@ -172,11 +172,18 @@ def test_the_import_reader_sees_imports_in_functions_and_type_checking(tmp_path:
     assert "dglang.interpreter.frontends.debugger" in targets  # imported inside a function
 
 
+# Modules still over the limit, each with the limit it must stay under until it is split.
+STILL_LONG = {"autograd/tensor.py": 450}  # the engine's one op style splits it
+
+
 def test_no_module_is_long() -> None:
-    """A newcomer reads a module without scrolling for long (the aim is about 400 lines)."""
+    """A newcomer reads a module without scrolling for long: 400 lines at most."""
     written = [p for p in MODULES.values() if p.name != "dg_tables.py"]  # generated: the grammar's tables as data
-    long = {str(p.relative_to(ROOT)): n for p in written if (n := len(p.read_text().splitlines())) > 450}
-    assert not long, f"modules over 450 lines: {long}"
+    lines = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in written}
+    long = {name: n for name, n in lines.items() if n > STILL_LONG.get(name, 400)}
+    assert not long, f"modules over 400 lines: {long}"
+    split = [name for name in STILL_LONG if lines.get(name, 0) <= 400]
+    assert not split, f"{split} now hold at most 400 lines: take them out of STILL_LONG"
 
 
 def test_every_kind_of_node_has_its_cases() -> None:
