@@ -25,7 +25,10 @@ from .program_files import read_program
 from .streams import use_utf8
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from dglang.interpreter.host.session import Session
+    from dglang.interpreter.library.runtime import CallContext
 
 # Exit codes, after BSD's sysexits (as jlox uses them).
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
@@ -181,7 +184,6 @@ def dispatch(argv: list[str]) -> int:
 
 def new_session(args: argparse.Namespace) -> Session:
     from .sessions import new_session as make_session
-    from .sessions import with_debugger
 
     folder = program_folder(args.file) if args.file not in (None, "-") else Path.cwd()
     limits = limits_from(args)
@@ -200,6 +202,21 @@ def new_session(args: argparse.Namespace) -> Session:
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
         with_debugger(session, None if sys.stdin.isatty() else stdin_lines())
     return session
+
+
+def with_debugger(session: Session, lines: Iterator[str] | None) -> None:
+    """Pause at `breakpoint()` in the debugger (debugger.py), reading its commands from `lines`, or
+    from a person at the terminal when None. The debugger and the REPL load at the first pause: a
+    program that never pauses starts without them."""
+
+    def first_pause(context: CallContext) -> None:
+        from .debugger import Debugger
+
+        Debugger(lines).attach(session)
+        assert session.on_breakpoint is not None
+        session.on_breakpoint(context)
+
+    session.on_breakpoint = first_pause
 
 
 def is_folder(path: str) -> bool:

@@ -1,17 +1,15 @@
 """Making a session with the whole of DG: the language core and its seeing tools, as every front
-end (the CLI, the REPL, the tests of programs and docs) makes it; and the debugger attached to one,
-loaded at its first pause."""
+end (the CLI, the REPL, the tests of programs and docs) makes it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 from dglang.interpreter.host.limits import Limits
 from dglang.interpreter.host.module_files import library_folders
 from dglang.interpreter.host.session import Session
-from dglang.interpreter.library.runtime import CallContext
 from dglang.interpreter.seeing.tools import install
 
 
@@ -36,18 +34,3 @@ def new_session(
 
 class QuitProgram(BaseException):  # a signal, not an error: the user chose to stop
     """`:quit` at a pause. A BaseException, so no DG error handler mistakes it for a failure."""
-
-
-def with_debugger(session: Session, lines: Iterator[str] | None) -> None:
-    """Pause at `breakpoint()` in the debugger (debugger.py), reading its commands from `lines`, or
-    from a person at the terminal when None. The debugger and the REPL load at the first pause: a
-    program that never pauses starts without them."""
-
-    def first_pause(context: CallContext) -> None:
-        from .debugger import Debugger
-
-        Debugger(lines).attach(session)
-        assert session.on_breakpoint is not None
-        session.on_breakpoint(context)
-
-    session.on_breakpoint = first_pause
