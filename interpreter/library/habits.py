@@ -15,7 +15,6 @@ TENSOR_HABITS = {
     "retain_grad": "DG fills .grad only for leaves; `gradient(y, {obj})` gives dy/d{obj} for any tensor",
     "size": "a tensor's shape is the attribute `.shape`; `.numel()` counts its elements",
     "view": "write `.reshape(...)`",
-    "unsqueeze": "insert an axis of length 1 with None: `{obj}[None]` or `{obj}[:, None]`",
     "clone": "`.detach()` copies the values into a new leaf; `{obj} * 1` is a copy that stays in the graph",
     "cuda": "DG computes on the CPU only: leave `.cuda()` out",
     "to": "DG computes on the CPU with 64-bit floats: leave `.to(...)` out",
@@ -29,7 +28,7 @@ OPTIMIZER_HELP = (
     "DG has no optimizers: update each parameter inside `with no_grad:`, as in `w -= lr * w.grad`, "
     "then clear its gradient with zero_grad(w)"
 )
-RENAMED = {"cat": "concat", "manual_seed": "seed", "array": "tensor", "from_numpy": "tensor", "Tensor": "tensor"}
+RENAMED = {"manual_seed": "seed", "array": "tensor", "from_numpy": "tensor", "Tensor": "tensor"}
 
 
 def instead(name: str) -> tuple[str, str] | None:

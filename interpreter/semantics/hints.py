@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from dglang.autograd.table import FUNCTIONS
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Span
 from dglang.interpreter.library.habits import LIBRARIES, OPTIMIZER_HELP, OPTIMIZERS, RENAMED, TENSOR_HABITS
@@ -66,6 +67,10 @@ def why_none(node: ast.Expr) -> str | None:
 
 
 # ---- PyTorch and NumPy habits (their names and DG's instead: library/habits.py) ----------------
+# The builtins a prefixed call can become (`torch.exp` -> `exp`): the engine's and Python's that take tensors.
+ENGINE_BUILTINS = frozenset({f.dg_name for f in FUNCTIONS if f.builtin} | {"sum", "mean", "max", "min", "abs"})
+
+
 def habit(error: DGError, node: ast.Attribute) -> None:
     """`loss.backward()` and the like: a PyTorch habit's help line, instead of "did you mean"."""
     if error.kind == "AttributeError" and node.name in TENSOR_HABITS and "tensor has no" in error.message:
@@ -92,6 +97,10 @@ def library_prefix(node: ast.Name) -> str | None:
     name = RENAMED.get(attribute, attribute)
     if library == "nn":
         return "DG has no torch.nn; for the functions of a module of your own, nn.dg, write `import nn` first"
+    if attribute == "autograd":  # torch.autograd.grad(y, x)
+        return "DG's torch.autograd.grad is the builtin gradient: write `gradient(y, x)`"
+    if name not in ENGINE_BUILTINS:
+        return f"DG has no {attribute}; its tensor functions are builtins, with nothing to import: help() lists them"
     return f"DG's tensor functions are builtins, with nothing to import: write `{name}(...)` without `{library}.`"
 
 

@@ -67,7 +67,7 @@ def test_the_attribute_grad_and_names_that_start_with_a_keyword_are_fine() -> No
         ("torch", "DG's tensor functions are builtins, with nothing to import"),
         ("optimizer", "DG has no optimizers"),
         ("optimizer.step", "DG has no optimizers"),
-        ("cat", "DG writes `concat(...)`"),
+        ("manual_seed", "DG writes `seed(...)`"),
     ],
 )
 def test_help_answers_the_pytorch_habits(name: str, says: str) -> None:

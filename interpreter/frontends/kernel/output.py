@@ -119,7 +119,7 @@ def table(value: Tensor) -> str:
     )
     caption = f"{value.dtype} tensor, shape {value.shape}"
     if value.grad_fn is not None:
-        caption += f", computed by {value.grad_fn.op}"
+        caption += f", computed by {value.grad_fn.op.name}"
     elif value.requires_grad:
         caption += ", requires grad"
     return f"<div>{html.escape(caption)}</div><table>{rows}</table>"  # a caption would wrap to the table's width
