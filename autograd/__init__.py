@@ -5,30 +5,45 @@
 >>> (x * x).sum().backward()
 >>> x.grad
 tensor([2., 4.])
+
+Each op is declared once, as a class in an op module (arithmetic.py, functions.py,
+reductions.py, shaping.py, composed.py; see op.py); table.py lists them all. The package also
+offers each op as a function of tensors (`exp(x)`, `where(c, a, b)`), made from its declaration;
+the names Python's builtins have end in `_` (`abs_`, `sum_`).
 """
 
-# Importing the op modules registers their public functions in autograd/op.py, where Tensor's
-# methods find them; the names below are the package's face, and test_ops.py keeps them complete.
-from .arithmetic import add, assign_index, compare, div, floordiv, matmul, mod, mul, neg, pow_, sub, update_in_place
+from typing import Any as _Any
+
 from .backward import backward, gradient
-from .composed import log_softmax, logsumexp, softmax
 from .creation import arange, eye, full, linspace, ones, ones_like, rand, randn, seed, tensor, zeros, zeros_like
 from .datasets import moons
 from .exceptions import AutogradError, GradError, ShapeError, TensorIndexError, TensorTypeError, TensorValueError
-from .functions import abs_, ceil, cos, exp, floor, log, maximum, minimum, relu, sigmoid, sign, sin, sqrt, tanh, where
 from .gradcheck import GradcheckResult, gradcheck
-from .reductions import all_, any_, argmax, argmin, max_, mean, min_, sum_
-from .shaping import broadcast_to, concat, flatten, getitem, reshape, stack, sum_to, transpose
+from .hooks import Hooks
+from .table import FUNCTIONS as _FUNCTIONS
+from .table import function
 from .tensor import Node, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
+_OPS_AS_FUNCTIONS = {f.name: f.fn for f in _FUNCTIONS if hasattr(f.fn, "op")}
+
+
+def __getattr__(name: str) -> _Any:
+    """Each op as a function of tensors, by its Python name: `exp`, `where`, `abs_` (looked up
+    in the op table; `function(op)` makes it from the op's declaration)."""
+    try:
+        return _OPS_AS_FUNCTIONS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
 __all__ = [
-    "AutogradError", "GradError", "GradcheckResult", "Node", "ShapeError", "Tensor",
-    "TensorIndexError", "TensorTypeError", "TensorValueError", "abs_", "add", "all_", "any_",
-    "arange", "argmax", "argmin", "assign_index", "backward", "broadcast_to", "ceil", "compare", "concat",
-    "cos", "div", "enable_grad", "exp", "eye", "flatten", "floor", "floordiv", "full",
-    "getitem", "gradcheck", "gradient", "is_grad_enabled", "linspace", "log", "log_softmax",
-    "logsumexp", "matmul", "max_", "maximum", "mean", "min_", "minimum", "mod", "moons", "mul",
-    "neg", "no_grad", "ones", "ones_like", "pow_", "rand", "randn", "relu", "reshape", "seed",
-    "set_grad_enabled", "sigmoid", "sign", "sin", "softmax", "sqrt", "stack", "sub", "sum_",
-    "sum_to", "tanh", "tensor", "transpose", "update_in_place", "where", "zeros", "zeros_like",
+    "AutogradError", "GradError", "GradcheckResult", "Hooks", "Node", "ShapeError", "Tensor",
+    "TensorIndexError", "TensorTypeError", "TensorValueError", "arange", "backward", "enable_grad",
+    "eye", "full", "function", "gradcheck", "gradient", "is_grad_enabled", "linspace", "moons",
+    "no_grad", "ones", "ones_like", "rand", "randn", "seed", "set_grad_enabled", "tensor", "zeros",
+    "zeros_like", *sorted(_OPS_AS_FUNCTIONS),
 ]  # fmt: skip
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -4,6 +4,10 @@ The walk is iterative (a million-node chain needs no recursion), visits each nod
 every consumer of it has sent its gradient (a topological order, found as it goes: a tensor is
 ready when its count of consumers still to send reaches zero), and runs the rules with
 recording off, unless the caller wants the gradient itself to be differentiable.
+
+This module sits below tensor.py (whose `backward` method calls it), so it names no Tensor
+class: the few tensors it makes (a seed of ones, zeros for an input the output does not use)
+are made with the class of the tensors it was given, `type(root)`.
 """
 
 from __future__ import annotations
@@ -13,11 +17,20 @@ from typing import Any
 
 import numpy as np
 
-from .arithmetic import add
-from .exceptions import GradError, ShapeError, TensorTypeError
-from .op import public
-from .shaping import sum_to
-from .tensor import Tensor, lift, recording, set_grad_enabled, type_name, updates_in_place
+from . import hooks
+from .exceptions import GradError, ShapeError, TensorTypeError, type_name
+from .node import Tensor, recording, set_grad_enabled, updates_in_place
+from .op import builtin
+
+
+def _is_tensor(x: Any) -> bool:
+    return type_name(x) == "tensor"
+
+
+def _new(like: Tensor, data: Any) -> Tensor:
+    """A new leaf holding `data`, of the class of `like` (the seed, zeros for gradient())."""
+    hooks.allocating(np.size(data), "a gradient")
+    return type(like)(data)
 
 
 def count_consumers(root: Tensor) -> dict[Tensor, int]:
@@ -40,7 +53,7 @@ def count_consumers(root: Tensor) -> dict[Tensor, int]:
 
 
 def _seed(root: Tensor, seed: Any) -> Tensor:
-    if not isinstance(root, Tensor):
+    if not _is_tensor(root):
         raise TensorTypeError(f"grad needs a tensor, got {type_name(root)}")
     if not root.requires_grad:
         raise GradError(
@@ -58,9 +71,9 @@ def _checked_seed(root: Tensor, seed: Any, who: str, how: str) -> Tensor:
                 f"{who} of a tensor with {root.size} elements (shape {root.shape}) needs a seed",
                 help=f"reduce it to one element (.sum() or .mean()), or give a seed: {how}",
             )
-        return Tensor(np.ones(root.shape))
-    if not isinstance(seed, Tensor):
-        seed = Tensor(np.array(seed, dtype=float))  # a copy: later changes to it must not leak in
+        return _new(root, np.ones(root.shape))
+    if not _is_tensor(seed):
+        seed = _new(root, np.array(seed, dtype=float))  # a copy: later changes to it must not leak in
     elif seed.dtype != root.dtype:  # it would flow through sums and copies into an int or bool .grad
         raise TensorTypeError(
             f"the seed is {seed.describe()}, but the gradients of a {root.dtype} tensor are {root.dtype}",
@@ -109,7 +122,15 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
                         f"a tensor the {node.op.name} step needs was changed in place after it was used",
                         help="do in-place updates after `grad`, or compute again after the update",
                     )
-                sent = node.backward(g, t)
+                # the op's rule, given g, the output and the op's arguments (a call without `*`
+                # for one or two of them: Python runs it without a C frame of its own)
+                rule, args = node.op.backward, node.args
+                if len(args) == 2:
+                    sent = rule(g, t, args[0], args[1])
+                elif len(args) == 1:
+                    sent = rule(g, t, args[0])
+                else:
+                    sent = rule(g, t, *args)
                 if on_step:
                     for listener in on_step:
                         listener(t, g, sent)
@@ -130,9 +151,9 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
                     except AttributeError:  # a Python number inside (a constant made from one)
                         same = gi.shape == inp.shape
                     if not same:
-                        gi = sum_to(gi, inp.shape)  # undo broadcasting
+                        gi = gi.sum_to(inp.shape)  # undo broadcasting
                     before = peek(inp)
-                    grads[inp] = gi if before is None else add(before, gi)
+                    grads[inp] = gi if before is None else before + gi
                 waiting = consumers[inp] - 1
                 consumers[inp] = waiting
                 if not waiting:
@@ -142,7 +163,6 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
     return found
 
 
-@public()
 def backward(root: Tensor, seed: Any = None, create_graph: bool = False) -> None:
     """Accumulate d root / d leaf into `.grad` of every leaf that requires grad (the `grad` statement)."""
     found = _propagate(root, _seed(root, seed), create_graph, keep=None)
@@ -169,7 +189,7 @@ def _unshared(g: Tensor, handed: set[int]) -> Tensor:
     return g
 
 
-@public(builtin=True)
+@builtin
 def gradient(y: Any, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bool = False) -> Any:
     """dy/dx as new tensors (xs: one tensor or a list), themselves recorded, so they can be differentiated again.
 
@@ -182,14 +202,17 @@ def gradient(y: Any, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bo
     many = isinstance(xs, list | tuple)
     targets = list(xs) if many else [xs]
     for x in targets:
-        if not isinstance(x, Tensor):
+        if not _is_tensor(x):
             raise TensorTypeError(f"gradient() differentiates with respect to tensors, not {type_name(x)}")
-    if not isinstance(y, Tensor | int | float):
+    if not (_is_tensor(y) or isinstance(y, int | float)):
         raise TensorTypeError(
             f"gradient() differentiates a tensor, not {type_name(y)}",
             help="give one output; for several, add them up or call gradient() once for each",
         )
-    y = lift(y)
+    if not targets:
+        return []
+    if not _is_tensor(y):  # a number: a constant, whose gradient is zero
+        y = _new(targets[0], y)
     seed = _checked_seed(y, seed, "gradient()", "`gradient(y, x, ones_like(y))`")
     found = _propagate(y, seed, create_graph=True, keep=set(targets)) if y.requires_grad else {}
     results = []
@@ -204,5 +227,5 @@ def gradient(y: Any, xs: Tensor | Sequence[Tensor], seed: Any = None, strict: bo
                 help="drop strict=True to get zeros for an input the output does not use",
             )
         else:
-            results.append(Tensor(np.zeros(x.shape)))
+            results.append(_new(x, np.zeros(x.shape)))
     return results if many else results[0]

@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from . import allocation as limits
+from . import hooks
 from .exceptions import TensorTypeError, TensorValueError
-from .op import public
+from .op import builtin
 from .shaping import shape_of
 from .tensor import Tensor, type_name
 
@@ -17,7 +17,7 @@ DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_}
 _rng: np.random.Generator | None = None  # made on first use: importing numpy.random costs start-up time
 
 
-@public(builtin=True)
+@builtin
 def seed(n: int) -> None:
     """Restart the random numbers of randn and rand from n, so each run draws the same ones.
 
@@ -59,11 +59,11 @@ def _plain(x: Any, seen: list[int] | None = None) -> Any:
     seen = seen if seen is not None else [0]
     if isinstance(x, Tensor):
         seen[0] += x.size
-        limits.check_count(seen[0], "tensor()")
+        hooks.allocating(seen[0], "tensor()", help="use smaller tensors")
         return np.asarray(x.data)
     if isinstance(x, list | tuple):
         seen[0] += len(x)
-        limits.check_count(seen[0], "tensor()")
+        hooks.allocating(seen[0], "tensor()", help="use smaller tensors")
         return [_plain(e, seen) for e in x]
     if isinstance(x, bool | int | float | np.generic):
         return x
@@ -84,10 +84,10 @@ def _rectangular_size(data: Any) -> int:
 
 
 def _check_size(shape: tuple[int, ...]) -> None:
-    limits.check_shape(shape)
+    hooks.new_shape(shape)
 
 
-@public(builtin=True)
+@builtin
 def tensor(data: Any, requires_grad: bool = False, dtype: str | None = None) -> Tensor:
     """A new leaf tensor from a number or nested lists of numbers; requires_grad=True makes it collect gradients.
 
@@ -101,7 +101,7 @@ def tensor(data: Any, requires_grad: bool = False, dtype: str | None = None) -> 
     if dtype is None:
         keep = isinstance(data, Tensor) and data.dtype != "float"
         dtype = data.dtype if keep else "float"
-    limits.check_count(_rectangular_size(data), "tensor()")
+    hooks.allocating(_rectangular_size(data), "tensor()", help="use smaller tensors")
     try:
         array = np.array(_plain(data), dtype=DTYPES[dtype])
     except ValueError:
@@ -118,7 +118,7 @@ def _filled(value: float, shape: tuple[int, ...], requires_grad: bool) -> Tensor
     return _leaf(np.full(shape, float(value)), requires_grad)
 
 
-@public(builtin=True)
+@builtin
 def zeros(*shape: Any, requires_grad: bool = False) -> Tensor:
     """A tensor of the given shape filled with 0.
 
@@ -129,7 +129,7 @@ def zeros(*shape: Any, requires_grad: bool = False) -> Tensor:
     return _filled(0.0, shape_of(shape), requires_grad)
 
 
-@public(builtin=True)
+@builtin
 def ones(*shape: Any, requires_grad: bool = False) -> Tensor:
     """A tensor of the given shape filled with 1.
 
@@ -139,7 +139,7 @@ def ones(*shape: Any, requires_grad: bool = False) -> Tensor:
     return _filled(1.0, shape_of(shape), requires_grad)
 
 
-@public(builtin=True)
+@builtin
 def full(shape: Any, value: float, requires_grad: bool = False) -> Tensor:
     """A tensor of the given shape filled with value.
 
@@ -150,7 +150,7 @@ def full(shape: Any, value: float, requires_grad: bool = False) -> Tensor:
     return _filled(value, shape_of((shape,)), requires_grad)
 
 
-@public(builtin=True)
+@builtin
 def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros with the shape of t.
 
@@ -160,7 +160,7 @@ def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     return _filled(0.0, _tensor_arg(t, "zeros_like").shape, requires_grad)
 
 
-@public(builtin=True)
+@builtin
 def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     """A tensor of ones with the shape of t.
 
@@ -176,7 +176,7 @@ def _tensor_arg(t: Any, name: str) -> Tensor:
     return t
 
 
-@public(builtin=True)
+@builtin
 def randn(*shape: Any, requires_grad: bool = False) -> Tensor:
     """Samples from the standard normal distribution, in a tensor of the given shape.
 
@@ -190,7 +190,7 @@ def randn(*shape: Any, requires_grad: bool = False) -> Tensor:
     return _leaf(_generator().standard_normal(dims), requires_grad)
 
 
-@public(builtin=True)
+@builtin
 def rand(*shape: Any, requires_grad: bool = False) -> Tensor:
     """Samples from the uniform distribution on [0, 1), in a tensor of the given shape.
 
@@ -203,7 +203,7 @@ def rand(*shape: Any, requires_grad: bool = False) -> Tensor:
     return _leaf(_generator().random(dims), requires_grad)
 
 
-@public(builtin=True)
+@builtin
 def arange(start: float, stop: float | None = None, step: float = 1, requires_grad: bool = False) -> Tensor:
     """start, start + step, ... up to but not including stop; arange(n) counts from 0 to n - 1.
 
@@ -227,7 +227,7 @@ def arange(start: float, stop: float | None = None, step: float = 1, requires_gr
     return _leaf(np.arange(start, stop, step, dtype=np.int64 if ints else np.float64), requires_grad)
 
 
-@public(builtin=True)
+@builtin
 def linspace(start: float, stop: float, num: int = 50, requires_grad: bool = False) -> Tensor:
     """num evenly spaced values from start to stop, both ends included.
 
@@ -240,7 +240,7 @@ def linspace(start: float, stop: float, num: int = 50, requires_grad: bool = Fal
     return _leaf(np.linspace(float(start), float(stop), num), requires_grad)
 
 
-@public(builtin=True)
+@builtin
 def eye(n: int, m: int | None = None, requires_grad: bool = False) -> Tensor:
     """The identity matrix, n × n (or n × m).
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import allocation as limits
+from . import hooks
 from .exceptions import TensorValueError
-from .op import public
+from .op import builtin
 from .tensor import Tensor, type_name
 
 
-@public(builtin=True)
+@builtin
 def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[Tensor, Tensor]:
     """The two-moons data set: points X of shape (n, 2) and labels y of shape (n,), 0.0 or 1.0.
 
@@ -21,7 +21,7 @@ def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[Tensor, Tens
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         got = n if isinstance(n, int) else type_name(n)  # never repr() a program's value: it may be nested 100,000 deep
         raise TensorValueError(f"moons needs an int n of at least 2, got {got}")
-    limits.check_shape((n, 2), f"moons({n})")
+    hooks.new_shape((n, 2), f"moons({n})")
     rng = np.random.default_rng(int(seed))
     n_top = n // 2
     n_bottom = n - n_top

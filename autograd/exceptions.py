@@ -1,4 +1,5 @@
-"""Errors the engine raises. Each has a kind (the name a user sees) and an optional help line."""
+"""Errors the engine raises. Each has a kind (the name a user sees) and an optional help line;
+`type_name` names a value in their messages."""
 
 from __future__ import annotations
 
@@ -36,3 +37,15 @@ class TensorValueError(AutogradError):
 
 class TensorMemoryError(AutogradError):
     kind = "MemoryError"
+
+
+class TensorZeroDivisionError(AutogradError):
+    kind = "ZeroDivisionError"
+
+
+def type_name(x: object) -> str:
+    """The name a user knows a value's type by: `tensor`, `None`, `list`, ... (a class may say
+    its own with `dg_type_name`, as Tensor does)."""
+    if x is None:
+        return "None"
+    return getattr(type(x), "dg_type_name", type(x).__name__)

@@ -1,285 +1,365 @@
 """Elementwise functions (exp, log, tanh, relu, ...) and where/maximum/minimum, with their rules.
 
-Each op is declared once, right above its forward function: its `Op` (the name it records, the
-rule as text for pictures, the likely causes of a nan), and with `@public` how a DG program
-reaches it (as a tensor method `x.exp()`, as a builtin `exp(x)`, which also maps a number to a
-number). The rule itself is the `backward` under the value the op computes.
+Each op is one class: the docstring `help` shows, the rule as text, how a DG program reaches
+it (a tensor method `x.exp()`, a builtin `exp(x)` that also maps a number to a number), the
+forward on NumPy values, and the rule on tensors, under it.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from . import allocation as limits
+from . import hooks
 from .exceptions import ShapeError, TensorTypeError
-from .op import Op, public
-from .shaping import elementwise, may_be_large
-from .tensor import Tensor, lift, record
-
-# Rules that read only g and out (exp, sqrt, tanh, sigmoid) are written once, above their op,
-# rather than as closures: a closure is a new function object for every recorded node.
+from .op import Op
+from .shaping import broadcasting, size_bound
 
 
-def _floats(a: Any) -> Tensor:
-    """Lift an operand and make it float: exp of an int tensor is a float tensor, as in NumPy."""
-    a = lift(a)
-    if a.dtype == "bool":
+def numbers(a: Any, what: str = "the result") -> Any:
+    """The operand of a function of numbers: exp of an int tensor is a float one (as in NumPy),
+    exp of a bool tensor an error. Its result, as large as it, is shown to the hooks first."""
+    if type(a) is np.ndarray:
+        if a.dtype.kind == "b":
+            raise TensorTypeError("this function needs numbers, not a bool tensor")
+        if a.size >= hooks.watch:
+            hooks.installed.allocating(a.size, 8, what, a.shape)
+    elif type(a) is bool or type(a) is np.bool_:
         raise TensorTypeError("this function needs numbers, not a bool tensor")
     return a
 
 
-EXP = Op("Exp", inputs=("a",), rules=("g·exp a",), nan="exp of a large value overflows")
-
-
-def _exp_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-    return (g * out,)
-
-
-@public(method=True, builtin=True, numbers=True)
-def exp(a: Any) -> Tensor:
+class Exp(Op):
     """e to the power of each element (a number gives a number).
 
     >>> exp(tensor([0.0, 1.0]))
     tensor([1.0000, 2.7183])
     """
-    a = _floats(a)
-    return record(np.exp(a.data), EXP, (a,), _exp_backward)
+
+    rules = ("g·exp a",)
+    nan = "exp of a large value overflows"
+    method = builtin = numbers = True
+
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.exp(numbers(a))
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+        return (g * out,)
 
 
-LOG = Op("Log", inputs=("a",), rules=("g/a",), nan="the derivative of log(x) is 1/x, infinite at x = 0")
-
-
-@public(method=True, builtin=True, numbers=True)
-def log(a: Any) -> Tensor:
+class Log(Op):
     """The natural logarithm of each element; log(0) is -inf.
 
     >>> log(tensor([1.0, 10.0]))
     tensor([0.0000, 2.3026])
     """
-    a = _floats(a)
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+    rules = ("g/a",)
+    nan = "the derivative of log(x) is 1/x, infinite at x = 0"
+    method = builtin = numbers = True
+
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.log(numbers(a))
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
         return (g / a,)
 
-    return record(np.log(a.data), LOG, (a,), backward)
 
-
-SQRT = Op(
-    "Sqrt", inputs=("a",), rules=("g/(2√a)",), nan="the derivative of sqrt(x) is 1/(2 sqrt(x)), infinite at x = 0"
-)
-
-
-def _sqrt_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-    return (g / (2 * out),)
-
-
-@public(method=True, builtin=True, numbers=True)
-def sqrt(a: Any) -> Tensor:
+class Sqrt(Op):
     """The square root of each element.
 
     >>> sqrt(tensor([4.0, 2.0]))
     tensor([2.0000, 1.4142])
     """
-    a = _floats(a)
-    return record(np.sqrt(a.data), SQRT, (a,), _sqrt_backward)
+
+    rules = ("g/(2√a)",)
+    nan = "the derivative of sqrt(x) is 1/(2 sqrt(x)), infinite at x = 0"
+    method = builtin = numbers = True
+
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.sqrt(numbers(a))
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+        return (g / (2 * out),)
 
 
-SIN = Op("Sin", inputs=("a",), rules=("g·cos a",))
-
-
-@public(method=True, builtin=True, numbers=True)
-def sin(a: Any) -> Tensor:
+class Sin(Op):
     """The sine of each element, in radians.
 
     >>> sin(tensor([0.0, pi / 2]))
     tensor([0., 1.])
     """
-    a = _floats(a)
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (g * cos(a),)
+    rules = ("g·cos a",)
+    method = builtin = numbers = True
 
-    return record(np.sin(a.data), SIN, (a,), backward)
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.sin(numbers(a))
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+        return (g * a.cos(),)
 
 
-COS = Op("Cos", inputs=("a",), rules=("-g·sin a",))
-
-
-@public(method=True, builtin=True, numbers=True)
-def cos(a: Any) -> Tensor:
+class Cos(Op):
     """The cosine of each element, in radians.
 
     >>> cos(tensor([0.0, pi]))
     tensor([ 1., -1.])
     """
-    a = _floats(a)
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (-g * sin(a),)
+    rules = ("-g·sin a",)
+    method = builtin = numbers = True
 
-    return record(np.cos(a.data), COS, (a,), backward)
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.cos(numbers(a))
 
-
-TANH = Op("Tanh", inputs=("a",), rules=("g·(1 - tanh² a)",))
-
-
-def _tanh_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-    return (g * (1 - out * out),)
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+        return (-g * a.sin(),)
 
 
-@public(method=True, builtin=True, numbers=True)
-def tanh(a: Any) -> Tensor:
+class Tanh(Op):
     """The hyperbolic tangent of each element, between -1 and 1.
 
     >>> tanh(tensor([0.0, 1.0]))
     tensor([0.0000, 0.7616])
     """
-    a = _floats(a)
-    return record(np.tanh(a.data), TANH, (a,), _tanh_backward)
+
+    rules = ("g·(1 - tanh² a)",)
+    method = builtin = numbers = True
+
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.tanh(numbers(a))
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+        return (g * (1 - out * out),)
 
 
-SIGMOID = Op("Sigmoid", inputs=("a",), rules=("g·σ(a)(1 - σ(a))",))
-
-
-def _sigmoid_backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-    return (g * out * (1 - out),)
-
-
-@public(method=True, builtin=True, numbers=True)
-def sigmoid(a: Any) -> Tensor:
+class Sigmoid(Op):
     """1 / (1 + exp(-x)) for each element: a number between 0 and 1.
 
     >>> sigmoid(tensor([0.0, 2.0]))
     tensor([0.5000, 0.8808])
     """
-    a = _floats(a)
-    # 1 / (1 + e^-x) overflows for very negative x; this form never does.
-    data = np.exp(-np.logaddexp(0.0, -np.asarray(a.data, dtype=float)))
-    return record(data, SIGMOID, (a,), _sigmoid_backward)
+
+    rules = ("g·σ(a)(1 - σ(a))",)
+    method = builtin = numbers = True
+
+    @staticmethod
+    def forward(a: Any) -> Any:
+        # 1 / (1 + e^-x) overflows for very negative x; this form never does.
+        return np.exp(-np.logaddexp(0.0, -np.asarray(numbers(a), dtype=float)))
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+        return (g * out * (1 - out),)
 
 
-RELU = Op("Relu", inputs=("a",), rules=("g where a > 0",))
-
-
-@public(method=True, builtin=True, numbers=True)
-def relu(a: Any) -> Tensor:
+class Relu(Op):
     """Each element where it is positive, and 0 where it is not.
 
     >>> relu(tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
-    a = _floats(a)
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        # passes g where the unit was on, a clean 0 elsewhere (the mask straight from NumPy: `a > 0`
-        # would go through the engine's comparison, for the same array)
-        return (where(Tensor(a.data > 0), g, 0.0),)
+    rules = ("g where a > 0",)
+    method = builtin = numbers = True
 
-    return record(np.maximum(a.data, 0), RELU, (a,), backward)
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.maximum(numbers(a), 0)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+        # g where the unit was on, a clean 0 elsewhere (even where g is inf); the mask straight
+        # from NumPy: `a > 0` would go through the engine's comparison, for the same array
+        return (g.where(a.data > 0, 0.0),)
 
 
-ABS = Op("Abs", inputs=("a",), rules=("g·sign a",))
-
-
-@public(method=True)
-def abs_(a: Any) -> Tensor:
+class Abs(Op):
     """The absolute value of each element.
 
     >>> tensor([-1.5, 2.0]).abs()
     tensor([1.5000, 2.0000])
     """
-    a = _floats(a)
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (g * sign(a),)
+    rules = ("g·sign a",)
+    method = True
 
-    return record(np.abs(a.data), ABS, (a,), backward)
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.abs(numbers(a))
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+        return (g * a.sign(),)
 
 
-MAXIMUM = Op("Maximum", inputs=("a", "b"), rules=("g where a > b", "g where b > a"))
-
-
-@public(builtin=True)
-def maximum(a: Any, b: Any) -> Tensor:
+class Maximum(Op):
     """The larger of a and b, element by element (their shapes broadcast).
 
     >>> maximum(tensor([1.0, 5.0]), 3.0)
     tensor([3., 5.])
     """
-    a, b = lift(a), lift(b)
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        share = _winner_share(a, b)  # 1 where a wins, 0.5 on a tie, 0 where b wins
+    inputs = ("a", "b")
+    rules = ("g where a > b", "g where b > a")
+    builtin = True
+
+    @staticmethod
+    def forward(a: Any, b: Any) -> Any:
+        return broadcasting(np.maximum, "maximum", a, b)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:
+        share = _winner_share(a.data, b.data)  # 1 where a wins, 0.5 on a tie, 0 where b wins
         return (g * share if a.requires_grad else None), (g * (1 - share) if b.requires_grad else None)
 
-    return record(elementwise(np.maximum, "maximum", a, b), MAXIMUM, (a, b), backward)
 
-
-MINIMUM = Op("Minimum", inputs=("a", "b"), rules=("g where a < b", "g where b < a"))
-
-
-@public(builtin=True)
-def minimum(a: Any, b: Any) -> Tensor:
+class Minimum(Op):
     """The smaller of a and b, element by element (their shapes broadcast).
 
     >>> minimum(tensor([1.0, 5.0]), 3.0)
     tensor([1., 3.])
     """
-    a, b = lift(a), lift(b)
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        share = _winner_share(b, a)  # 1 where a is the smaller, 0.5 on a tie
+    inputs = ("a", "b")
+    rules = ("g where a < b", "g where b < a")
+    builtin = True
+
+    @staticmethod
+    def forward(a: Any, b: Any) -> Any:
+        return broadcasting(np.minimum, "minimum", a, b)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, b: Any) -> tuple[Any, Any]:
+        share = _winner_share(b.data, a.data)  # 1 where a is the smaller, 0.5 on a tie
         return (g * share if a.requires_grad else None), (g * (1 - share) if b.requires_grad else None)
 
-    return record(elementwise(np.minimum, "minimum", a, b), MINIMUM, (a, b), backward)
+
+def _winner_share(a: Any, b: Any) -> np.ndarray:
+    return (np.greater(a, b) + 0.5 * np.equal(a, b)).astype(float)
 
 
-def _winner_share(a: Tensor, b: Tensor) -> Tensor:
-    return Tensor((np.greater(a.data, b.data) + 0.5 * np.equal(a.data, b.data)).astype(float))
-
-
-WHERE = Op("Where", inputs=("a", "b"), rules=("g where cond", "g where not cond"))
-
-
-@public(builtin=True)
-def where(condition: Any, a: Any, b: Any) -> Tensor:
+class Where(Op):
     """a where the condition is true and b elsewhere, element by element; only a and b get gradients.
 
     >>> x = tensor([-1.0, 2.0])
     >>> where(x > 0, x, 0.0)
     tensor([0., 2.])
     """
-    cond = np.asarray(lift(condition).data, dtype=bool)
-    a, b = lift(a), lift(b)
-    try:
-        if may_be_large(cond.size * a.size * b.size):  # only then can the result be too large
-            limits.check_shape(np.broadcast_shapes(cond.shape, a.shape, b.shape), "the result of where()")
-        data = np.where(cond, a.data, b.data)
-    except ValueError:
-        raise ShapeError(f"where: cannot broadcast shapes {cond.shape}, {a.shape} and {b.shape}") from None
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        return (
-            where(cond, g, 0.0) if a.requires_grad else None,
-            where(cond, 0.0, g) if b.requires_grad else None,
-        )
+    inputs = ("a", "b")
+    rules = ("g where cond", "g where not cond")
+    builtin = True
 
-    return record(data, WHERE, (a, b), backward)
+    @staticmethod
+    def forward(condition: Any, a: Any, b: Any) -> Any:
+        cond = np.asarray(condition, dtype=bool)
+        try:
+            if size_bound(cond, a, b) >= hooks.watch:
+                hooks.new_shape(np.broadcast_shapes(cond.shape, np.shape(a), np.shape(b)), "the result of where()")
+            return np.where(cond, a, b)
+        except ValueError:
+            raise ShapeError(f"where: cannot broadcast shapes {cond.shape}, {np.shape(a)} and {np.shape(b)}") from None
 
-
-# ---- piecewise-constant functions: results are constants ---------------------------------
-@public()
-def sign(a: Any) -> Tensor:
-    return Tensor(np.sign(lift(a).data))
+    @staticmethod
+    def backward(g: Any, out: Any, condition: Any, a: Any, b: Any) -> tuple[Any, Any]:
+        cond = np.asarray(condition, dtype=bool)
+        return (g.where(cond, 0.0) if a.requires_grad else None), (g.where(~cond, 0.0) if b.requires_grad else None)
 
 
-@public()
-def floor(a: Any) -> Tensor:
-    return Tensor(np.floor(lift(a).data))
+class Clamp(Op):
+    """Each element limited to the range min to max (either may be None), as PyTorch's clamp.
+
+    >>> clamp(tensor([-1.0, 0.5, 2.0]), 0.0, 1.0)
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+
+    rules = ("g where min ≤ a ≤ max",)
+    method = builtin = True  # (not also `clip`: compiler exercise 3 has students add that builtin)
+
+    @staticmethod
+    def forward(a: Any, min: Any = None, max: Any = None) -> Any:
+        if min is None and max is None:
+            raise TensorTypeError("clamp needs min, max or both", help="clamp(x, 0.0, 1.0), or clamp(x, min=0.0)")
+        a = numbers(a)
+        if size_bound(a, min, max) >= hooks.watch:
+            hooks.new_shape(np.broadcast_shapes(*map(np.shape, (a, min, max))), "the result of clamp()")
+        low = a if min is None else np.maximum(a, min)  # (np.clip would give min where min > max; PyTorch max)
+        return low if max is None else np.minimum(low, max)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, min: Any = None, max: Any = None) -> tuple[Any]:
+        # PyTorch's rule: g passes where min ≤ a ≤ max, its boundaries included
+        inside = np.ones(a.shape, dtype=bool)
+        if min is not None:
+            inside &= a.data >= min
+        if max is not None:
+            inside &= a.data <= max
+        return (g.where(inside, 0.0),)
 
 
-@public()
-def ceil(a: Any) -> Tensor:
-    return Tensor(np.ceil(lift(a).data))
+class Erf(Op):
+    """The error function of each element, 2/√π ∫₀ˣ e^(-t²) dt (exact GELU is x·(1 + erf(x/√2))/2).
+
+    >>> erf(tensor([0.0, 0.5]))
+    tensor([0.0000, 0.5205])
+    """
+
+    rules = ("g·2/√π·exp(-a²)",)
+    method = builtin = numbers = True
+
+    @staticmethod
+    def forward(a: Any) -> Any:
+        a = np.asarray(numbers(a), dtype=float)
+        out = np.empty_like(a)
+        flat, into = a.reshape(-1), out.reshape(-1)
+        for start in range(0, flat.size, 1 << 16):  # NumPy has no erf: Python's, in slices a timeout can stop between
+            into[start : start + (1 << 16)] = ERF(flat[start : start + (1 << 16)])
+        return out if out.ndim else float(out)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+        return (g * (2 / math.sqrt(math.pi)) * (-(a * a)).exp(),)
+
+
+ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+# ---- piecewise-constant functions: no rule, so their results are constants ---------------------
+class Sign(Op):
+    """-1, 0 or 1 for each element, as its sign; not differentiable (a constant result)."""
+
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.sign(numbers(a))
+
+
+class Floor(Op):
+    """Each element rounded down; not differentiable (a constant result)."""
+
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.floor(numbers(a))
+
+
+class Ceil(Op):
+    """Each element rounded up; not differentiable (a constant result)."""
+
+    @staticmethod
+    def forward(a: Any) -> Any:
+        return np.ceil(numbers(a))

@@ -21,9 +21,8 @@ import numpy as np
 
 from .backward import gradient
 from .exceptions import TensorTypeError, TensorValueError
-from .reductions import sum_
-from .shaping import stack
-from .tensor import Tensor, set_grad_enabled, type_name
+from .shaping import Stack
+from .tensor import Tensor, apply, set_grad_enabled, type_name
 
 # As PyTorch's gradcheck: eps well above float64 rounding (error ~ 1e-16 |f| / eps) and small
 # enough for the truncation error (~ eps² f''') to vanish; an entry passes when
@@ -93,7 +92,7 @@ def derivative_of(d: Tensor, x: Tensor, order: int) -> Tensor:
     """The `order`-th derivative of the one-element `d` with respect to x, of shape x.shape * order."""
     for _ in range(order):
         rows = [gradient(d[index], x) for index in np.ndindex(d.shape)]
-        d = stack(rows).reshape(d.shape + x.shape)
+        d = apply(Stack, rows).reshape(d.shape + x.shape)
     return d
 
 
@@ -108,7 +107,7 @@ def scalar_output(y: Any) -> Tensor:
         return Tensor(np.float64(y))
     if y.dtype == "bool":
         raise TensorTypeError("gradcheck(): the function returned a bool tensor, which has no derivative")
-    return y if y.size == 1 and y.shape == () else sum_(y)
+    return y if y.size == 1 and y.shape == () else y.sum()
 
 
 def _central_differences(f: Function, point: np.ndarray, order: int, eps: float) -> np.ndarray:

@@ -1,141 +1,140 @@
-"""What each op is, declared once, beside its forward function and its rule.
+"""What an op is: its whole declaration, forward and derivative rule together, in one class.
 
-An op module writes, for each recorded op, its declaration right above its forward function,
-and its derivative rule inside that function, under the value it computes:
+An op module declares each op as a subclass of `Op`, in the manner of PyTorch's
+`torch.autograd.Function`:
 
-    MUL = Op("Mul", inputs=("a", "b"), rules=("g·b", "g·a"), nan="...")
+    class Mul(Op):
+        '''a * b, element by element (their shapes broadcast).'''
 
+        inputs = ("a", "b")
+        rules = ("g·b", "g·a")  # what each input receives, as text: pictures fill in the numbers
 
-    @public()
-    def mul(a, b):
-        ...
-        def backward(g, out):
+        @staticmethod
+        def forward(a, b):  # NumPy values in, a NumPy value out
+            return a * b
+
+        @staticmethod
+        def backward(g, out, a, b):  # g arrives at the output; one gradient per input
             return g * b, g * a
 
-        return record(a.data * b.data, MUL, (a, b), backward)
+`forward` sees only NumPy values (and the op's other arguments: an axis, a shape), so the op
+modules import nothing of tensor.py, which imports them: `Tensor`'s methods hand each op to
+`tensor.apply`, which runs `forward` on the values and, when recording, keeps a node that holds
+the op, its inputs and its other arguments. Backward calls `backward(g, out, *arguments)` with
+the inputs as tensors and the other arguments as forward got them. A rule uses only tensor
+operators and methods (`g * b`, `a.log()`, `g.where(mask, 0.0)`), so with recording on it builds
+a graph of its own (a gradient of a gradient), and a code generator can run it on its own values.
 
-Each recorded node keeps its Op (`node.op`), so whoever shows a graph reads the rule's text
-and the likely causes of a nan there. `public` registers a function of the engine's API and
-says how DG programs reach it (a tensor method, a builtin); DG's builtins and its sandbox's
-method whitelist are read from these registrations (interpreter/library).
-
-This module imports nothing of the engine, so tensor.py can import it: Tensor's methods call
-`ops.add`, `ops.exp`, ..., names that `public` binds here as each op module loads
-(`autograd/__init__.py` imports them all). Imports thus go one way: op modules -> tensor.py ->
-ops.py.
+An op is never instantiated: the class is its declaration. `OPS` in table.py lists every op by
+name; `FUNCTIONS` there is everything a DG program can call, read from these declarations.
 """
 
 from __future__ import annotations
 
+import builtins
+import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar
+
+import numpy as np
 
 
-@dataclass(frozen=True, slots=True)
 class Op:
-    """One kind of recorded node, as pictures, traces and anomaly mode describe it.
+    """One op. Declared by subclassing; every attribute below is read from the subclass.
 
-    name      "Mul": the node shows as `<MulBackward>`
-    inputs    the names its rule gives its inputs: ("a", "b")
-    rules     what each input receives, for the gradient g arriving at the output: ("g·b", "g·a")
+    name      the class's name, "Mul": a node shows as `<MulBackward>`, and OPS finds it by it
+    inputs    the names of forward's tensor parameters, which its rules use: ("a", "b")
+    rules     what each input receives, for the gradient g arriving at the output: ("g·b", "g·a");
+              empty for an op whose result is a constant (argmax, floor, comparisons)
     nan       why its rule might send back nan or inf, for anomaly mode (None: nothing likely)
-    variadic  one input name and rule stand for any number of inputs (concat, stack)
+    variadic  forward's one tensor parameter is a list of any length (concat, stack); its one
+              input name and rule stand for each
     terms     any other name a rule uses, with how to find its value from the node's inputs and
               output, so a picture can put numbers in the rule: (("n", count),) for `g/n`
+    forward   computes the result from the inputs' NumPy values and the other arguments
+    backward  the rule: (g, out, *arguments) -> one gradient (or None) per input; None for an op
+              whose result is a constant
+
+    How programs reach it (read by the interpreter's builtins, help and sandbox):
+    function  the name they call it by: "mul" (default: the name in lower case)
+    method    a tensor method: `x.exp()` (tensor.py has a method of that name)
+    builtin   a builtin: `exp(x)`
+    numbers   the builtin also takes a plain number and gives one back: `exp(0)` is 1.0
+    aliases   other names it answers to the same way, PyTorch's or NumPy's: ("cat",) for concat
 
     A rule's text is also the form pictures fill in: each of `g`, the input names and the terms,
     written as a word of its own, is replaced by its value (`g·b` becomes `1·2`).
     """
 
-    name: str
-    inputs: tuple[str, ...]
-    rules: tuple[str, ...]
-    nan: str | None = None
-    variadic: bool = False
-    terms: tuple[tuple[str, Callable[[tuple[Any, ...], Any], Any]], ...] = ()
+    name: ClassVar[str] = "Op"
+    inputs: ClassVar[tuple[str, ...]] = ("a",)
+    rules: ClassVar[tuple[str, ...]] = ()
+    nan: ClassVar[str | None] = None
+    variadic: ClassVar[bool] = False
+    terms: ClassVar[tuple[tuple[str, Callable[[tuple[Any, ...], Any], Any]], ...]] = ()
+    function: ClassVar[str] = ""
+    method: ClassVar[bool] = False
+    builtin: ClassVar[bool] = False
+    numbers: ClassVar[bool] = False
+    aliases: ClassVar[tuple[str, ...]] = ()
+    composed: ClassVar[bool] = False  # see Composed
+    forward: ClassVar[Callable[..., Any]]
+    backward: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
+    records: ClassVar[bool] = False  # it has a rule: applying it records a node (set from `backward`)
+    places: ClassVar[frozenset[int]] = frozenset()  # set from `inputs` and forward's parameters
 
-    def __post_init__(self) -> None:
-        if len(self.inputs) != len(self.rules) or (self.variadic and len(self.rules) != 1):
-            raise ValueError(f"{self.name}: give one rule per input ({self.inputs} and {self.rules})")
+    def __init_subclass__(cls) -> None:
+        cls.name = cls.__name__
+        cls.records = cls.backward is not None
+        cls.function = vars(cls).get("function") or cls.__name__.lower()
+        if (cls.rules and len(cls.rules) != len(cls.inputs)) or (cls.variadic and len(cls.inputs) != 1):
+            raise ValueError(f"{cls.name}: give one rule per input ({cls.inputs} and {cls.rules})")
+        if (cls.backward is None) != (not cls.rules) and not cls.composed:
+            raise ValueError(f"{cls.name}: an op with a derivative rule declares its text in `rules`, and only then")
+        names = list(inspect.signature(cls.forward).parameters) if hasattr(cls, "forward") else []
+        if names and not cls.variadic and any(name not in names for name in cls.inputs):
+            raise ValueError(f"{cls.name}: each name in `inputs` {cls.inputs} is a parameter of forward")
+        # where forward's tensor parameters stand: those `inputs` names, or a variadic op's first (the list)
+        cls.places = frozenset({0} if cls.variadic else (names.index(name) for name in cls.inputs if names))
+        if cls.numbers and not cls.builtin:
+            raise ValueError(f"{cls.name}: numbers=True describes a builtin: give builtin=True as well")
 
-    def __str__(self) -> str:
-        return self.name
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{cls.__name__} is a declaration: apply it with tensor.apply, or call x.{cls.function}()")
 
-    def rule_for(self, position: int) -> tuple[str, str]:
+    @classmethod
+    def rule_for(cls, position: int) -> tuple[str, str]:
         """The name of input `position` and what the rule sends it: ("b", "g·a")."""
-        if self.variadic:
-            return f"{self.inputs[0]} {position + 1}", self.rules[0]
-        if position < len(self.inputs):
-            return self.inputs[position], self.rules[position]
+        if cls.variadic:
+            return f"{cls.inputs[0]} {position + 1}", cls.rules[0]
+        if position < len(cls.rules):
+            return cls.inputs[position], cls.rules[position]
         return f"input {position + 1}", "?"  # recorded with more inputs than it declares
 
-
-@dataclass(frozen=True, slots=True)
-class PublicFunction:
-    """A function of the engine's API, and how a DG program reaches it.
-
-    fn       the Python function
-    method   a program may call it as a tensor method: `x.exp()`
-    builtin  a program may call it as a builtin: `exp(x)`
-    numbers  the builtin also takes a plain number and gives one back: `exp(0)` is 1.0
-    A program knows it by `dg_name`: its Python name without the trailing `_` that only keeps
-    Python's own builtins unshadowed (`abs_` is `abs`).
-    """
-
-    fn: Callable[..., Any]
-    method: bool
-    builtin: bool
-    numbers: bool
-
-    @property
-    def name(self) -> str:
-        return self.fn.__name__
-
-    @property
-    def dg_name(self) -> str:
-        return self.name.removesuffix("_")
-
-    @property
-    def summary(self) -> str:
-        """The first line of its docstring."""
-        return (self.fn.__doc__ or "").strip().split("\n")[0]
-
-    @property
-    def records(self) -> tuple[Op, ...]:
-        """The ops it records itself: the Op declarations its own code names (`EXP` in `exp`).
-        Empty for a function built from other public functions (softmax), or one that records
-        nothing (argmax). Help reads each op's rule from here rather than from a second copy."""
-        names, scope = self.fn.__code__.co_names, self.fn.__globals__
-        return tuple(dict.fromkeys(op for name in names if isinstance(op := scope.get(name), Op)))
+    @classmethod
+    def python_name(cls) -> str:
+        """Its name as a Python function: `function`, with a `_` after a name Python's builtins
+        have (`abs_`, `sum_`), so that `from dglang.autograd import *` shadows none of them."""
+        return cls.function + "_" if hasattr(builtins, cls.function) else cls.function
 
 
-FUNCTIONS: list[PublicFunction] = []  # in the order their modules registered them
+class Composed(Op):
+    """A function built from other ops (softmax is exp of log_softmax): `forward` receives the
+    inputs as tensors and computes with their methods, so each op it uses is recorded, with its
+    own rule; it has none of its own. Declared like an op for its name, help and exposure."""
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def public(method: bool = False, builtin: bool = False, numbers: bool = False) -> Callable[[F], F]:
-    """Register the function below as part of the engine's API (see PublicFunction).
-
-    Runs once, when its module loads; the function itself is returned unchanged."""
-
-    if numbers and not builtin:
-        raise ValueError("numbers=True describes a builtin: give builtin=True as well")
-
-    def register(fn: F) -> F:
-        if fn.__name__ in globals():
-            raise ValueError(f"two public functions named {fn.__name__}, or one named like a name of autograd/op.py")
-        FUNCTIONS.append(PublicFunction(fn, method, builtin, numbers))
-        globals()[fn.__name__] = fn  # `ops.add`, for Tensor's methods
-        return fn
-
-    return register
+    composed = True
+    inputs = ("x",)
 
 
-def __getattr__(name: str) -> Any:
-    """Reached only for a name no op module has registered."""
-    raise AttributeError(
-        f"autograd.ops has no function {name!r}: no imported op module declares it with @public "
-        "(autograd/__init__.py imports them all)"
-    )
+def value_shape(value: Any) -> tuple[int, ...]:
+    """The shape of a value forward receives: an array's own, () for a plain number (np.shape
+    gives the same, but through a Python call: forwards ask on every op)."""
+    return value.shape if type(value) is np.ndarray else np.shape(value)
+
+
+def builtin(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a function of the engine that is not an op (it makes tensors, or runs backward) as a
+    builtin of DG programs: `zeros(2, 3)`, `gradient(y, x)`. Returns the function unchanged."""
+    fn.builtin = True  # type: ignore[attr-defined]
+    return fn

@@ -2,27 +2,26 @@
 
 Their rules are each other: the gradient of broadcasting is a sum, of a sum-to-shape is a
 broadcast, of indexing is a scatter into zeros, of that scatter is indexing again. Here too is
-`elementwise`, how every op of two operands broadcasts them.
+`broadcasting`, how every op of two operands pairs their values.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
+import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from . import allocation as limits
-from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError
-from .op import Op, public
-from .tensor import Tensor, lift, record, type_name
-
-RESHAPE = Op("Reshape", inputs=("a",), rules=("g, reshaped back",))
+from . import hooks
+from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError, type_name
+from .op import Op, value_shape
 
 
-@public(method=True, builtin=True)
-def reshape(a: Tensor, *shape: Any) -> Tensor:
+class Reshape(Op):
     """The same values in a new shape; one axis may be -1, worked out from the others.
 
     >>> x = tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
@@ -30,136 +29,157 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
     tensor([[1., 2., 3.],
             [4., 5., 6.]])
     """
-    a = lift(a)
-    new_shape = shape_of(shape)
-    try:
-        data = np.reshape(a.data, new_shape)
-    except ValueError:
-        raise ShapeError(f"cannot reshape a tensor of shape {a.shape} ({a.size} elements) into {new_shape}") from None
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
+    rules = ("g, reshaped back",)
+    method = builtin = True
+
+    @staticmethod
+    def forward(a: Any, *shape: Any) -> Any:
+        new_shape = shape_of(shape)
+        if type(a) is np.ndarray and a.size >= hooks.watch and not a.flags.c_contiguous:  # a copy, not a view
+            hooks.installed.allocating(a.size, 8, "reshape()")
+        try:
+            return a.reshape(new_shape) if type(a) is np.ndarray else np.reshape(a, new_shape)
+        except ValueError:
+            raise ShapeError(
+                f"cannot reshape a tensor of shape {np.shape(a)} ({np.size(a)} elements) into {new_shape}"
+            ) from None
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, *shape: Any) -> tuple[Any]:
         return (g.reshape(a.shape),)
 
-    return record(data, RESHAPE, (a,), backward)
 
-
-@public(method=True)
-def flatten(a: Tensor) -> Tensor:
-    """The same values along one axis.
-
-    >>> ones(2, 3).flatten().shape
-    (6,)
-    """
-    return reshape(a, -1)
-
-
-TRANSPOSE = Op("Transpose", inputs=("a",), rules=("g, transposed back",))
-
-
-def _reverse_back(g: Tensor, out: Tensor) -> tuple[Tensor]:
-    return (transpose(g),)  # reversing the axes is its own inverse
-
-
-@public(builtin=True)
-def transpose(a: Tensor, axes: Sequence[Any] | None = None) -> Tensor:
+class Transpose(Op):
     """The axes reversed (like x.T), or in the order `axes` gives.
 
     >>> transpose(ones(2, 3)).shape
     (3, 2)
     """
-    a = lift(a)
-    if axes is None:  # `.T`, in every matrix product's backward: no checks, no closure
-        data = a.data
-        return record(data.T if type(data) is np.ndarray else data, TRANSPOSE, (a,), _reverse_back)
-    given = shape_of(axes if isinstance(axes, tuple | list) else (axes,))
-    perm = tuple(p + a.ndim if -a.ndim <= p < 0 else p for p in given)  # -1 is the last axis
-    if sorted(perm) != list(range(a.ndim)):
-        raise ShapeError(f"transpose: {given} is not a permutation of the {a.ndim} axes of {a.shape}")
-    inverse = tuple(int(i) for i in np.argsort(perm))
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (transpose(g, inverse),)
+    rules = ("g, transposed back",)
+    builtin = True
 
-    return record(np.transpose(a.data, perm), TRANSPOSE, (a,), backward)
+    @staticmethod
+    def forward(a: Any, axes: Sequence[Any] | None = None) -> Any:
+        if axes is None:  # `.T`, in every matrix product's backward: no checks
+            return a.T if type(a) is np.ndarray else a
+        return np.transpose(a, permutation(axes, np.shape(a)))
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, axes: Sequence[Any] | None = None) -> tuple[Any]:
+        if axes is None:
+            return (g.T,)  # reversing the axes is its own inverse
+        return (g.transpose(*(int(i) for i in np.argsort(permutation(axes, a.shape)))),)
+
+
+def permutation(axes: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes `transpose` was given, as a permutation of range(ndim) (-1 is the last axis)."""
+    ndim = len(shape)
+    given = shape_of(axes if isinstance(axes, (tuple, list)) else (axes,))
+    perm = tuple(p + ndim if -ndim <= p < 0 else p for p in given)
+    if sorted(perm) != list(range(ndim)):
+        raise ShapeError(f"transpose: {given} is not a permutation of the {ndim} axes of {shape}")
+    return perm
 
 
 # ---- broadcasting -------------------------------------------------------------------------
-def elementwise(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Tensor) -> Any:
-    """Apply a NumPy operator, turning a broadcasting failure into a ShapeError naming both shapes."""
-    x, y = a.data, b.data
-    # Only two arrays can broadcast into something larger than either; check before allocating.
-    if type(x) is np.ndarray and type(y) is np.ndarray and may_be_large(x.size * y.size):
-        check_broadcast(symbol, a, b)
+def broadcasting(fn: Callable[[Any, Any], Any], symbol: str, x: Any, y: Any, itemsize: int = 8) -> Any:
+    """fn(x, y) on two operands' values, paired as NumPy broadcasts them: a large result is shown
+    to the hooks before it is made, and a mismatch is a ShapeError naming both shapes."""
+    if type(x) is np.ndarray:
+        if type(y) is np.ndarray:
+            xs, ys = x.size, y.size  # (size_bound's answer, for two arrays, inline: this runs on every op)
+            if (xs if ys == 1 or x.shape == y.shape else ys if xs == 1 else xs * ys) >= hooks.watch:
+                _announce(symbol, x, y, itemsize)
+        elif x.size >= hooks.watch:
+            _announce(symbol, x, y, itemsize)
+    elif type(y) is np.ndarray and y.size >= hooks.watch:
+        _announce(symbol, x, y, itemsize)
     try:
         return fn(x, y)
     except (ValueError, TypeError) as e:
         try:
-            np.broadcast_shapes(a.shape, b.shape)
+            np.broadcast_shapes(np.shape(x), np.shape(y))
         except ValueError:
             raise ShapeError(
-                f"cannot broadcast shapes {a.shape} and {b.shape} for '{symbol}'",
+                f"cannot broadcast shapes {np.shape(x)} and {np.shape(y)} for '{symbol}'",
                 help="each dimension, counted from the right, must be equal or 1",
             ) from None
         raise TensorValueError(f"'{symbol}': {e}") from None
 
 
-def may_be_large(product: int) -> bool:
-    """Could two operands whose sizes multiply to `product` broadcast into a result worth checking?"""
-    return product > limits.GUARD_ELEMENTS or product > limits.max_elements
+def size_bound(*values: Any) -> int:
+    """A bound on the size of the broadcast of `values`, found in a moment: exact when all their
+    shapes are equal, or all but one value are single numbers; else the product of their sizes.
+    Only past it is the result's size worked out (np.broadcast_shapes takes a few µs)."""
+    shape, largest, product, equal = None, 1, 1, True
+    for v in values:
+        n = getattr(v, "size", 1)
+        product *= n
+        if n != 1:
+            if shape is None:
+                shape, largest = v.shape, n
+            elif v.shape != shape:
+                equal = False
+    return largest if equal else product
 
 
-def check_broadcast(symbol: str, a: Tensor, b: Tensor, itemsize: int = 8) -> None:
-    """Refuse the result of broadcasting a with b if it is too large (a tensor, or the memory left)."""
+def _announce(symbol: str, x: Any, y: Any, itemsize: int) -> None:
     try:
-        shape = np.broadcast_shapes(a.shape, b.shape)
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y))
     except ValueError:
         return  # the op itself reports the mismatch
-    limits.check_shape(
+    hooks.new_shape(
         shape,
         f"the result of '{symbol}'",
-        help=f"broadcasting {a.shape} with {b.shape} pairs every element with every other; check the shapes",
+        help=f"broadcasting {np.shape(x)} with {np.shape(y)} pairs every element with every other; check the shapes",
         itemsize=itemsize,
     )
 
 
-BROADCAST = Op("Broadcast", inputs=("a",), rules=("g, summed back",))
+class Broadcast(Op):
+    """The values repeated along new or length-1 axes to `shape` (the gradient of a sum)."""
+
+    rules = ("g, summed back",)
+    function = "broadcast_to"
+
+    @staticmethod
+    def forward(a: Any, shape: tuple[int, ...]) -> Any:
+        shape = tuple(shape)
+        hooks.allocating(math.prod(shape), "broadcast_to()", shape=shape)  # (a negative size: np.empty says)
+        try:
+            data = np.empty(shape, dtype=np.result_type(a))
+            data[...] = a  # a fresh array: about twice as fast as np.broadcast_to's view for small ones
+        except ValueError:
+            raise ShapeError(f"cannot broadcast shape {np.shape(a)} to {shape}") from None
+        return data
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, shape: tuple[int, ...]) -> tuple[Any]:
+        return (g.sum_to(a.shape),)
 
 
-@public()
-def broadcast_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
-    shape = tuple(shape)
-    try:
-        data = np.empty(shape, dtype=np.result_type(a.data))
-        data[...] = a.data  # a fresh array: about twice as fast as np.broadcast_to's view for small ones
-    except ValueError:
-        raise ShapeError(f"cannot broadcast shape {a.shape} to {shape}") from None
+class SumTo(Op):
+    """A broadcast result summed back down to `shape`: the gradient of broadcasting."""
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (sum_to(g, a.shape),)
+    rules = ("g, broadcast back",)
+    function = "sum_to"
 
-    return record(data, BROADCAST, (a,), backward)
+    @staticmethod
+    def forward(a: Any, shape: tuple[int, ...]) -> Any:
+        shape, given = tuple(shape), value_shape(a)
+        if getattr(a, "size", 1) >= hooks.watch:  # (its result is smaller than its input)
+            hooks.allocating(math.prod(shape), "sum_to()", shape=shape)
+        lead = len(given) - len(shape)
+        if lead > 0 and given[lead:] == shape:  # only leading axes to sum away (a bias's gradient): no reshape
+            return np.add.reduce(a, axis=tuple(range(lead)))
+        axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and given[lead + i] != 1)
+        return np.add.reduce(a, axis=axes, keepdims=True).reshape(shape)
 
-
-SUM_TO = Op("SumTo", inputs=("a",), rules=("g, broadcast back",))
-
-
-@public()
-def sum_to(a: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Sum a broadcast result back down to `shape`: the gradient of broadcasting."""
-    shape = tuple(shape)
-    if a.shape == shape:
-        return a
-    lead = a.ndim - len(shape)
-    if lead > 0 and a.shape[lead:] == shape:  # only leading axes to sum away (a bias's gradient): no reshape
-        data = np.add.reduce(a.data, axis=tuple(range(lead)))
-    else:
-        axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
-        data = np.add.reduce(a.data, axis=axes, keepdims=True).reshape(shape)
-
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (broadcast_to(g, a.shape),)
-
-    return record(data, SUM_TO, (a,), backward)
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, shape: tuple[int, ...]) -> tuple[Any]:
+        return (g.broadcast_to(a.shape),)
 
 
 # ---- indexing -----------------------------------------------------------------------------
@@ -170,21 +190,24 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
     parts = index if isinstance(index, tuple) else (index,)
     out: list[Any] = []
     for part in parts:
-        if isinstance(part, Tensor):
-            part = np.asarray(part.data)
-            if part.dtype.kind == "f":
+        if type_name(part) == "tensor":  # (tensor.py imports this module, so knows no Tensor here)
+            if part.dtype == "float":
                 raise TensorTypeError(
                     "tensor indices must be int or bool tensors, not float",
                     help='make integer indices with tensor(..., dtype="int") or arange(n)',
                 )
+            part = np.asarray(part.data)
+        if isinstance(part, np.integer):
+            part = int(part)
+        elif isinstance(part, (list, np.ndarray)):
+            part = np.asarray(part)
             if part.ndim == 0 and part.dtype.kind in "iu":
                 part = int(part)
-        elif isinstance(part, list | np.ndarray):  # arrays: an index normalized once already
-            part = np.asarray(part)
-            if part.size and part.dtype.kind not in "iub":
+            elif part.size and part.dtype.kind not in "iub":
                 raise TensorTypeError("a list used as an index must hold ints or bools")
-            part = part.astype(int) if part.size == 0 else part
-        elif isinstance(part, bool) or not isinstance(part, int | slice | type(None)):
+            else:
+                part = part.astype(int) if part.size == 0 else part
+        elif isinstance(part, bool) or not isinstance(part, BASIC):
             raise TensorTypeError(f"tensor indices must be ints, slices, None, lists or tensors, not {type_name(part)}")
         if isinstance(part, np.ndarray) and part.dtype.kind == "b":
             out.extend(np.nonzero(part))  # a mask becomes the coordinates where it holds
@@ -193,30 +216,37 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+BASIC = (int, slice, type(None))  # (a tuple: `int | slice | ...` would be made anew at each call)
+
+
 def _is_basic(index: tuple[Any, ...]) -> bool:
     """True when no element can be picked twice (so the scatter needs no np.add.at)."""
-    return all(isinstance(p, int | slice | type(None)) for p in index)
+    return all(isinstance(p, BASIC) for p in index)
 
 
-INDEX = Op("Index", inputs=("a",), rules=("g, scattered into zeros",))
+class Index(Op):
+    """x[index]: an element, a slice, or the elements picked by lists or tensors of ints or bools."""
 
+    rules = ("g, scattered into zeros",)
+    function = "getitem"
 
-@public()
-def getitem(a: Tensor, index: Any) -> Tensor:
-    idx = normalize_index(index, a.shape)
-    if not _is_basic(idx):  # integer arrays can pick elements many times over: check the budget first
-        limits.check_count(_picked(idx, a.shape), "this index")
-    try:
-        data = a.data[idx]
-    except IndexError as e:
-        raise TensorIndexError(f"{e} (the tensor has shape {a.shape})") from None
-    except (TypeError, ValueError) as e:
-        raise TensorTypeError(f"invalid index: {e}") from None
+    @staticmethod
+    def forward(a: Any, index: Any) -> Any:
+        idx = (index,) if type(index) is int else normalize_index(index, value_shape(a))  # x[i]: nothing to check
+        if not _is_basic(idx):  # integer arrays can pick elements many times over: ask first
+            picked = _picked(idx, value_shape(a))
+            if picked >= hooks.watch:
+                hooks.installed.allocating(picked, 8, "this index", None, "use smaller tensors")
+        try:
+            return a[idx]
+        except IndexError as e:
+            raise TensorIndexError(f"{e} (the tensor has shape {np.shape(a)})") from None
+        except (TypeError, ValueError) as e:
+            raise TensorTypeError(f"invalid index: {e}") from None
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (scatter_add(g, idx, a.shape),)
-
-    return record(data, INDEX, (a,), backward)
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, index: Any) -> tuple[Any]:
+        return (g.index_add(normalize_index(index, a.shape), a.shape),)
 
 
 def _picked(index: tuple[Any, ...], shape: tuple[int, ...]) -> int:
@@ -232,112 +262,122 @@ def _picked(index: tuple[Any, ...], shape: tuple[int, ...]) -> int:
         elif isinstance(part, np.ndarray):
             arrays.append(part.shape)
         axis += 1
-    count *= int(np.prod(shape[axis:], dtype=object))
+    count *= math.prod(shape[axis:])
     with contextlib.suppress(ValueError):  # a mismatch: NumPy reports it
-        count *= int(np.prod(np.broadcast_shapes(*arrays), dtype=object))
+        count *= math.prod(np.broadcast_shapes(*arrays))
     return count
 
 
-INDEX_ADD = Op("IndexAdd", inputs=("a",), rules=("g at the index",))
+class IndexAdd(Op):
+    """Zeros of `shape` with `a` added at `index`: the gradient of indexing."""
 
+    rules = ("g at the index",)
+    function = "index_add"
 
-def scatter_add(g: Tensor, index: tuple[Any, ...], shape: tuple[int, ...]) -> Tensor:
-    """Zeros of `shape` with `g` added at `index`: the gradient of indexing."""
-    data = np.zeros(shape)
-    if _is_basic(index):
-        data[index] = g.data
-    else:
-        np.add.at(data, index, g.data)  # repeated indices must add up, not overwrite
+    @staticmethod
+    def forward(a: Any, index: tuple[Any, ...], shape: tuple[int, ...]) -> Any:
+        hooks.allocating(math.prod(shape), "a gradient", shape=tuple(shape))
+        data = np.zeros(shape)
+        if _is_basic(index):
+            data[index] = a
+        else:
+            np.add.at(data, index, a)  # repeated indices must add up, not overwrite
+        return data
 
-    def backward(gg: Tensor, out: Tensor) -> tuple[Tensor]:
-        return (getitem(gg, index),)
-
-    return record(data, INDEX_ADD, (g,), backward)
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, index: tuple[Any, ...], shape: tuple[int, ...]) -> tuple[Any]:
+        return (g[index],)
 
 
 # ---- joining --------------------------------------------------------------------------------
-def _tensors(name: str, items: Any) -> list[Tensor]:
-    if not isinstance(items, list | tuple) or not items:
-        raise TensorTypeError(f"{name} needs a non-empty list of tensors, got {type_name(items)}")
-    return [lift(t) for t in items]
-
-
-def _axis(axis: int, ndim: int, name: str) -> int:
+def _axis(axis: Any, ndim: int, name: str) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise TensorTypeError(f"{name}: axis must be an int, not {type_name(axis)}")
     if not -ndim <= axis < ndim:
         raise TensorIndexError(f"{name}: axis {axis} is out of range for {ndim} dimensions")
     return axis % ndim
 
 
-CONCAT = Op("Concat", inputs=("input",), rules=("g, its slice",), variadic=True)
+def _bounds(items: Sequence[Any], axis: int) -> list[tuple[int, int]]:
+    ends = np.cumsum([0] + [t.shape[axis] for t in items])
+    return [(int(lo), int(hi)) for lo, hi in itertools.pairwise(ends)]
 
 
-@public(builtin=True)
-def concat(items: Any, axis: int = 0) -> Tensor:
+class Concat(Op):
     """Join tensors along an existing axis.
 
     >>> concat([ones(2), zeros(3)])
     tensor([1., 1., 0., 0., 0.])
     """
-    parts = _tensors("concat", items)
-    limits.check_count(sum(p.size for p in parts), "concat()")
-    ndim = parts[0].ndim
-    if ndim == 0:
-        raise ShapeError("concat needs tensors with at least one dimension", help="use stack for scalars")
-    axis = _axis(axis, ndim, "concat")
-    try:
-        data = np.concatenate([p.data for p in parts], axis=axis)
-    except ValueError:
-        shapes = ", ".join(str(p.shape) for p in parts)
-        raise ShapeError(f"concat along axis {axis}: shapes {shapes} must agree on every other axis") from None
-    bounds = np.cumsum([0] + [p.shape[axis] for p in parts])
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor, ...]:
+    inputs = ("input",)
+    rules = ("g, its slice",)
+    variadic = True
+    builtin = True
+    aliases = ("cat",)  # PyTorch's name
+
+    @staticmethod
+    def forward(items: list[Any], axis: int = 0) -> Any:
+        hooks.allocating(sum(np.size(p) for p in items), "concat()", help="use smaller tensors")
+        ndim = np.ndim(items[0])
+        if ndim == 0:
+            raise ShapeError("concat needs tensors with at least one dimension", help="use stack for scalars")
+        axis = _axis(axis, ndim, "concat")
+        try:
+            return np.concatenate(items, axis=axis)
+        except ValueError:
+            shapes = ", ".join(str(np.shape(p)) for p in items)
+            raise ShapeError(f"concat along axis {axis}: shapes {shapes} must agree on every other axis") from None
+
+    @staticmethod
+    def backward(g: Any, out: Any, items: Sequence[Any], axis: int = 0) -> tuple[Any, ...]:
+        axis %= out.ndim
         lead = (slice(None),) * axis
         return tuple(
-            getitem(g, (*lead, slice(int(lo), int(hi)))) if p.requires_grad else None
-            for p, lo, hi in zip(parts, bounds[:-1], bounds[1:], strict=True)
+            g[(*lead, slice(lo, hi))] if p.requires_grad else None
+            for p, (lo, hi) in zip(items, _bounds(items, axis), strict=True)
         )
 
-    return record(data, CONCAT, tuple(parts), backward)
 
-
-STACK = Op("Stack", inputs=("input",), rules=("g, its slice",), variadic=True)
-
-
-@public(builtin=True)
-def stack(items: Any, axis: int = 0) -> Tensor:
+class Stack(Op):
     """Join tensors of one shape along a new axis.
 
     >>> stack([ones(2), zeros(2)])
     tensor([[1., 1.],
             [0., 0.]])
     """
-    parts = _tensors("stack", items)
-    limits.check_count(sum(p.size for p in parts), "stack()")
-    axis = _axis(axis, parts[0].ndim + 1, "stack")
-    try:
-        data = np.stack([p.data for p in parts], axis=axis)
-    except ValueError:
-        shapes = ", ".join(str(p.shape) for p in parts)
-        raise ShapeError(f"stack needs tensors of one shape, got {shapes}") from None
 
-    def backward(g: Tensor, out: Tensor) -> tuple[Tensor, ...]:
-        lead = (slice(None),) * axis
-        return tuple(getitem(g, (*lead, i)) if p.requires_grad else None for i, p in enumerate(parts))
+    inputs = ("input",)
+    rules = ("g, its slice",)
+    variadic = True
+    builtin = True
 
-    return record(data, STACK, tuple(parts), backward)
+    @staticmethod
+    def forward(items: list[Any], axis: int = 0) -> Any:
+        hooks.allocating(sum(np.size(p) for p in items), "stack()", help="use smaller tensors")
+        axis = _axis(axis, np.ndim(items[0]) + 1, "stack")
+        try:
+            return np.stack(items, axis=axis)
+        except ValueError:
+            shapes = ", ".join(str(np.shape(p)) for p in items)
+            raise ShapeError(f"stack needs tensors of one shape, got {shapes}") from None
+
+    @staticmethod
+    def backward(g: Any, out: Any, items: Sequence[Any], axis: int = 0) -> tuple[Any, ...]:
+        lead = (slice(None),) * (axis % out.ndim)
+        return tuple(g[(*lead, i)] if p.requires_grad else None for i, p in enumerate(items))
 
 
 def shape_of(args: Sequence[Any]) -> tuple[int, ...]:
     """Read a shape given as `2, 3` or as one tuple/list `(2, 3)`."""
-    if len(args) == 1 and isinstance(args[0], tuple | list):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
     dims = []
     for n in args:
         if type(n) is int:  # the usual case, without the checks below (rules reshape in every backward)
             dims.append(n)
             continue
-        if isinstance(n, bool) or not isinstance(n, int | Tensor | np.integer):
+        if isinstance(n, bool) or not hasattr(type(n), "__index__"):
             raise TensorTypeError(f"a shape is made of ints, not {type_name(n)}")
-        dims.append(int(n.__index__()))
+        dims.append(operator.index(n))  # a 0-d int tensor or a NumPy int (a float tensor refuses)
     return tuple(dims)

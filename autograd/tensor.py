@@ -1,121 +1,38 @@
-"""The Tensor (a NumPy value plus what autograd needs) and the Node that records how it was made.
+"""The Tensor (a NumPy value plus what autograd needs), and `apply`, which runs an op on tensors.
 
-Every op in this package follows one pattern, after micrograd: compute the value with NumPy,
-write the derivative rule right under it as a closure, and hand both to `record` with the op's
-declaration (an `ops.Op`, declared right above the op). `record` keeps the rule only when grad
-mode is on and some input requires grad, so a constant or a `no_grad` block pays for nothing but
+`class Tensor` lists its whole API in its own body, each method one line handing its op to
+`apply` (or `unary`, `binary`: the same for one input, or two). The ops are declared in the op
+modules imported below (arithmetic.py, functions.py, reductions.py, shaping.py, composed.py),
+each with its forward on NumPy values and its derivative rule (see op.py). Applying an op runs
+its forward on the inputs' values and wraps the result; when grad mode is on and an input
+requires grad, it also records a Node (node.py) holding the op and its arguments, which
+backward.py hands to the op's rule. A constant, or a `no_grad` block, pays for nothing but
 the NumPy call.
-
-`class Tensor` lists its whole API in its own body, each method one line handing over to the
-function that does the work (`ops.add`, `ops.exp`, ...: see autograd/op.py for why they are
-reached through `ops`).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from . import op as ops
-from .exceptions import TensorTypeError, TensorValueError
+from . import arithmetic, arranging, composed, convolution, functions, inplace, reductions, shaping
+from . import node as graph
+from .backward import backward as backpropagate
+from .exceptions import TensorTypeError, TensorValueError, type_name
+from .node import Node, enable_grad, is_grad_enabled, no_grad, recording, set_grad_enabled, updated_in_place
 from .op import Op
+from .printing import format_values
+from .reductions import Axis
 
-Axis = int | tuple[int, ...] | None  # the axes a reduction reduces: None means all of them
-
-# A derivative rule: given the gradient arriving at an op's output (and the output itself),
-# return one gradient per input, or None for an input that needs none.
-Rule = Callable[["Tensor", "Tensor"], tuple["Tensor | None", ...]]
-
-_grad_enabled = True
-# Counts in-place updates. Each node remembers the count when it was made and each tensor the
-# count of its last in-place update, so backward can tell (cheaply, and only when something was
-# updated at all) whether a value a rule needs has changed since the op ran.
-_inplace_updates = 0
-
-
-class Recording:
-    """What the engine tells whoever listens, and the provenance it stamps on each node.
-
-    where, call   provenance, kept current by whoever runs the ops (the interpreter: the site of
-                  the expression being evaluated, the DG call it runs in) and stamped on each
-                  recorded node as `node.where`, `node.call`; the engine never looks inside
-    listeners     objects told what happens, in the order they started listening; each may define
-                  any of these methods, and only those it defines are called:
-                    on_record(t)              a node was recorded (t is its output)
-                    on_backward(root, seed)   a backward pass begins
-                    on_visit(t, g)            the pass reached t with gradient g (leaves too)
-                    on_step(t, g, sent)       t's rule ran: g arrived, `sent` went to its inputs
-                    on_leaf(leaf, g, total)   g accumulated into leaf.grad, which is now `total`
-    With no listener each event costs one test of an empty tuple.
-    """
-
-    EVENTS = ("on_record", "on_backward", "on_visit", "on_step", "on_leaf")
-    __slots__ = ("call", "listeners", "where", *EVENTS)
-
-    def __init__(self) -> None:
-        self.where: Any = None
-        self.call: Any = None
-        self.listeners: tuple[Any, ...] = ()
-        self._index()
-
-    def listen(self, listener: Any) -> None:
-        """Start telling `listener` what happens (after those already listening)."""
-        self.listeners = (*self.listeners, listener)
-        self._index()
-
-    def stop_listening(self, listener: Any) -> None:
-        self.listeners = tuple(x for x in self.listeners if x is not listener)
-        self._index()
-
-    def _index(self) -> None:
-        """One tuple of bound methods per event, so the engine calls exactly the methods defined."""
-        for event in self.EVENTS:
-            found = (getattr(x, event, None) for x in self.listeners)
-            setattr(self, event, tuple(f for f in found if f is not None))
-
-    def save(self) -> tuple[Any, Any, tuple[Any, ...]]:
-        """Provenance and listeners as they are, for `restore` (a host scopes them to one run)."""
-        return self.where, self.call, self.listeners
-
-    def restore(self, saved: tuple[Any, Any, tuple[Any, ...]]) -> None:
-        self.where, self.call, self.listeners = saved
-        self._index()
-
-
-recording = Recording()
-
-
-class Node:
-    """How a tensor was made: the op (its declaration), its inputs, and the rule that sends gradients back.
-
-    `epoch` is the in-place update count when the op ran: an input (or the output) updated in
-    place after that would make the rule read the wrong values, and backward refuses.
-    `where` and `call` are opaque slots for whoever builds graphs (the interpreter puts the
-    source span and the DG call there, through `recording`); the engine never reads them. Two
-    slots rather than one tuple: a node is made per op, and a tuple each would cost 56 bytes.
-    """
-
-    __slots__ = ("backward", "call", "epoch", "inputs", "op", "where")
-
-    def __init__(self, op: Op, inputs: tuple[Tensor, ...], backward: Rule, epoch: int) -> None:
-        self.op = op
-        self.inputs = inputs
-        self.backward = backward
-        self.epoch = epoch
-        self.where: Any = None
-        self.call: Any = None
-
-    def changed_since(self, out: Tensor) -> bool:
-        """Was an input, or the output, updated in place after this op ran?"""
-        if self.epoch == _inplace_updates:  # nothing at all was updated in place since: the usual case
-            return False
-        return out.version > self.epoch or any(t.version > self.epoch for t in self.inputs)
-
-    def __repr__(self) -> str:
-        return f"<{self.op.name}Backward>"
+__all__ = [
+    "Node", "Tensor", "apply", "binary", "enable_grad", "is_grad_enabled", "lift", "no_grad", "recording",
+    "set_grad_enabled", "signature", "type_name", "unary", "updated_in_place",
+]  # fmt: skip
 
 
 class Tensor:
@@ -127,6 +44,7 @@ class Tensor:
 
     __slots__ = ("data", "grad", "grad_fn", "name", "requires_grad", "version")
     __array_ufunc__ = None  # NumPy scalars on the left defer to our operators instead of looping.
+    dg_type_name = "tensor"  # what messages call it (exceptions.type_name)
 
     def __init__(self, data: Any, requires_grad: bool = False) -> None:
         self.data = data
@@ -137,6 +55,8 @@ class Tensor:
         self.name: str | None = None  # the variable a program bound it to, for graph pictures
 
     # ---- what a tensor is ---------------------------------------------------------------
+    # These read the NumPy value's own attributes (np.ndim, np.size and np.asarray cost a
+    # microsecond each, and ops ask on every call); a constant may hold a plain Python number.
     @property
     def shape(self) -> tuple[int, ...]:
         try:
@@ -144,8 +64,6 @@ class Tensor:
         except AttributeError:  # a constant holding a Python number
             return ()
 
-    # These read the NumPy value's own attributes (np.ndim, np.size and np.asarray cost a
-    # microsecond each, and ops ask on every call); a constant may hold a plain Python number.
     @property
     def ndim(self) -> int:
         try:
@@ -168,10 +86,6 @@ class Tensor:
             kind = "b" if type(self.data) is bool else "i" if type(self.data) is int else "f"
         return "bool" if kind == "b" else "int" if kind in "iu" else "float"
 
-    @property
-    def is_leaf(self) -> bool:
-        return self.grad_fn is None
-
     def item(self) -> float | int | bool:
         """The one number in a one-element tensor, as a plain number.
 
@@ -185,12 +99,6 @@ class Tensor:
             )
         return np.asarray(self.data).reshape(()).item()
 
-    def numpy(self) -> np.ndarray:
-        return np.asarray(self.data)
-
-    def tolist(self) -> Any:
-        return np.asarray(self.data).tolist()
-
     def detach(self) -> Tensor:
         """The same values as a new leaf, cut off from the graph that made them.
 
@@ -200,92 +108,121 @@ class Tensor:
         """
         return Tensor(self.data)
 
-    # ---- what can be done with it: each line hands over to the op that does it ---------------
     # fmt: off
+    @property
+    def is_leaf(self) -> bool: return self.grad_fn is None
+    def numpy(self) -> np.ndarray: return np.asarray(self.data)
+    def tolist(self) -> Any: return np.asarray(self.data).tolist()
+
+    # ---- what can be done with it: each line hands its op to apply -----------------------------
     # arithmetic (autograd/arithmetic.py); a plain number on either side is a constant
-    def __add__(self, other: Any) -> Tensor: return ops.add(self, other)
-    def __radd__(self, other: Any) -> Tensor: return ops.add(other, self)
-    def __sub__(self, other: Any) -> Tensor: return ops.sub(self, other)
-    def __rsub__(self, other: Any) -> Tensor: return ops.sub(other, self)
-    def __mul__(self, other: Any) -> Tensor: return ops.mul(self, other)
-    def __rmul__(self, other: Any) -> Tensor: return ops.mul(other, self)
-    def __truediv__(self, other: Any) -> Tensor: return ops.div(self, other)
-    def __rtruediv__(self, other: Any) -> Tensor: return ops.div(other, self)
-    def __floordiv__(self, other: Any) -> Tensor: return ops.floordiv(self, other)
-    def __rfloordiv__(self, other: Any) -> Tensor: return ops.floordiv(other, self)
-    def __mod__(self, other: Any) -> Tensor: return ops.mod(self, other)
-    def __rmod__(self, other: Any) -> Tensor: return ops.mod(other, self)
-    def __pow__(self, other: Any) -> Tensor: return ops.pow_(self, other)
-    def __rpow__(self, other: Any) -> Tensor: return ops.pow_(other, self)
-    def __matmul__(self, other: Any) -> Tensor: return ops.matmul(self, other)
-    def __rmatmul__(self, other: Any) -> Tensor: return ops.matmul(other, self)
-    def __neg__(self) -> Tensor: return ops.neg(self)
+    def __add__(self, other: Any) -> Tensor: return binary(arithmetic.Add, self, other)
+    def __radd__(self, other: Any) -> Tensor: return binary(arithmetic.Add, other, self)
+    def __sub__(self, other: Any) -> Tensor: return binary(arithmetic.Sub, self, other)
+    def __rsub__(self, other: Any) -> Tensor: return binary(arithmetic.Sub, other, self)
+    def __mul__(self, other: Any) -> Tensor: return binary(arithmetic.Mul, self, other)
+    def __rmul__(self, other: Any) -> Tensor: return binary(arithmetic.Mul, other, self)
+    def __truediv__(self, other: Any) -> Tensor: return binary(arithmetic.Div, self, other)
+    def __rtruediv__(self, other: Any) -> Tensor: return binary(arithmetic.Div, other, self)
+    def __floordiv__(self, other: Any) -> Tensor: return binary(arithmetic.FloorDiv, self, other)
+    def __rfloordiv__(self, other: Any) -> Tensor: return binary(arithmetic.FloorDiv, other, self)
+    def __mod__(self, other: Any) -> Tensor: return binary(arithmetic.Mod, self, other)
+    def __rmod__(self, other: Any) -> Tensor: return binary(arithmetic.Mod, other, self)
+    def __pow__(self, other: Any) -> Tensor: return binary(arithmetic.Pow, self, other)
+    def pow(self, exponent: Any) -> Tensor: return binary(arithmetic.Pow, self, exponent)
+    def __rpow__(self, other: Any) -> Tensor: return binary(arithmetic.Pow, other, self)
+    def __matmul__(self, other: Any) -> Tensor: return binary(arithmetic.MatMul, self, other)
+    def __rmatmul__(self, other: Any) -> Tensor: return binary(arithmetic.MatMul, other, self)
+    def __neg__(self) -> Tensor: return unary(arithmetic.Neg, self)
     def __pos__(self) -> Tensor: return self
-    def __abs__(self) -> Tensor: return ops.abs_(self)
+    def __abs__(self) -> Tensor: return unary(functions.Abs, self)
 
     # comparisons: elementwise, giving bool tensors that are never recorded
-    def __eq__(self, other: Any) -> Any: return ops.compare(operator.eq, "==", self, other)
-    def __ne__(self, other: Any) -> Any: return ops.compare(operator.ne, "!=", self, other)
-    def __lt__(self, other: Any) -> Any: return ops.compare(operator.lt, "<", self, other)
-    def __le__(self, other: Any) -> Any: return ops.compare(operator.le, "<=", self, other)
-    def __gt__(self, other: Any) -> Any: return ops.compare(operator.gt, ">", self, other)
-    def __ge__(self, other: Any) -> Any: return ops.compare(operator.ge, ">=", self, other)
+    def __eq__(self, other: Any) -> Any: return compare(operator.eq, "==", self, other)
+    def __ne__(self, other: Any) -> Any: return compare(operator.ne, "!=", self, other)
+    def __lt__(self, other: Any) -> Any: return compare(operator.lt, "<", self, other)
+    def __le__(self, other: Any) -> Any: return compare(operator.le, "<=", self, other)
+    def __gt__(self, other: Any) -> Any: return compare(operator.gt, ">", self, other)
+    def __ge__(self, other: Any) -> Any: return compare(operator.ge, ">=", self, other)
     __hash__ = object.__hash__  # `==` is elementwise, so identity is the only sensible hash
 
-    # in-place updates, `w -= lr * w.grad`: in place outside recording, else a new recorded tensor
-    def __iadd__(self, other: Any) -> Tensor: return ops.update_in_place(ops.add, "+", self, other)
-    def __isub__(self, other: Any) -> Tensor: return ops.update_in_place(ops.sub, "-", self, other)
-    def __imul__(self, other: Any) -> Tensor: return ops.update_in_place(ops.mul, "*", self, other)
-    def __itruediv__(self, other: Any) -> Tensor: return ops.update_in_place(ops.div, "/", self, other)
-    def __ifloordiv__(self, other: Any) -> Tensor: return ops.update_in_place(ops.floordiv, "//", self, other)
-    def __imod__(self, other: Any) -> Tensor: return ops.update_in_place(ops.mod, "%", self, other)
-    def __ipow__(self, other: Any) -> Tensor: return ops.update_in_place(ops.pow_, "**", self, other)
-    def __imatmul__(self, other: Any) -> Tensor: return ops.update_in_place(ops.matmul, "@", self, other)
+    # in-place updates, `w -= lr * w.grad`: in place outside recording, else a new recorded tensor (autograd/inplace.py)
+    def __iadd__(self, other: Any) -> Tensor: return inplace.update(operator.add, "+", self, other)
+    def __isub__(self, other: Any) -> Tensor: return inplace.update(operator.sub, "-", self, other)
+    def __imul__(self, other: Any) -> Tensor: return inplace.update(operator.mul, "*", self, other)
+    def __itruediv__(self, other: Any) -> Tensor: return inplace.update(operator.truediv, "/", self, other)
+    def __ifloordiv__(self, other: Any) -> Tensor: return inplace.update(operator.floordiv, "//", self, other)
+    def __imod__(self, other: Any) -> Tensor: return inplace.update(operator.mod, "%", self, other)
+    def __ipow__(self, other: Any) -> Tensor: return inplace.update(operator.pow, "**", self, other)
+    def __imatmul__(self, other: Any) -> Tensor: return inplace.update(operator.matmul, "@", self, other)
 
-    # indexing (autograd/shaping.py); item assignment is never recorded (autograd/arithmetic.py)
-    def __getitem__(self, index: Any) -> Tensor: return ops.getitem(self, index)
-    def __setitem__(self, index: Any, value: Any) -> None: ops.assign_index(self, index, value)
+    # indexing (autograd/shaping.py); item assignment is never recorded (autograd/inplace.py)
+    def __getitem__(self, index: Any) -> Tensor: return unary(shaping.Index, self, index)
+    def __setitem__(self, index: Any, value: Any) -> None: inplace.assign(self, index, lift(value))
 
     # reductions (autograd/reductions.py)
-    def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return ops.sum_(self, axis, keepdims)
-    def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return ops.mean(self, axis, keepdims)
-    def max(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return ops.max_(self, axis, keepdims)
-    def min(self, axis: Axis = None, keepdims: bool = False) -> Tensor: return ops.min_(self, axis, keepdims)
-    def argmax(self, axis: int | None = None) -> Tensor: return ops.argmax(self, axis)
-    def argmin(self, axis: int | None = None) -> Tensor: return ops.argmin(self, axis)
-    def any(self, axis: Axis = None) -> Tensor: return ops.any_(self, axis)
-    def all(self, axis: Axis = None) -> Tensor: return ops.all_(self, axis)
+    def sum(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Sum, self, axis, keepdims)
+    def mean(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Mean, self, axis, keepdims)
+    def max(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Max, self, axis, keepdims)
+    def min(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Min, self, axis, keepdims)
+    def argmax(self, axis: int | None = None) -> Tensor: return unary(reductions.ArgMax, self, axis)
+    def argmin(self, axis: int | None = None) -> Tensor: return unary(reductions.ArgMin, self, axis)
+    def prod(self, axis: Axis = None, keepdims=False) -> Tensor: return unary(reductions.Prod, self, axis, keepdims)
+    def any(self, axis: Axis = None) -> Tensor: return unary(reductions.AnyTrue, self, axis)
+    def all(self, axis: Axis = None) -> Tensor: return unary(reductions.AllTrue, self, axis)
 
     # elementwise functions (autograd/functions.py)
-    def exp(self) -> Tensor: return ops.exp(self)
-    def log(self) -> Tensor: return ops.log(self)
-    def sqrt(self) -> Tensor: return ops.sqrt(self)
-    def sin(self) -> Tensor: return ops.sin(self)
-    def cos(self) -> Tensor: return ops.cos(self)
-    def tanh(self) -> Tensor: return ops.tanh(self)
-    def sigmoid(self) -> Tensor: return ops.sigmoid(self)
-    def relu(self) -> Tensor: return ops.relu(self)
-    def abs(self) -> Tensor: return ops.abs_(self)
-    def sign(self) -> Tensor: return ops.sign(self)
-    def floor(self) -> Tensor: return ops.floor(self)
-    def ceil(self) -> Tensor: return ops.ceil(self)
+    def exp(self) -> Tensor: return unary(functions.Exp, self)
+    def log(self) -> Tensor: return unary(functions.Log, self)
+    def sqrt(self) -> Tensor: return unary(functions.Sqrt, self)
+    def sin(self) -> Tensor: return unary(functions.Sin, self)
+    def cos(self) -> Tensor: return unary(functions.Cos, self)
+    def tanh(self) -> Tensor: return unary(functions.Tanh, self)
+    def sigmoid(self) -> Tensor: return unary(functions.Sigmoid, self)
+    def relu(self) -> Tensor: return unary(functions.Relu, self)
+    def abs(self) -> Tensor: return unary(functions.Abs, self)
+    def sign(self) -> Tensor: return unary(functions.Sign, self)
+    def floor(self) -> Tensor: return unary(functions.Floor, self)
+    def ceil(self) -> Tensor: return unary(functions.Ceil, self)
+    def maximum(self, other: Any) -> Tensor: return binary(functions.Maximum, self, other)
+    def minimum(self, other: Any) -> Tensor: return binary(functions.Minimum, self, other)
+    def where(self, condition: Any, other: Any) -> Tensor: return apply(functions.Where, condition, self, other)
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor: return apply(functions.Clamp, self, min, max)
+    def erf(self) -> Tensor: return unary(functions.Erf, self)
 
-    # along one axis, built from the functions above (autograd/composed.py)
-    def softmax(self, axis: int = -1) -> Tensor: return ops.softmax(self, axis)
-    def log_softmax(self, axis: int = -1) -> Tensor: return ops.log_softmax(self, axis)
-    def logsumexp(self, axis: int = -1, keepdims: bool = False) -> Tensor: return ops.logsumexp(self, axis, keepdims)
+    # along one axis, built from the ops above (autograd/composed.py)
+    def softmax(self, axis: int = -1) -> Tensor: return composed.Softmax.forward(self, axis)
+    def log_softmax(self, axis: int = -1) -> Tensor: return composed.LogSoftmax.forward(self, axis)
+    def logsumexp(self, axis=-1, keepdims=False) -> Tensor: return composed.LogSumExp.forward(self, axis, keepdims)
 
     # shapes (autograd/shaping.py)
-    def reshape(self, *shape: Any) -> Tensor: return ops.reshape(self, *shape)
-    def flatten(self) -> Tensor: return ops.flatten(self)
-    def transpose(self, *axes: Any) -> Tensor: return ops.transpose(self, axes or None)
+    def reshape(self, *shape: Any) -> Tensor: return unary(shaping.Reshape, self, *shape)
+    def flatten(self) -> Tensor: return composed.Flatten.forward(self)
+    def squeeze(self, axis: Any = None) -> Tensor: return composed.Squeeze.forward(self, axis)
+    def unsqueeze(self, axis: int) -> Tensor: return composed.Unsqueeze.forward(self, axis)
+    def permute(self, *axes: Any) -> Tensor: return composed.Permute.forward(self, *axes)
+    def transpose(self, *axes: Any) -> Tensor: return unary(shaping.Transpose, self, axes or None)
     @property
-    def T(self) -> Tensor: return ops.transpose(self)
+    def T(self) -> Tensor: return unary(shaping.Transpose, self)
     @property
-    def mT(self) -> Tensor: return ops.transpose(self, (*range(self.ndim - 2), -1, -2))
+    def mT(self) -> Tensor: return unary(shaping.Transpose, self, (*range(self.ndim - 2), -1, -2))
+    def gather(self, axis: int, index: Any) -> Tensor: return apply(arranging.Gather, self, axis, index)
+    def tril(self, diagonal: int = 0) -> Tensor: return unary(arranging.Tril, self, diagonal)
+    def triu(self, diagonal: int = 0) -> Tensor: return unary(arranging.Triu, self, diagonal)
+    def flip(self, axes: Any) -> Tensor: return unary(arranging.Flip, self, axes)
+    def cumsum(self, axis: int) -> Tensor: return unary(arranging.Cumsum, self, axis)
+    def tile(self, *reps: Any) -> Tensor: return unary(arranging.Tile, self, *reps)
+    def broadcast_to(self, shape: Any) -> Tensor: return unary(shaping.Broadcast, self, tuple(shape))
+    def sum_to(self, shape: Any) -> Tensor: return self if self.shape == shape else unary(shaping.SumTo, self, shape)
+    def index_add(self, index: Any, shape: Any) -> Tensor: return unary(shaping.IndexAdd, self, index, tuple(shape))
+
+    # a convolution and its gradients, which their rules use (autograd/convolution.py)
+    def convolve(self, w: Any, *how: Any) -> Tensor: return apply(convolution.CONV[w.ndim], self, w, None, *how)
+    def conv_transpose(self, w: Any, *how: Any) -> Tensor: return apply(convolution.ConvTranspose, self, w, *how)
+    def conv_weight(self, grad: Any, *how: Any) -> Tensor: return apply(convolution.ConvWeight, self, grad, *how)
 
     # gradients (autograd/backward.py)
-    def backward(self, seed: Any = None, create_graph: bool = False) -> None: ops.backward(self, seed, create_graph)
+    def backward(self, seed: Any = None, create_graph: bool = False) -> None: backpropagate(self, seed, create_graph)
     # fmt: on
 
     # ---- Python protocols ---------------------------------------------------------------
@@ -332,96 +269,130 @@ class Tensor:
         return f"tensor({body})"
 
 
-def format_values(values: np.ndarray) -> str:
-    """The values as PyTorch prints them: `[ 2., -2.,  4.]`, or 4 decimals once any is fractional."""
-    finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values
-    whole = values.dtype.kind != "f" or bool(np.all(finite == np.round(finite)))
-    return np.array2string(
-        values,
-        separator=", ",
-        prefix="tensor(",
-        precision=4,
-        floatmode="maxprec" if whole else "fixed",
-        max_line_width=80,
-    )
+# ---- applying an op ---------------------------------------------------------------------------
+# `unary` and `binary` are `apply` for one input (forward's first parameter, then the op's other
+# arguments) and for two (forward's only parameters): each op of a step passes through one of
+# them, so they skip what the general case has to work out.
+def unary(op: type[Op], a: Any, *params: Any) -> Tensor:
+    """`op` on one tensor `a` and the op's other arguments (a plain number is a constant)."""
+    if type(a) is not Tensor:
+        a = lift(a)
+    # (a call without `*` runs without a C frame of its own: most ops have no other argument)
+    out = Tensor(op.forward(a.data, *params) if params else op.forward(a.data))
+    if graph._grad_enabled and a.requires_grad and op.records:
+        inputs = (a,)  # (what _record does, written out: this runs for most ops of every step)
+        out.requires_grad = True
+        out.grad_fn = node = Node(op, inputs, (a, *params) if params else inputs, graph._inplace_updates)
+        if recording.where is not None:
+            node.where, node.call = recording.where, recording.call
+        if recording.on_record:
+            _tell(out)
+    return out
 
 
-# ---- grad mode ----------------------------------------------------------------------------
-def is_grad_enabled() -> bool:
-    return _grad_enabled
+def binary(op: type[Op], a: Any, b: Any) -> Tensor:
+    """`op` on two tensors (a plain number is a constant)."""
+    if type(a) is not Tensor:
+        a = lift(a)
+    if type(b) is not Tensor:
+        b = lift(b)
+    out = Tensor(op.forward(a.data, b.data))
+    if graph._grad_enabled and (a.requires_grad or b.requires_grad) and op.records:
+        inputs = (a, b)
+        out.requires_grad = True
+        out.grad_fn = node = Node(op, inputs, inputs, graph._inplace_updates)
+        if recording.where is not None:
+            node.where, node.call = recording.where, recording.call
+        if recording.on_record:
+            _tell(out)
+    return out
 
 
-def set_grad_enabled(enabled: bool) -> bool:
-    """Turn recording on or off; returns the previous setting."""
-    global _grad_enabled
-    previous, _grad_enabled = _grad_enabled, bool(enabled)
-    return previous
-
-
-class no_grad:
-    """Inside this block nothing is recorded: results have no grad_fn and leaves update in place."""
-
-    def __enter__(self) -> None:
-        self._previous = set_grad_enabled(False)
-
-    def __exit__(self, *exc: object) -> None:
-        set_grad_enabled(self._previous)
-
-
-class enable_grad:
-    """Recording on again inside a `no_grad` block (used to build gradients of gradients)."""
-
-    def __enter__(self) -> None:
-        self._previous = set_grad_enabled(True)
-
-    def __exit__(self, *exc: object) -> None:
-        set_grad_enabled(self._previous)
-
-
-# ---- recording ----------------------------------------------------------------------------
-def record(data: Any, op: Op, inputs: tuple[Tensor, ...], backward: Rule) -> Tensor:
-    """Wrap an op's result; keep its rule only if grad mode is on and an input requires grad."""
-    out = Tensor(data)
-    if _grad_enabled:
+def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
+    """`op` on its arguments as its forward takes them, keywords too (`where(c, a, b)`, `sum(x,
+    axis=0)`): its inputs become tensors (a variadic op's one input is a list of them), and any
+    other argument that is a tensor gives its values. A composed function gets the tensors."""
+    if kwargs:
+        if not kwargs.keys().isdisjoint(PYTORCH_NAMES):  # sum(x, dim=0, keepdim=True): PyTorch's words
+            kwargs = {PYTORCH_NAMES.get(k, k) if k not in signature(op).parameters else k: v for k, v in kwargs.items()}
+        bound = signature(op).bind(*args, **kwargs)
+        bound.apply_defaults()
+        args = bound.args
+    values = []  # what forward receives: NumPy values in place of tensors
+    rule = []  # what the rule receives: the inputs as tensors, the other arguments as forward got them
+    inputs: list[Tensor] = []
+    for i, value in enumerate(args):
+        if i not in op.places or value is None:  # (an optional input left out, conv2d's bias: no input)
+            if type(value) is Tensor and not op.composed:  # where's condition: its values
+                value = value.data
+            values.append(value)
+            rule.append(value)
+        elif op.variadic:
+            if not isinstance(value, (list, tuple)) or not value:
+                raise TensorTypeError(f"{op.function} needs a non-empty list of tensors, got {type_name(value)}")
+            items = tuple(map(lift, value))
+            inputs.extend(items)
+            values.append([t.data for t in items])
+            rule.append(items)
+        else:
+            t = value if type(value) is Tensor else lift(value)
+            inputs.append(t)
+            values.append(t if op.composed else t.data)
+            rule.append(t)
+    if op.composed:
+        return op.forward(*values)
+    out = Tensor(op.forward(*values))
+    if graph._grad_enabled and op.records:
         for t in inputs:
             if t.requires_grad:
-                out.requires_grad = True
-                out.grad_fn = node = Node(op, inputs, backward, _inplace_updates)
-                if recording.where is not None:
-                    node.where, node.call = recording.where, recording.call
-                if recording.on_record:
-                    for listener in recording.on_record:
-                        listener(out)
+                _record(out, op, tuple(inputs), tuple(rule))
                 break
     return out
 
 
-def updates_in_place() -> int:
-    """How many in-place updates there have been so far (see Node.changed_since)."""
-    return _inplace_updates
+PYTORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axes"}  # its keywords, and the engine's
 
 
-def updated_in_place(t: Tensor) -> None:
-    """Note that `t`'s values were just replaced in place (see Node.changed_since)."""
-    global _inplace_updates
-    _inplace_updates += 1
-    t.version = _inplace_updates
+@functools.cache
+def signature(op: type[Op]) -> inspect.Signature:
+    """The signature of an op's forward: what a function of it takes."""
+    return inspect.signature(op.forward)
+
+
+def _record(out: Tensor, op: type[Op], inputs: tuple[Tensor, ...], args: tuple[Any, ...]) -> None:
+    """Make `out` the result of a recorded node."""
+    out.requires_grad = True
+    out.grad_fn = node = Node(op, inputs, args, graph._inplace_updates)
+    if recording.where is not None:
+        node.where, node.call = recording.where, recording.call
+    if recording.on_record:
+        _tell(out)
+
+
+def _tell(out: Tensor) -> None:
+    for listener in recording.on_record:
+        listener(out)
 
 
 def lift(x: Any) -> Tensor:
     """Make an operand a Tensor; a plain number becomes a constant that never requires grad."""
     if type(x) is Tensor:
         return x
-    if type(x) in (float, int, bool) or isinstance(x, np.generic | np.ndarray):
+    if type(x) in (float, int, bool) or isinstance(x, (np.generic, np.ndarray)):
         return Tensor(x)
     raise TensorTypeError(f"expected a tensor or a number, got {type_name(x)}")
 
 
-def type_name(x: Any) -> str:
-    """The name a user knows a value's type by."""
-    if isinstance(x, Tensor):
-        return "tensor"
-    if x is None:
-        return "None"
-    name = type(x).__name__
-    return getattr(type(x), "dg_type_name", name)
+# ---- comparing: a tensor's own protocol ------------------------------------------------------
+def compare(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Any) -> Any:
+    """`a < b` and the like, with `fn` Python's operator for `symbol`: a bool tensor, never recorded."""
+    if type(b) is Tensor:
+        other = b.data
+    elif isinstance(b, (int, float, np.generic, np.ndarray)):  # bool is an int
+        other = b
+    else:
+        return NotImplemented  # `x == None` falls back to identity, as in Python
+    data = a.data
+    if type(data) is np.ndarray or type(other) is np.ndarray:  # (two numbers: nothing to check)
+        return Tensor(arithmetic.Compare.forward(data, other, fn, symbol))
+    return Tensor(fn(data, other))

@@ -1,11 +1,12 @@
 """Exercise 1 (ML): derive the derivative of softplus and add it to the engine as an op of its own.
 
 softplus(x) = log(1 + exp(x)), a smooth relu. An op is declared in one place, and this one goes
-in autograd/functions.py (look at `sigmoid` and `relu` there): its `Op` (the name it records and
-its rule as text, which `dg graph` writes on the edge), its forward function `softplus` with the
-`@public(...)` line saying how DG reaches it, and its rule under the value it computes. DG then
+in autograd/functions.py (look at `Sigmoid` and `Relu` there): one class `Softplus(Op)` with its
+rule as text (which `dg graph` writes on the edge), the line saying how DG reaches it
+(`method = builtin = numbers = True`), its forward on NumPy values and its rule under it. DG then
 has the builtin `softplus(x)` (a number gives a number, a tensor a tensor) and the tensor method
-`x.softplus()`, with nothing else to change.
+`x.softplus()`, with nothing else to change (for Python's `x.softplus()`, add its line to
+Tensor's methods in autograd/tensor.py).
 - It is one recorded op, "Softplus" (grad_fn <SoftplusBackward>), not log(1 + exp(x)) built
   from other ops: derive d softplus / dx and write the rule, and its text in the declaration.
 - It never overflows: softplus(1000) is 1000 and softplus(-1000) is 0 (not inf, not nan).
@@ -22,10 +23,10 @@ from finite_differences import check_rule
 
 
 def softplus():
-    from dglang.autograd import functions
+    from dglang.autograd import function, functions
 
-    assert hasattr(functions, "softplus"), "autograd/functions.py has no softplus yet"
-    return functions.softplus
+    assert hasattr(functions, "Softplus"), "autograd/functions.py declares no Softplus op yet"
+    return function(functions.Softplus)
 
 
 def test_values_and_no_overflow() -> None:

@@ -22,13 +22,15 @@ def test_rule_matches_finite_differences(op) -> None:
 
 
 def test_the_check_catches_a_wrong_rule() -> None:
+    from dglang.autograd import function
     from dglang.autograd.op import Op
-    from dglang.autograd.tensor import lift, record
 
-    def wrong_square(a):
-        a = lift(a)
-        op = Op("WrongSquare", inputs=("a",), rules=("g·a",))  # forgot the 2
-        return record(a.data**2, op, (a,), lambda g, out: (g * a,))
+    class WrongSquare(Op):
+        rules = ("g·a",)  # forgot the 2
+        forward = staticmethod(lambda a: a**2)
+        backward = staticmethod(lambda g, out, a: (g * a,))
+
+    wrong_square = function(WrongSquare)
 
     with pytest.raises(AssertionError, match="wrong_square"):
         check_rule("wrong_square", wrong_square, VALUES)

@@ -3,7 +3,7 @@ notebook kernel (editors get a TextMate grammar whose word lists are written fro
 editors/update_grammar.py).
 
 Which words are keywords is read from the grammar, and which are builtins from the builtins table
-of a session (the interpreter's own and those @public declares in autograd/op.py), so a builtin
+of a session (the interpreter's own and the engine's, listed in autograd/table.py), so a builtin
 added in either place is coloured without touching this file.
 """
 

@@ -216,7 +216,7 @@ def describe_vars(variables: dict[str, object]) -> list[tuple[str, str, str, str
         if isinstance(value, Tensor):
             state = []
             if value.requires_grad:
-                state.append("requires grad" if value.is_leaf else f"computed by {value.grad_fn.op}")  # type: ignore[union-attr]
+                state.append("requires grad" if value.is_leaf else f"computed by {value.grad_fn.op.name}")  # type: ignore[union-attr]
             if value.grad is not None:
                 state.append("has .grad")
             rows.append((name, f"{value.dtype} tensor", str(value.shape), ", ".join(state)))

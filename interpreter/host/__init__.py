@@ -11,4 +11,7 @@ put them around a run and take them away after it:
     limited_run.py      one run, start to end: budgets afresh, the engine's listeners and memory
                         ceiling, the watchdog started and surely stopped, the error reported
     watchdog.py         the thread that stops a run past its --timeout or --max-memory
+                        (reading the process's memory on each OS with memory.py)
+    guards.py           the hooks the engine asks before every large result (a tensor's size,
+                        the memory left) and every long matrix product (computed in slices)
 """

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from dglang import autograd as ag
-from dglang.autograd import allocation as engine_limits
+from dglang.autograd import hooks
 from dglang.autograd.tensor import recording
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Span
@@ -28,6 +28,7 @@ from dglang.interpreter.semantics.context import RunContext
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.locating import interruption
 
+from .guards import Guards
 from .limits import Limits
 from .python_settings import for_running
 from .watchdog import Watchdog
@@ -65,7 +66,7 @@ def limited(session: Host, compiled: Callable[[], Any], env: Env, start: Span | 
     recording.where = recording.call = None
     for listener in session.listeners:
         recording.listen(listener)
-    memory_before, engine_limits.max_bytes = engine_limits.max_bytes, limits.max_memory
+    hooks_before = hooks.install(Guards(limits.max_memory))  # the engine asks them before large work
     watchdog = None
     if limits.timeout is not None or limits.max_memory is not None:
         overrun = session.overrun if session.hard_stop is not None else None
@@ -96,7 +97,7 @@ def limited(session: Host, compiled: Callable[[], Any], env: Env, start: Span | 
         if watchdog is not None:  # again: a Ctrl-C may have cut the first stop short
             watchdog.stop()
         session.watchdog = None
-        engine_limits.max_bytes = memory_before
+        hooks.install(hooks_before)
         recording.restore(saved)
         session.running = False
 

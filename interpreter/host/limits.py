@@ -38,7 +38,7 @@ class Limits:
 def default_max_memory() -> int:
     """4 GiB, or half the machine's memory if that is less (read when a session is made, so that
     `dg --help` need not load the engine)."""
-    from dglang.autograd.memory import default_budget
+    from .memory import default_budget
 
     return default_budget()
 

@@ -164,8 +164,8 @@ class Session:
         return explain(error, self.context.rebound_parameter)
 
     # ---- services for builtins ------------------------------------------------------------
-    def write(self, text: str) -> None:
-        """Write program output, within the output limit of this run."""
+    def write(self, text: str, stream: TextIO | None = None) -> None:
+        """Write program output (to `stream`, standard output if not given), within the output limit of this run."""
         budget = self.limits.max_output
         if budget is not None:
             self.printed += len(text) if text.isascii() else output_size(text)  # bytes, in UTF-8
@@ -175,13 +175,14 @@ class Session:
                     f"the program printed more than {budget:,} bytes",
                     help="a print inside a loop that runs too often? (the limit is --max-output)",
                 )
+        out = self.out if stream is None else stream
         try:
-            self.out.write(text)
+            out.write(text)
         except BrokenPipeError:
             raise OutputClosed from None
         except UnicodeEncodeError:  # "\ud800" in a string: show what cannot be encoded as an escape
-            encoding = getattr(self.out, "encoding", None) or "utf-8"
-            self.out.write(text.encode(encoding, "backslashreplace").decode(encoding))
+            encoding = getattr(out, "encoding", None) or "utf-8"
+            out.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
     def echo(self, value: Any) -> None:
         self.write(show(value) + "\n")

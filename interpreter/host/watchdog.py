@@ -2,15 +2,15 @@
 
 A program runs in the thread that called Session.run: the main thread of `dg`, a worker thread of
 a notebook kernel or of a grader. While it runs, a watchdog thread waits for the deadline and
-reads the process's memory every few milliseconds (autograd/memory.py). When either runs out it
+reads the process's memory every few milliseconds (memory.py). When either runs out it
 raises OutOfTime or OutOfMemory *in the program's thread*, through CPython's
 PyThreadState_SetAsyncExc: the exception appears at the next bytecode that thread runs, as Ctrl-C
 does, so the statement running is the one the error points at. No signal is involved, so this
 works on Windows and in any thread; it fires at most once per run.
 
 What no exception can interrupt is one long call into C: NumPy's matrix product of two 8192×8192
-matrices runs 20 seconds without returning to Python. The engine splits products that large
-(autograd/arithmetic.py), so no single NumPy call holds on for long, and the rest of DG's ops are
+matrices runs 20 seconds without returning to Python. The host's guards split products that
+large (guards.py), so no single NumPy call holds on for long, and the rest of DG's ops are
 bounded by the size of a tensor. For the `dg` command there is a last resort besides: a host may
 pass `overrun`, which the watchdog calls when the program has not stopped GRACE seconds after it
 was told to (the CLI prints the located error and exits).
@@ -32,8 +32,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from dglang.autograd.memory import resident_bytes
 from dglang.interpreter.semantics.interrupts import OutOfMemory, OutOfTime, Stopped
+
+from .memory import resident_bytes
 
 # How often the memory is read: as often as the headroom left could fill at FILL_RATE (the rate
 # at which a fast machine faults in fresh memory), between these bounds. Far from the limit that

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.op import FUNCTIONS
+from dglang.autograd.table import FUNCTIONS
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
@@ -172,12 +172,54 @@ TENSOR_PROPERTIES: dict[str, Callable[[Tensor], Any]] = {
 
 
 def transpose(t: Tensor, *axes: Any) -> Tensor:
-    """The axes reversed (like t.T), or in the order given: t.transpose(1, 0).
+    """The axes reversed (like t.T); two axes swapped, as PyTorch's t.transpose(1, 2); or all in a new order.
 
-    >>> ones(2, 3).transpose(1, 0).shape
+    >>> ones(2, 3, 4).transpose(1, 2).shape
+    (2, 4, 3)
+    """
+    if len(axes) == 2:  # PyTorch's meaning: swap these two (for a matrix, (1, 0) is NumPy's too)
+        order = list(range(t.ndim))
+        for a in axes:
+            if type(a) is not int or not -t.ndim <= a < t.ndim:
+                raise DGError("IndexError", f"transpose: axis {a!r} is out of range for {t.ndim} dimensions")
+        first, second = axes[0] % t.ndim, axes[1] % t.ndim
+        order[first], order[second] = second, first
+        return t.transpose(*order)
+    return t.transpose(*axes)
+
+
+def t(x: Tensor) -> Tensor:
+    """The transpose of a matrix, as PyTorch's x.t() (a vector or a number stays as it is).
+
+    >>> ones(2, 3).t().shape
     (3, 2)
     """
-    return t.transpose(*axes)
+    if x.ndim > 2:
+        raise DGError("ValueError", f"t() takes at most 2 dimensions, not {x.ndim}", help="use .transpose(0, 1) or .mT")
+    return x.T
+
+
+def extreme(name: str) -> Callable[..., Any]:
+    """x.max and x.min: with `axis=`, the values (NumPy's way); with a dim (x.max(1), x.max(dim=1)),
+    PyTorch's pair (values, indices), so `values, idx = x.max(1)` means what it does there."""
+    reduce, position = getattr(Tensor, name), getattr(Tensor, f"arg{name}")
+
+    def method(x: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: bool = False) -> Any:
+        if dim is None:
+            return reduce(x, axis, keepdims or keepdim)
+        if axis is not None:
+            raise DGError("TypeError", f"{name}() takes dim or axis, not both")
+        values, indices = reduce(x, dim, keepdim), position(x, dim)
+        return values, (indices.reshape(values.shape) if keepdim else indices)
+
+    method.__name__ = name
+    most = "largest" if name == "max" else "smallest"
+    method.__doc__ = f"""The {most} element, or along axis=; with a dim, x.{name}(1), PyTorch's (values, indices).
+
+    >>> tensor([[1.0, 5.0], [7.0, 2.0]]).{name}(1)
+    {"(tensor([5., 7.]), tensor([1, 0]))" if name == "max" else "(tensor([1., 2.]), tensor([0, 1]))"}
+    """
+    return method
 
 
 def numel(t: Tensor) -> int:
@@ -190,15 +232,20 @@ def numel(t: Tensor) -> int:
 
 
 # Tensor's own methods a program may call, besides the engine's functions declared tensor methods
-# (@public(method=True) in autograd/); tests/promises/test_sandbox.py lists them all.
+# (`method = True` in their declarations, autograd/table.py); tests/promises/test_sandbox.py lists them all.
 TENSOR_OWN_METHODS: dict[str, Callable[..., Any]] = {
     "transpose": transpose,  # x.transpose(1, 0): the axes as arguments (the builtin takes a tuple)
+    "t": t,
     "item": Tensor.item,
     "tolist": tolist,  # with the size check above
     "detach": Tensor.detach,
     "numel": numel,
 }
-TENSOR_METHODS: dict[str, Callable[..., Any]] = {f.dg_name: f.fn for f in FUNCTIONS if f.method} | TENSOR_OWN_METHODS
+# Declared methods a program calls with PyTorch's meaning where it adds one: x.max(1) is (values, indices).
+PYTORCH_MEANINGS: dict[str, Callable[..., Any]] = {"max": extreme("max"), "min": extreme("min")}
+TENSOR_METHODS: dict[str, Callable[..., Any]] = (
+    {f.dg_name: f.fn for f in FUNCTIONS if f.method} | PYTORCH_MEANINGS | TENSOR_OWN_METHODS
+)
 
 LIST_METHODS: dict[str, Callable[..., Any]] = {
     "append": list.append,

@@ -11,9 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from dglang.autograd import Tensor
-from dglang.autograd import allocation as limits
-from dglang.autograd.op import FUNCTIONS
+from dglang.autograd import Tensor, hooks
+from dglang.autograd.table import FUNCTIONS
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
@@ -72,7 +71,7 @@ def make_builtins(
         builtin(fn)
     table["range"].signature = "range([start,] stop[, step])"  # Python's own way of writing it
 
-    # ---- tensors: the engine's functions declared builtins (@public in autograd/) --------
+    # ---- tensors: the engine's functions declared builtins (autograd/table.py) --------------
     for f in FUNCTIONS:
         if f.numbers:  # exp(x): a tensor gives a tensor, a number a number
             table[f.dg_name] = Builtin(f.dg_name, numeric(f.fn), signature_text(f.dg_name, f.fn))
@@ -243,7 +242,7 @@ def read_csv(path: Path, shown: str) -> Tensor:
         values.append([float(cell) for cell in row])
     if len({len(r) for r in values}) != 1:
         raise DGError("FileError", f"'{shown}': rows have different numbers of columns")
-    limits.check_count(len(values) * len(values[0]), f"load_csv('{shown}')")
+    hooks.allocating(len(values) * len(values[0]), f"load_csv('{shown}')", help="use smaller tensors")
     return Tensor(np.array(values, dtype=float))
 
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.op import FUNCTIONS, Op, PublicFunction
+from dglang.autograd.op import Op
+from dglang.autograd.table import FUNCTIONS, PublicFunction
 from dglang.autograd.tensor import type_name
 
 from .attributes import TENSOR_METHODS, TENSOR_PROPERTIES
@@ -141,7 +142,7 @@ def rule_of(engine_name: str) -> str | None:
     return "; ".join(op_rule(op) for op in function.records)
 
 
-def op_rule(op: Op) -> str:
+def op_rule(op: type[Op]) -> str:
     if op.variadic:
         return f"{op.name}: each {op.inputs[0]} receives {op.rules[0]}"
     parts = [f"{name} receives {rule}" for name, rule in zip(op.inputs, op.rules, strict=True)]
@@ -223,7 +224,7 @@ def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
     if isinstance(value, Tensor):
         state = " that requires grad" if value.requires_grad and value.is_leaf else ""
         if value.grad_fn is not None:
-            state = f" computed by {value.grad_fn.op}"
+            state = f" computed by {value.grad_fn.op.name}"
         summary = f"a {value.dtype} tensor of shape {value.shape}{state}"
         return Help("tensor", "value", "x", summary, also="its attributes and methods: " + ", ".join(tensor_names()))
     return Help(type_name(value), "value", show_value(value), f"a value of type {type_name(value)}")

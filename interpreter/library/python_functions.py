@@ -222,6 +222,20 @@ def abs_(x: Any) -> Any:
     raise DGError("TypeError", f"abs() takes a number or a tensor, not {type_name(x)}")
 
 
+def pytorch_words(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """fn, also taking PyTorch's dim= and keepdim= for its axis= and keepdims= (its signature shows fn's)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if "keepdim" in kwargs:
+            kwargs["keepdims"] = kwargs.pop("keepdim")
+        if "dim" in kwargs:
+            kwargs["axis"] = kwargs.pop("dim")
+        return fn(*args, **kwargs)
+
+    return call
+
+
 def _extreme(name: str, reduce: Callable[..., Tensor], pick: Callable[..., Any], doc: str) -> Callable[..., Any]:
     def extreme(*values: Any, axis: Any = None, keepdims: bool = False) -> Any:
         if len(values) == 1 and isinstance(values[0], Tensor):
@@ -244,7 +258,15 @@ def _extreme(name: str, reduce: Callable[..., Tensor], pick: Callable[..., Any],
             raise DGError("TypeError", f"{name}() needs values of one comparable kind") from None
 
     extreme.__name__, extreme.__doc__ = name, doc
-    return extreme
+
+    @functools.wraps(extreme)
+    def with_dim(*values: Any, **kwargs: Any) -> Any:
+        if "dim" in kwargs and len(values) == 1 and isinstance(values[0], Tensor) and kwargs["dim"] is not None:
+            # max(x, dim=1), as PyTorch: the values and their positions
+            return extreme_with_indices(name, values[0], kwargs.pop("dim"), kwargs.pop("keepdim", False), **kwargs)
+        return pytorch_words(extreme)(*values, **kwargs)
+
+    return with_dim
 
 
 min_ = _extreme(
@@ -269,6 +291,14 @@ max_ = _extreme(
 )
 
 
+def extreme_with_indices(name: str, x: Tensor, dim: Any, keepdim: bool) -> tuple[Tensor, Tensor]:
+    """PyTorch's max(x, dim) and min(x, dim): the values along dim, and where each is (its first)."""
+    values = (ag.max_ if name == "max" else ag.min_)(x, dim, keepdim)
+    indices = (ag.argmax if name == "max" else ag.argmin)(x, dim)
+    return values, (indices.reshape(values.shape) if keepdim else indices)
+
+
+@pytorch_words
 def sum_(values: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """The sum of a list of numbers or tensors; of a tensor, the sum of its elements (or along axis).
 
@@ -285,6 +315,7 @@ def sum_(values: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return total
 
 
+@pytorch_words
 def mean(values: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """The mean of a list of numbers or tensors; of a tensor, the mean of its elements (or along axis).
 

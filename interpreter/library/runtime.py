@@ -179,6 +179,13 @@ BREAK: Any = object()
 CONTINUE: Any = object()
 
 
+class Loopable:
+    """A value that is only for looping over (`for i in progress(range(10))`): `items()` gives what the loop sees."""
+
+    def items(self) -> Iterable[Any]:
+        raise NotImplementedError
+
+
 def iterate(value: Any, site: Site | None = None) -> Iterable[Any]:
     """What `for` loops over: ranges, lists, tuples, strings, a dict's keys, and the first axis of
     a tensor.
@@ -190,6 +197,8 @@ def iterate(value: Any, site: Site | None = None) -> Iterable[Any]:
         return value
     if type(value) is dict:
         return list(value)
+    if isinstance(value, Loopable):
+        return value.items()
     if isinstance(value, Tensor):
         if value.ndim == 0:
             raise DGError("TypeError", "cannot loop over a 0-d tensor", help="it holds one value: use it directly")

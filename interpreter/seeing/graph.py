@@ -65,7 +65,7 @@ class GraphNode:
     note: str = ""  # a "collapsed" node: what it hides, in words
 
     @property
-    def op(self) -> Op | None:
+    def op(self) -> type[Op] | None:
         return self.tensor.grad_fn.op if self.tensor.grad_fn is not None else None
 
     @property

@@ -14,20 +14,19 @@ import numpy as np
 
 from dglang.autograd import Tensor
 from dglang.autograd.op import Op
-from dglang.autograd.shaping import sum_to
 
 from .values import MOST, nested, summary
 
 WORD = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"  # a name standing alone: `b` in `g·b`, not in `broadcast`
 
 
-def rule_label(op: Op, position: int) -> str:
+def rule_label(op: type[Op], position: int) -> str:
     """Which input this edge feeds and what the op's rule sends it, `a: g·b` (declared with the op)."""
     name, text = op.rule_for(position)
     return f"{name}: {text}"
 
 
-def filled_in(op: Op, position: int, out: Tensor, g: Tensor) -> str | None:
+def filled_in(op: type[Op], position: int, out: Tensor, g: Tensor) -> str | None:
     """The rule for input `position` with the numbers of this pass put in (`1·2`), or None when a
     value is too large to write out or the rule names nothing the picture knows."""
     _, text = op.rule_for(position)
@@ -60,7 +59,7 @@ def operand(value: object) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
-def numbers(op: Op, position: int, out: Tensor, g: Tensor, sent: Tensor, shape: tuple[int, ...]) -> str:
+def numbers(op: type[Op], position: int, out: Tensor, g: Tensor, sent: Tensor, shape: tuple[int, ...]) -> str:
     """What follows the rule on a drawn edge: `= 1·2 = 2`; for a gradient summed back over
     broadcast axes, also what the input finally got."""
     filled = filled_in(op, position, out, g)
@@ -76,4 +75,4 @@ def numbers(op: Op, position: int, out: Tensor, g: Tensor, sent: Tensor, shape: 
 def arrived(sent: Tensor, shape: tuple[int, ...]) -> Tensor:
     """What an input of shape `shape` got from `sent`: summed over the axes it was broadcast along,
     as backward does (with the engine's own sum_to, on a copy that records nothing)."""
-    return sent if sent.shape == shape else sum_to(Tensor(sent.data), shape)
+    return sent if sent.shape == shape else Tensor(sent.data).sum_to(shape)

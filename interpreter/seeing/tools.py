@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
+
+import numpy as np
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording, type_name
@@ -41,6 +43,9 @@ class Seeing:
     keeping: bool = False
     # How `graph(y)` shows its picture: None prints the text picture; a notebook kernel shows it inline.
     show_graph: Callable[[Tensor, str | None, bool], None] | None = None
+    # How plot() and show_image() show theirs: given the text form and a function that draws the
+    # SVG (with matplotlib). None prints the text; a notebook kernel shows the SVG inline.
+    show_picture: Callable[[str, Callable[[], bytes]], None] | None = None
 
     def keep_backward(self) -> None:
         """From now on stamp each node with when it was made (its loop iterations, its place in the
@@ -138,8 +143,79 @@ def add_builtins(seeing: Seeing) -> None:
     def explain(message: str, help: str | None) -> None:  # what `assert gradcheck(...)` says when it fails
         session.context.why_not = (message, help)
 
+    def show(text: str, draw: Callable[[str], bytes], file: Any) -> None:
+        """Show a chart or an image: into `file` if given, else inline where the front end can, else as text."""
+        from . import charts
+
+        if file is not None:
+            path = charts.output_file(file, session.base_dir, "a picture")
+            path.write_bytes(draw(path.suffix.lower()[1:]))
+        elif seeing.show_picture is not None and charts.have_matplotlib():
+            seeing.show_picture(text, lambda: draw("svg"))
+        else:
+            session.write(text)
+
+    def progress(items: Any, total: Any = None, desc: Any = None) -> Any:
+        """The same items to loop over, with a progress bar (rate, time left) on standard error.
+
+        >>> for i in progress(range(3), desc="training"):
+        ...     pass
+        """
+        from .progress_bar import progress
+
+        return progress(session, items, total, desc)
+
+    def plot(*series: Any, title: Any = None, file: Any = None) -> None:
+        """Draw a line chart of ys, or of ys against xs: as text, inline in a notebook, or into file (.svg, .png).
+
+        >>> plot([4.0, 2.0, 1.0], title="loss")
+        loss
+        4 |*
+          |
+          |
+          |
+          |
+          |
+          |
+          |                              *
+          |
+          |
+          |
+        1 |                                                           *
+          +------------------------------------------------------------
+           0                                                          2
+        """
+        from . import charts
+
+        if len(series) not in (1, 2):
+            raise DGError("TypeError", f"plot() takes ys or xs, ys, not {len(series)} arguments", help="plot(losses)")
+        ys = charts.numbers(series[-1], "plot()", "ys")
+        xs = charts.numbers(series[0], "plot()", "xs") if len(series) == 2 else np.arange(len(ys), dtype=float)
+        if len(xs) != len(ys):
+            raise DGError("ValueError", f"plot() needs as many xs as ys, got {len(xs)} and {len(ys)}")
+        name = None if title is None else str(title)
+        show(charts.text_chart(xs, ys, name), lambda fmt: charts.chart_picture(xs, ys, name, fmt), file)
+
+    def show_image(image: Any, title: Any = None, file: Any = None) -> None:
+        """Show a 2-d tensor as an image in shades (a digit, attention weights), or a 3-d one as a row of images.
+
+        >>> show_image(eye(3))
+        1 image 3×3, '.' 0 to '@' 1
+        @@
+          @@
+            @@
+        """
+        from . import charts
+
+        images = charts.image_values(image)
+        name = None if title is None else str(title)
+        show(charts.text_image(images, name), lambda fmt: charts.image_picture(images, name, fmt), file)
+
     session.add_builtins(
         {
+            "progress": Builtin("progress", progress, "progress(items, total=None, desc=None)"),
+            "plot": Builtin("plot", plot, "plot(ys) or plot(xs, ys, title=None, file=None)"),
+            "show_image": Builtin("show_image", show_image, "show_image(t, title=None, file=None)"),
             "graph": Builtin(
                 "graph", graph, "graph(y, untaken=False)", wants_context=True, when_used=seeing.keep_backward
             ),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from dglang.autograd.table import FUNCTIONS
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Span
 from dglang.interpreter.library.keyword_help import KEYWORDS
@@ -76,7 +77,6 @@ TENSOR_HABITS = {
     "retain_grad": "DG fills .grad only for leaves; `gradient(y, {obj})` gives dy/d{obj} for any tensor",
     "size": "a tensor's shape is the attribute `.shape`; `.numel()` counts its elements",
     "view": "write `.reshape(...)`",
-    "unsqueeze": "insert an axis of length 1 with None: `{obj}[None]` or `{obj}[:, None]`",
     "clone": "`.detach()` copies the values into a new leaf; `{obj} * 1` is a copy that stays in the graph",
     "cuda": "DG computes on the CPU only: leave `.cuda()` out",
     "to": "DG computes on the CPU with 64-bit floats: leave `.to(...)` out",
@@ -90,7 +90,9 @@ OPTIMIZER_HELP = (
     "DG has no optimizers: update each parameter inside `with no_grad:`, as in `w -= lr * w.grad`, "
     "then clear its gradient with zero_grad(w)"
 )
-RENAMED = {"cat": "concat", "manual_seed": "seed", "array": "tensor", "from_numpy": "tensor", "Tensor": "tensor"}
+RENAMED = {"manual_seed": "seed", "array": "tensor", "from_numpy": "tensor", "Tensor": "tensor"}
+# The builtins a prefixed call can become (`torch.exp` -> `exp`): the engine's and Python's that take tensors.
+ENGINE_BUILTINS = frozenset({f.dg_name for f in FUNCTIONS if f.builtin} | {"sum", "mean", "max", "min", "abs"})
 
 
 def habit(error: DGError, node: ast.Attribute) -> None:
@@ -119,6 +121,10 @@ def library_prefix(node: ast.Name) -> str | None:
     name = RENAMED.get(attribute, attribute)
     if library == "nn":
         return "DG has no torch.nn; for the functions of a module of your own, nn.dg, write `import nn` first"
+    if attribute == "autograd":  # torch.autograd.grad(y, x)
+        return "DG's torch.autograd.grad is the builtin gradient: write `gradient(y, x)`"
+    if name not in ENGINE_BUILTINS:
+        return f"DG has no {attribute}; its tensor functions are builtins, with nothing to import: help() lists them"
     return f"DG's tensor functions are builtins, with nothing to import: write `{name}(...)` without `{library}.`"
 
 

@@ -2,7 +2,7 @@
 
 The host raises these in the middle of whatever runs; the statement they interrupt locates them
 (locating.py). The step limit is counted by the compiler itself (compiling.py `counted`), and its
-message is here beside the others.
+message is here beside the others, as are the words for memory the host's guards use too.
 """
 
 from __future__ import annotations
@@ -28,3 +28,15 @@ def steps_message(limit: int) -> tuple[str, str]:
         f"more than {limit:,} steps (loop iterations and function calls)",
         "the limit was set with --max-steps; look for a loop that never ends",
     )
+
+
+MEMORY_HELP = "the limit is set with --max-memory; a list or a graph that grows in a loop? use smaller tensors"
+
+
+def size_text(nbytes: int) -> str:
+    """`1.5 GiB`, `300 MiB`, `12 KiB`: a size as a person reads it."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale:
+            value = nbytes / scale
+            return f"{value:.3g} {unit}" if value < 100 else f"{value:.0f} {unit}"
+    return f"{nbytes} bytes"

@@ -14,13 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.allocation import MEMORY_HELP, size_text
 from dglang.autograd.exceptions import AutogradError
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import CallFrame, DGError
 from dglang.interpreter.diagnostics.source import Span
 
-from .interrupts import OutOfMemory, OutOfTime
+from .interrupts import MEMORY_HELP, OutOfMemory, OutOfTime, size_text
 
 
 def located(e: BaseException, node: Any, operands: Sequence[Any] = (), span: Span | None = None) -> DGError:
@@ -61,7 +60,7 @@ def made_by(t: Tensor, read_at: Span) -> tuple[str, ...]:
     node = t.grad_fn
     made = getattr(getattr(node, "where", None), "span", None)
     where = f" on line {made.line}" if made is not None and made.source is read_at.source else ""
-    return (str(getattr(node, "op", "an op")), where)
+    return (getattr(getattr(node, "op", None), "name", "an op"), where)
 
 
 def describe(e: BaseException) -> tuple[str, str, str | None]:

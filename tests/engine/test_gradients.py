@@ -425,6 +425,25 @@ def test_getitem_bool_mask(data: st.DataObject) -> None:
     check_gradients(name, lambda t: t[bool_tensor(mask)], x, names=["x"])
 
 
+@gradcheck_settings
+@given(data=st.data())
+def test_index_add_with_repeated_indices(data: st.DataObject) -> None:
+    """The gradient of indexing: zeros with the values added at the index, repeats adding up."""
+    shape = data.draw(shapes(min_dims=1), label="shape")
+    arrays_ = data.draw(hnp.integer_array_indices(shape, result_shape=shapes(min_dims=1, max_dims=2)), label="index")
+    index = tuple(arrays_)
+    g = data.draw(arrays(np.zeros(shape)[index].shape, plain), label="g")
+
+    def reference(values: np.ndarray) -> np.ndarray:
+        out = np.zeros(shape)
+        np.add.at(out, index, values)
+        return out
+
+    name = f"index_add [{index!r}] into shape {shape}"
+    check_forward(name, lambda t: autograd.index_add(t, index, shape), reference, g)
+    check_gradients(name, lambda t: autograd.index_add(t, index, shape), g, names=["g"])
+
+
 # ---- joining --------------------------------------------------------------------------------
 @gradcheck_settings
 @given(data=st.data(), count=st.integers(1, 3))

@@ -22,9 +22,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dglang import autograd
-from dglang.autograd import Tensor
-from dglang.autograd.functions import SIN
-from dglang.autograd.tensor import lift, record
+from dglang.autograd import Tensor, function
+from dglang.autograd.op import Op
 from dglang.interpreter.frontends.sessions import new_session as Session
 from dglang.interpreter.library.builtin_table import numeric
 from dglang.interpreter.library.runtime import Builtin
@@ -282,13 +281,20 @@ def test_random_programs_against_finite_differences_of_the_program(body: str, x:
 def test_the_program_check_catches_a_wrong_rule() -> None:
     """The check must be able to fail: give `sin` a wrong derivative rule and watch it."""
 
-    def wrong_sin(a: Any) -> Tensor:
-        a = lift(a)
-        return record(np.sin(a.data), SIN, (a,), lambda g, out: (g * 2.0,))
+    class WrongSin(Op):
+        rules = ("g·2",)  # should be g·cos a
+
+        @staticmethod
+        def forward(a: Any) -> Any:
+            return np.sin(a)
+
+        @staticmethod
+        def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
+            return (g * 2.0,)
 
     def session_with_wrong_sin() -> Session:
         session = fresh_session()
-        session.builtins.vars["sin"] = Builtin("sin", numeric(wrong_sin), "sin(x)")
+        session.builtins.vars["sin"] = Builtin("sin", numeric(function(WrongSin)), "sin(x)")
         return session
 
     body = "v0 = sin(x) + cos(x)\nloss = (v0 * W).sum()\n"

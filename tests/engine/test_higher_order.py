@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from gradcheck_util import arrays, away_from_zero, floats_in, on_grid, reducible_to, shapes
 from graph_util import graph_behind
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from test_gradients import BINARY, MATMUL_SHAPES, REUSED_NODES, UNARY, axis_args
@@ -32,6 +32,7 @@ from test_gradients import BINARY, MATMUL_SHAPES, REUSED_NODES, UNARY, axis_args
 from dglang import autograd
 from dglang.autograd import GradError, Tensor, gradient, tensor
 from dglang.autograd.gradcheck import GradcheckResult
+from dglang.autograd.shaping import normalize_index
 from dglang.autograd.tensor import recording
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends.sessions import new_session as Session
@@ -131,11 +132,9 @@ NOT_OPS = {
     "TensorValueError", "GradcheckResult", "Node", "Tensor",  # classes
     "arange", "eye", "full", "linspace", "ones", "ones_like", "rand", "randn", "seed", "tensor",
     "zeros", "zeros_like", "moons",  # creation: leaves, no inputs
-    "backward", "gradient", "gradcheck",  # the engine itself
+    "backward", "gradient", "gradcheck", "function", "Hooks",  # the engine itself
     "enable_grad", "no_grad", "is_grad_enabled", "set_grad_enabled",  # grad mode
     "argmax", "argmin", "any_", "all_", "sign", "floor", "ceil", "floordiv", "compare",  # constant results
-    "assign_index",  # never recorded: an error when it would need to be
-    "update_in_place",  # outside recording in place, else the op it is given (checked under its name)
 }  # fmt: skip
 COVERED = {
     "neg": "neg", "exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos",
@@ -144,8 +143,12 @@ COVERED = {
     "maximum": "maximum", "minimum": "minimum", "where": "where", "matmul": "matmul",
     "sum_": "sum", "mean": "mean", "max_": "max", "min_": "min",
     "reshape": "reshape", "flatten": "flatten", "transpose": "transpose", "broadcast_to": "broadcast_to",
-    "sum_to": "sum_to", "getitem": "getitem", "concat": "concat", "stack": "stack",
-    "softmax": "softmax", "log_softmax": "log_softmax", "logsumexp": "logsumexp",
+    "sum_to": "sum_to", "getitem": "getitem", "index_add": "index_add", "concat": "concat", "stack": "stack",
+    "softmax": "softmax", "log_softmax": "log_softmax", "logsumexp": "logsumexp", "cat": "concat",
+    "conv2d": "conv2d", "conv1d": "conv1d", "conv_transpose": "conv_transpose", "conv_weight": "conv_weight",
+    "max_pool2d": "max_pool2d", "avg_pool2d": "avg_pool2d", "pad": "pad", "gather": "gather", "tril": "tril",
+    "triu": "triu", "flip": "flip", "cumsum": "cumsum", "tile": "tile", "clamp": "clamp", "erf": "erf",
+    "prod": "prod", "squeeze": "squeeze", "unsqueeze": "unsqueeze", "permute": "permute",
 }  # fmt: skip
 
 
@@ -246,6 +249,17 @@ def getitem_case(draw: st.DrawFn) -> Case:
     return lambda t: t[index], [draw(arrays(shape, plain))], ["x"]
 
 
+def index_add_case(draw: st.DrawFn) -> Case:
+    """The gradient of indexing (zeros with g added at the index), with repeated indices."""
+    shape = draw(small_shapes(min_dims=1))
+    repeats = hnp.integer_array_indices(shape, result_shape=shapes(min_dims=1, max_dims=2, max_side=3))
+    index = normalize_index(draw(st.one_of(hnp.basic_indices(shape, allow_ellipsis=False), repeats)), shape)
+    picked = np.zeros(shape)[index].shape
+    assume(np.prod(picked) > 0)  # (gradcheck needs an entry to check)
+    # index_add is linear in its input: multiply by it so the second derivative is not zero
+    return lambda t: autograd.index_add(t * t, index, shape), [draw(arrays(picked, plain))], ["x"]
+
+
 def concat_case(draw: st.DrawFn) -> Case:
     shape = draw(small_shapes(min_dims=1))
     axis = draw(st.integers(-len(shape), len(shape) - 1))
@@ -271,6 +285,45 @@ def softmax_family_case(fn: Callable[..., Tensor]) -> Callable[[st.DrawFn], Case
     return case
 
 
+def fixed(fn: Callable[..., Tensor], *shapes: tuple[int, ...], low: float = -2.0) -> Callable[[st.DrawFn], Case]:
+    """A case of fixed shapes, values drawn (distinct, so that no two tie in a max)."""
+
+    def case(draw: st.DrawFn) -> Case:
+        inputs = [draw(arrays(shape, floats_in(low, 2.0), unique=True)) for shape in shapes]
+        return fn, inputs, [f"x{i}" for i in range(len(shapes))]
+
+    return case
+
+
+# the ops of courses (tests/engine/test_convolution.py and test_arranging.py check them further);
+# the linear ones are multiplied by their input so that their second derivative is not zero
+NEW_OPS: dict[str, Callable[[st.DrawFn], Case]] = {
+    "conv2d": fixed(lambda x, w: autograd.conv2d(x, w, padding=1, stride=(1, 2)), (1, 2, 3, 3), (2, 2, 2, 2)),
+    "conv1d": fixed(lambda x, w: autograd.conv1d(x, w, dilation=2), (2, 1, 5), (1, 1, 2)),
+    "conv_transpose": fixed(lambda g, w: autograd.conv_transpose(g, w, (1, 1, 3, 3)), (1, 2, 2, 2), (2, 1, 2, 2)),
+    "conv_weight": fixed(lambda x, g: autograd.conv_weight(x, g, (2, 1, 2, 2)), (1, 1, 3, 3), (1, 2, 2, 2)),
+    "max_pool2d": lambda draw: (  # values 0.1 apart at least: no tie, and no kink within a finite difference
+        lambda x: autograd.max_pool2d(x.exp(), 2, 1),
+        [draw(arrays((1, 1, 3, 3), on_grid(), unique=True))],
+        ["x"],
+    ),
+    "avg_pool2d": fixed(lambda x: autograd.avg_pool2d(x * x, 2, 1, 1), (1, 1, 3, 2)),
+    "pad": fixed(lambda x: autograd.pad(x * x, (1, 2)), (2, 2)),
+    "gather": fixed(lambda x: autograd.gather(x * x, 1, Tensor(np.array([[0, 0], [2, 1]]))), (2, 3)),
+    "tril": fixed(lambda x: (x * x).tril(), (3, 3)),
+    "triu": fixed(lambda x: (x * x).triu(1), (3, 3)),
+    "flip": fixed(lambda x: (x * x).flip(1), (2, 3)),
+    "cumsum": fixed(lambda x: (x * x).cumsum(0), (3, 2)),
+    "tile": fixed(lambda x: (x * x).tile(2, 1), (2, 2)),
+    "clamp": fixed(lambda x: (x * x).clamp(0.5, 2.0), (5,), low=0.1),
+    "erf": fixed(autograd.erf, (2, 2)),
+    "prod": fixed(lambda x: x.prod(axis=1), (2, 3), low=0.5),
+    "squeeze": fixed(lambda x: (x * x).squeeze(), (2, 1)),
+    "unsqueeze": fixed(lambda x: (x * x).unsqueeze(0), (2,)),
+    "permute": fixed(lambda x: (x * x).permute(2, 0, 1), (1, 2, 2)),
+}
+
+
 OTHER_OPS: dict[str, Callable[[st.DrawFn], Case]] = {
     "where": where_case,
     "matmul": matmul_case,
@@ -284,11 +337,13 @@ OTHER_OPS: dict[str, Callable[[st.DrawFn], Case]] = {
     "broadcast_to": broadcast_to_case,
     "sum_to": sum_to_case,
     "getitem": getitem_case,
+    "index_add": index_add_case,
     "concat": concat_case,
     "stack": stack_case,
     "softmax": softmax_family_case(autograd.softmax),
     "log_softmax": softmax_family_case(autograd.log_softmax),
     "logsumexp": softmax_family_case(autograd.logsumexp),
+    **NEW_OPS,
 }
 
 
@@ -527,9 +582,8 @@ def test_gradient_with_a_seed_is_a_vector_jacobian_product_at_second_order() -> 
 def test_gradcheck_fails_for_a_wrong_first_derivative(monkeypatch: pytest.MonkeyPatch) -> None:
     x = tensor([0.3, 1.2])
     assert autograd.gradcheck(autograd.sin, x).passed
-    # sin's rule multiplies by cos(a), looked up when the rule runs: make it 1% off.
-    right_cos = autograd.functions.cos
-    monkeypatch.setattr(autograd.functions, "cos", lambda a: right_cos(a) * 1.01)
+    # sin's rule multiplies by cos(a), and is looked up when backward runs: make it 1% off.
+    monkeypatch.setattr(autograd.functions.Sin, "backward", staticmethod(lambda g, out, a: (g * a.cos() * 1.01,)))
     result = autograd.gradcheck(autograd.sin, x)
     assert not result.passed and result.failing.tolist() == [True, True]
     np.testing.assert_allclose(result.numeric, np.cos(x.numpy()), rtol=1e-8)
@@ -538,7 +592,7 @@ def test_gradcheck_fails_for_a_wrong_first_derivative(monkeypatch: pytest.Monkey
 def test_gradcheck_order_2_catches_a_rule_written_in_raw_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
     # The classic higher-order bug: a rule right at first order but built outside the engine,
     # so nothing of it is recorded and the second derivative misses a term.
-    monkeypatch.setattr(autograd.functions, "cos", lambda a: Tensor(np.cos(a.data)))
+    monkeypatch.setattr(autograd.functions.Sin, "backward", staticmethod(lambda g, out, a: (g * np.cos(a.data),)))
     x = tensor([0.3, 1.2])
     assert autograd.gradcheck(autograd.sin, x, order=1).passed
     second = autograd.gradcheck(autograd.sin, x, order=2)
@@ -593,16 +647,16 @@ def test_gradcheck_in_dg_names_the_point_as_the_program_does() -> None:
 
 
 def test_gradcheck_in_dg_says_failed_for_a_wrong_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(autograd.functions, "cos", lambda a: Tensor(np.cos(a.data)))
+    monkeypatch.setattr(autograd.functions.Sin, "backward", staticmethod(lambda g, out, a: (g * np.cos(a.data),)))
     output = run_dg("print(gradcheck(sin, 0.5, order=2))\n")
     assert "  <-- off" in output and "FAILED, 1 entry off by more than atol + rtol * |numeric|" in output
     assert output.endswith("False\n")
 
 
 def test_a_long_table_shows_the_first_rows_and_the_worst(monkeypatch: pytest.MonkeyPatch) -> None:
-    right_cos = autograd.functions.cos
     # Off only for the last element, which the first nine rows do not reach.
-    monkeypatch.setattr(autograd.functions, "cos", lambda a: right_cos(a) + Tensor((np.arange(a.size) == 11) * 0.5))
+    off = (np.arange(12) == 11) * 0.5
+    monkeypatch.setattr(autograd.functions.Sin, "backward", staticmethod(lambda g, out, a: (g * (a.cos() + off),)))
     output = run_dg("print(gradcheck(sin, linspace(0, 1, 12)))\n")
     lines = output.splitlines()
     assert lines[1] == "  sin returns shape (12,): these are the derivatives of its sum"

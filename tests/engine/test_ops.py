@@ -1,15 +1,20 @@
-"""The op declarations (autograd/op.py) and what is derived from them.
+"""The op declarations (autograd/op.py, one class per op) and what is derived from them.
 
-- Each op is declared once and completely: one rule text per input, a name of its own, and every
-  node a graph records has as many inputs as its op declares.
-- Every public function is exported by the package, and DG's builtins are the registered ones.
+- Each op is declared once and completely: a name of its own, a rule text per input, forward's
+  parameters naming its inputs, and every node a graph records has the inputs its op declares.
+- The op table (autograd/table.py) reaches each op's NumPy forward and its rule by name, as a
+  code generator would; the op modules know nothing of tensor.py.
+- Every public function is exported by the package, DG's builtins are the declared ones, and
+  every op declared a tensor method is one of Tensor's methods.
 """
 
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,12 +22,14 @@ from graph_util import graph_behind
 
 from dglang import autograd
 from dglang.autograd import Tensor
-from dglang.autograd.op import FUNCTIONS, Op
+from dglang.autograd.op import Composed, Op
+from dglang.autograd.table import FUNCTIONS, OP_MODULES, OPS, declared_in
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.seeing.rules import rule_label
 
 AUTOGRAD = Path(autograd.__file__).parent
 MODULES = sorted(p.stem for p in AUTOGRAD.glob("*.py"))
+DECLARED = [op for module in OP_MODULES for op in declared_in(module)]
 
 
 def test_no_module_adds_methods_to_tensor() -> None:
@@ -35,30 +42,73 @@ def test_no_module_adds_methods_to_tensor() -> None:
                     assert not (isinstance(t, ast.Attribute) and ast.unparse(t.value) == "Tensor"), (
                         f"{m}.py: {ast.unparse(node)}"
                     )
-            if isinstance(node, ast.Call) and ast.unparse(node.func) == "setattr":
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("setattr", "globals"):
                 assert ast.unparse(node.args[0]) != "Tensor", f"{m}.py: {ast.unparse(node)}"
+                assert ast.unparse(node.func) != "globals", f"{m}.py writes into a module's globals"
+
+
+def test_the_op_modules_know_nothing_of_tensor_py() -> None:
+    """tensor.py imports the op modules (Tensor's methods hand each op to `apply`), so they cannot
+    import it: an op's forward sees NumPy values, its rule the tensors it is given."""
+    for module in OP_MODULES:
+        tree = ast.parse(Path(module.__file__ or "").read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not imported & {"tensor", "node", "backward"}, f"{module.__name__} imports {imported}"
 
 
 # ---- the declarations ------------------------------------------------------------------------
-def declared_ops() -> list[Op]:
-    modules = [getattr(autograd, m) for m in MODULES if m != "__init__" and hasattr(autograd, m)]
-    return [v for module in modules for v in vars(module).values() if isinstance(v, Op)]
-
-
 def test_each_op_is_declared_once_with_a_rule_per_input() -> None:
-    ops = declared_ops()
-    assert len(ops) >= 30
-    names = [op.name for op in ops]
-    assert len(set(names)) == len({id(op) for op in ops}), f"two ops share a name: {sorted(names)}"
-    for op in ops:
-        assert len(op.rules) == len(op.inputs) >= 1 and all(op.rules) and all(op.inputs), op
+    recorded = [op for op in DECLARED if op.backward is not None]
+    assert len(recorded) >= 30
+    names = [op.name for op in DECLARED]
+    assert len(names) == len(set(names)), f"two ops share a name: {sorted(names)}"
+    assert len({op.function for op in DECLARED}) == len(DECLARED), "two ops are called by one name"
+    for op in recorded:
+        assert len(op.rules) == len(op.inputs) >= 1 and all(op.rules) and all(op.inputs), op.name
         assert "x" not in op.inputs, f"{op.name}: name its inputs a, b, ... (x reads like a program's variable)"
-        assert str(op) == op.name
+    for op in DECLARED:
+        if op.backward is None and not op.composed:
+            assert not op.rules, f"{op.name} has rule texts but no rule"
 
 
-def test_a_declaration_must_give_a_rule_for_each_input() -> None:
-    with pytest.raises(ValueError, match="one rule per input"):
-        Op("Bad", inputs=("a", "b"), rules=("g",))
+def test_forward_names_the_inputs_and_the_rule_takes_what_forward_takes() -> None:
+    for op in DECLARED:
+        forward = list(inspect.signature(op.forward).parameters)
+        if not op.variadic:
+            assert set(op.inputs) <= set(forward), f"{op.name}: forward{tuple(forward)} lacks {op.inputs}"
+        if op.backward is not None:
+            rule = list(inspect.signature(op.backward).parameters)
+            assert rule[:2] == ["g", "out"], f"{op.name}: a rule takes g and out first, not {rule[:2]}"
+            assert len(rule) - 2 == len(forward), f"{op.name}: its rule takes forward's arguments, {forward}"
+
+
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        {"inputs": ("a", "b"), "rules": ("g",)},  # a rule for one input of two
+        {"rules": ("g",)},  # rule text without a rule
+        {"numbers": True},  # a number-taking builtin that is not a builtin
+    ],
+)
+def test_an_incomplete_declaration_is_refused(declaration: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="Bad"):
+        type("Bad", (Op,), {"forward": staticmethod(lambda a: a), **declaration})
+
+
+def test_an_op_is_a_declaration_not_a_value() -> None:
+    with pytest.raises(TypeError, match="declaration"):
+        OPS["Mul"]()
+
+
+def test_the_op_table_gives_each_forward_and_rule_by_name() -> None:
+    """What a code generator reads: OPS[name].forward on NumPy values, OPS[name].backward on tensors."""
+    assert set(OPS) == {op.name for op in DECLARED if not op.composed}
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    assert np.array_equal(OPS["Mul"].forward(a, b), a * b)
+    assert np.array_equal(OPS["Sum"].forward(np.ones((2, 3)), 0), [2.0, 2.0, 2.0])
+    ga, gb = OPS["Mul"].backward(Tensor(np.ones(2)), None, Tensor(a, requires_grad=True), Tensor(b, requires_grad=True))
+    assert np.array_equal(ga.data, b) and np.array_equal(gb.data, a)
+    assert OPS["Mul"].rule_for(1) == ("b", "g·a") and str(OPS["Exp"].rules) == "('g·exp a',)"
 
 
 def a_graph_of_every_kind(x: Tensor) -> Tensor:
@@ -74,7 +124,7 @@ def a_graph_of_every_kind(x: Tensor) -> Tensor:
 
 def test_every_recorded_node_has_the_inputs_its_op_declares() -> None:
     x = autograd.tensor([0.3, 0.8, 1.1, 0.6], requires_grad=True)
-    seen: dict[str, Op] = {}
+    seen: dict[str, type[Op]] = {}
     for t in graph_behind(a_graph_of_every_kind(x)):
         node = t.grad_fn
         if node is None:
@@ -85,17 +135,26 @@ def test_every_recorded_node_has_the_inputs_its_op_declares() -> None:
         for position in range(len(node.inputs)):
             assert rule_label(node.op, position).count(": ") >= 1
     assert len(seen) >= 30, f"the graph above should use (nearly) every op, it uses {sorted(seen)}"
+    assert set(seen) <= set(OPS)
 
 
 # ---- the public functions ------------------------------------------------------------------
 def test_every_public_function_is_exported() -> None:
     missing = [f.name for f in FUNCTIONS if getattr(autograd, f.name, None) is not f.fn]
-    assert not missing, f"registered with @public but not exported by autograd/__init__.py: {missing}"
+    assert not missing, f"declared but not exported by autograd/__init__.py: {missing}"
     imported = {n for n, v in vars(autograd).items() if not n.startswith("_") and not isinstance(v, ModuleType)}
-    assert set(autograd.__all__) == imported, "__all__ should list what autograd/__init__.py imports"
+    ops = {f.name for f in FUNCTIONS if hasattr(f.fn, "op")}
+    assert set(autograd.__all__) == imported | ops, "__all__: what autograd/__init__.py imports, and the ops"
 
 
-def test_builtins_are_the_registered_ones() -> None:
+def test_every_tensor_method_a_program_may_call_is_one_of_tensor_s() -> None:
+    """Tensor lists its whole API: an op declared a method has a method of its name there."""
+    for f in FUNCTIONS:
+        if f.method:
+            assert callable(getattr(Tensor, f.dg_name, None)), f"Tensor has no method {f.dg_name}"
+
+
+def test_builtins_are_the_declared_ones() -> None:
     table = Session().builtins.vars
     for f in FUNCTIONS:
         if f.builtin:
@@ -103,3 +162,9 @@ def test_builtins_are_the_registered_ones() -> None:
             assert table[f.dg_name].fn is f.fn or f.numbers, f"{f.dg_name} is another builtin's name"
     assert table["exp"].fn(0) == 1.0 and isinstance(table["exp"].fn(Tensor(np.zeros(2))), Tensor)
     assert table["tensor"].signature == "tensor(data, requires_grad=False, dtype=None)"
+    assert table["softmax"].signature == "softmax(x, axis=-1)" and table["where"].signature == "where(condition, a, b)"
+
+
+def test_composed_functions_record_the_ops_they_use() -> None:
+    x = autograd.tensor([1.0, 2.0], requires_grad=True)
+    assert x.softmax().grad_fn.op.name == "Exp" and all(op.composed for op in DECLARED if issubclass(op, Composed))

@@ -12,7 +12,7 @@ import pytest
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename, guess_lexer
 from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Text
 
-from dglang.autograd.op import FUNCTIONS
+from dglang.autograd.table import FUNCTIONS
 from dglang.interpreter.frontends.highlighting import CONSTANTS, WORD_OPERATORS, DGLexer, builtin_names
 from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.syntax.grammar import keywords
@@ -98,7 +98,7 @@ def test_every_keyword_of_the_grammar_is_coloured_as_one() -> None:
 def test_every_builtin_is_coloured_as_one_and_nothing_else_is() -> None:
     names = set(new_session().builtins.vars)
     assert builtin_names() == names
-    # the engine's functions declared builtins with @public (autograd/op.py) are among them
+    # the engine's functions declared builtins (autograd/table.py) are among them
     assert {f.dg_name for f in FUNCTIONS if f.builtin or f.numbers} <= names
     assert {"print", "gradcheck", "graph", "softmax", "pi"} <= names
     for name in sorted(names):

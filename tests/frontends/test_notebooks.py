@@ -11,7 +11,14 @@ from graph_util import can_draw
 from kernel_util import dg_kernel  # noqa: F401  (a fixture)
 from optional_tools import need
 
-from dglang.interpreter.frontends.kernel.notebooks import NOTEBOOKS, PROGRAMS, lesson_cells, lessons, notebook_text
+from dglang.interpreter.frontends.kernel.notebooks import (
+    NOTEBOOKS,
+    PROGRAMS,
+    lesson_cells,
+    lessons,
+    library_modules,
+    notebook_text,
+)
 
 nbformat = need("nbformat", "kernel")
 NotebookClient = need("nbclient", "kernel").NotebookClient
@@ -30,6 +37,14 @@ def test_every_lesson_has_its_notebook_and_no_notebook_is_stale() -> None:
     for program in LESSONS:
         committed = (NOTEBOOKS / f"{program.stem}.ipynb").read_text(encoding="utf-8")
         assert committed == notebook_text(program), f"notebooks/{program.stem}.ipynb is stale: run {REGENERATE}"
+
+
+def test_the_course_library_is_beside_the_notebooks_that_import_it() -> None:
+    modules = library_modules()
+    assert "nn.dg" in {m.name for m in modules}
+    assert {p.name for p in NOTEBOOKS.glob("*.dg")} == {m.name for m in modules}, f"run {REGENERATE}"
+    for module in modules:
+        assert (NOTEBOOKS / module.name).read_bytes() == module.read_bytes(), f"notebooks/{module.name} is stale"
 
 
 def test_a_lesson_becomes_markdown_then_code_cells() -> None:

@@ -23,7 +23,7 @@ TUTORIAL = (ROOT / "docs" / "tutorial.md").read_text()
 # Each step: its program and the output the tutorial shows for it (tests/project/test_docs.py checks that
 # running the program as a file prints exactly that).
 STEPS = re.findall(r"^```dg\n(.*?)^```\n\n```text\n(.*?)^```\n", TUTORIAL, re.DOTALL | re.MULTILINE)
-LESSONS = sorted((ROOT / "programs").glob("*.dg"))
+LESSONS = sorted(p for p in (ROOT / "programs").glob("*.dg") if re.fullmatch(r"\d\d_\w+", p.stem))  # not nn.dg
 GOLDEN = ROOT / "tests" / "golden" / "programs"  # tests/language/test_programs.py: the output of running each file
 
 

@@ -80,7 +80,8 @@ def shown(path: Path) -> str:
     return str(path.relative_to(PROJECT)) if path.is_relative_to(PROJECT) else str(path)
 
 
-ALL_PROGRAMS = sorted(PROGRAMS.glob("*.dg"))
+ALL_PROGRAMS = sorted(p for p in PROGRAMS.glob("*.dg") if re.fullmatch(r"\d\d_\w+", p.stem))  # the lessons
+LIBRARY = sorted(p for p in PROGRAMS.glob("*.dg") if p not in ALL_PROGRAMS)  # the modules they import
 
 
 @pytest.mark.parametrize("program", ALL_PROGRAMS, ids=[p.stem for p in ALL_PROGRAMS])
@@ -137,6 +138,18 @@ def number_after(pattern: str, program: str) -> float:
     found = re.search(pattern, output_of(PROGRAMS / program))
     assert found, f"{program} must print something matching {pattern!r}"
     return float(found.group(1))
+
+
+def test_digits_mlp_reaches_its_bar_of_95_percent_test_accuracy() -> None:
+    accuracy = number_after(r"test accuracy: ([0-9.]+) \(the bar: 0\.950\)", "16_digits_mlp.dg")
+    assert accuracy >= 0.95, f"test accuracy {accuracy} is below the lesson's bar of 0.95"
+
+
+def test_attention_reverses_95_percent_of_the_test_tokens_by_looking_at_the_mirrored_position() -> None:
+    accuracy = number_after(r"test token accuracy: ([0-9.]+) \(the bar: 0\.950\)", "17_attention_reverse.dg")
+    assert accuracy >= 0.95, f"test token accuracy {accuracy} is below the lesson's bar of 0.95"
+    looks = re.search(r"looks most at input position: \[([0-9, ]+)\]", output_of(PROGRAMS / "17_attention_reverse.dg"))
+    assert looks and looks.group(1) == "7, 6, 5, 4, 3, 2, 1, 0", "output position i should attend to input 7 - i"
 
 
 def test_moons_mlp_reaches_95_percent_training_accuracy() -> None:
@@ -211,6 +224,15 @@ def test_char_rnn_loss_falls_and_it_writes_the_start_of_its_text() -> None:
 
 
 # ---- the lessons as a course --------------------------------------------------------------------
+def test_every_file_in_programs_is_a_lesson_or_a_module_a_lesson_imports() -> None:
+    imported = set()
+    for lesson in ALL_PROGRAMS:
+        imported |= set(re.findall(r"^(?:import|from) (\w+)", lesson.read_text(encoding="utf-8"), re.MULTILINE))
+    for module in LIBRARY:
+        assert module.stem in imported, f"programs/{module.name}: name a lesson NN_topic.dg, or import it from one"
+        assert module.read_text(encoding="utf-8").startswith(f"# {module.name}: "), f"{module.name}: say what it holds"
+
+
 def test_lessons_are_numbered_and_open_by_saying_what_they_teach() -> None:
     numbers = []
     for program in ALL_PROGRAMS:

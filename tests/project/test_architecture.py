@@ -173,7 +173,7 @@ def test_the_import_reader_sees_imports_in_functions_and_type_checking(tmp_path:
 
 
 # Modules still over the limit, each with the limit it must stay under until it is split.
-STILL_LONG = {"autograd/tensor.py": 450}  # the engine's one op style splits it
+STILL_LONG: dict[str, int] = {}  # modules allowed past 400 lines for now, with their bound
 
 
 def test_no_module_is_long() -> None:

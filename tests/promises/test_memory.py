@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from dglang.autograd import allocation as limits
-from dglang.autograd import memory
+from dglang.autograd import hooks
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends import cli
 from dglang.interpreter.frontends.repl import Outcome, Repl
 from dglang.interpreter.frontends.sessions import new_session as Session
+from dglang.interpreter.host import memory
+from dglang.interpreter.host.guards import Guards
 from dglang.interpreter.host.limits import Limits
 
 MiB = 1 << 20
@@ -108,7 +109,9 @@ def test_the_repl_survives_and_gets_its_memory_back() -> None:
     assert repl.run_cell("xs = []") is Outcome.OK
     assert repl.run_cell("ys = [ones(100, 1000) for i in range(50)]\nprint(len(ys))") is Outcome.OK
     assert out.getvalue() == "42 True\n50\n"
-    assert limits.max_bytes is None  # the engine's budget is the run's, not left behind
+    assert type(hooks.installed) is hooks.Hooks and not isinstance(
+        hooks.installed, Guards
+    )  # the run's, not left behind
 
 
 def test_the_budget_holds_on_an_os_that_cannot_say(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,7 +24,7 @@ UNIX_ONLY_MODULES = {"resource", "termios", "tty", "pty", "fcntl", "pwd", "grp",
 UNIX_ONLY_CALLS = {"fork", "forkpty", "killpg", "setsid", "getuid", "SIGALRM", "setitimer", "alarm", "SIGKILL"}
 # How much memory the process holds: each OS's own call, and on another Unix the peak from
 # `resource`, imported only there, inside a function whose failure means "cannot say".
-MEMORY_READER = ROOT / "autograd" / "memory.py"
+MEMORY_READER = ROOT / "interpreter" / "host" / "memory.py"
 # The grader's system limits and process groups: resource limits and killpg on POSIX; on Windows
 # none, and Popen.kill (docs/grading.md says so).
 GRADER_SYSTEM = ROOT / "interpreter" / "frontends" / "grading" / "isolation.py"

@@ -11,10 +11,10 @@ import threading
 import pytest
 
 from dglang import autograd as ag
-from dglang.autograd import allocation as memory
 from dglang.autograd.tensor import recording
 from dglang.interpreter.frontends.repl import Outcome, Repl
 from dglang.interpreter.frontends.sessions import new_session as Session
+from dglang.interpreter.host import guards
 from dglang.interpreter.host.limits import Limits
 
 SETUP = "x = tensor([1.0, 2.0], requires_grad=True)\nn = 41\ndef f(v):\n    return v * 2\n"
@@ -101,12 +101,12 @@ def test_ctrl_c_inside_a_function_shows_where_it_stopped() -> None:
 
 def test_a_lowered_memory_budget_is_read_at_each_check() -> None:
     repl, out, err = repl_with()
-    before = memory.max_elements
-    memory.max_elements = 10
+    before = guards.max_elements
+    guards.max_elements = 10
     try:
         assert repl.run_cell("z = zeros(4, 4)") is Outcome.ERROR
     finally:
-        memory.max_elements = before
+        guards.max_elements = before
     assert "more than the limit of 10" in err.getvalue()
     assert_intact(repl, out)
 

@@ -22,13 +22,13 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from dglang import autograd
-from dglang.autograd import allocation as memory
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.frontends.cli import read_program
 from dglang.interpreter.frontends.repl import Outcome as ReplOutcome
 from dglang.interpreter.frontends.repl import Repl, run_piped
 from dglang.interpreter.frontends.sessions import new_session as Session
+from dglang.interpreter.host import guards
 from dglang.interpreter.host.limits import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,12 +57,12 @@ class Outcome:
 @contextmanager
 def small_memory() -> Iterator[None]:
     """Lower the tensor budget for the fuzz cases (mutations turn 100 into 1000000000)."""
-    before = memory.max_elements
-    memory.max_elements = MAX_ELEMENTS
+    before = guards.max_elements
+    guards.max_elements = MAX_ELEMENTS
     try:
         yield
     finally:
-        memory.max_elements = before
+        guards.max_elements = before
 
 
 @contextmanager

@@ -11,10 +11,10 @@ What is copied is what a DG program can change: scopes, lists, tensors (their `.
 binding, `requires_grad`), the nodes that link tensors (so a test's `grad` reaches the copies),
 functions (which hold their scope), bound methods and modules (the submission a tests file
 imported: its own scope, so a test that changes the submission's state changes it for itself
-only). Everything else is shared: numbers, strings, builtins, compiled code, derivative rules,
-source spans. So are NumPy arrays, because
+only). Everything else is shared: numbers, strings, builtins, compiled code, op declarations
+(their rules), source spans. So are NumPy arrays, because
 DG never writes into the array a tensor holds: an in-place update or an item assignment replaces
-`t.data` with a new array (autograd/arithmetic.py), so a copy and its original cannot see each
+`t.data` with a new array (autograd/inplace.py), so a copy and its original cannot see each
 other's updates.
 """
 
@@ -30,7 +30,7 @@ from dglang.interpreter.library.runtime import BoundMethod, Env, Function, Modul
 LINKS: dict[type, tuple[str, ...]] = {
     Env: ("vars", "parent"),
     Tensor: ("grad", "grad_fn"),
-    Node: ("inputs",),
+    Node: ("inputs", "args"),  # args: what the node's rule receives, its inputs among them
     Function: ("defaults", "env"),
     BoundMethod: ("obj",),
     Module: ("env",),
@@ -38,7 +38,7 @@ LINKS: dict[type, tuple[str, ...]] = {
 SHARED_SLOTS: dict[type, tuple[str, ...]] = {
     Env: (),
     Tensor: ("data", "name", "requires_grad", "version"),
-    Node: ("backward", "call", "epoch", "op", "where"),
+    Node: ("call", "epoch", "op", "where"),
     Function: ("name", "params", "body", "span"),
     BoundMethod: ("name", "fn"),
     Module: ("name", "path"),

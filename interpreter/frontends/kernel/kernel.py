@@ -100,6 +100,7 @@ class DGKernel(Kernel):
         self.display = self.repl.display = Display(publish, self.out, self.repl.seeing)
         self.repl.commands = {**Repl.commands, "stepper": STEPPER}
         self.repl.seeing.show_graph = self.display.graph
+        self.repl.seeing.show_picture = self.display.picture
         session.context.show = self.out.echo
         Debugger(InputLines(self), err=sys.stderr).attach(session)
         session.context.debug_everything = True  # a pause may step into any function a cell defined

@@ -6,7 +6,8 @@
 lesson's opening comment becomes the notebook's first markdown cell; the rest is cut at its blank
 lines into code cells, each a whole statement, and a comment that opens a part becomes the markdown
 cell before it. The notebooks are written without outputs: they are run in the tests and by the
-teacher."""
+teacher. The course library the lessons import (programs/nn.dg, every .dg there that is not a
+lesson) is copied beside them, so that `import nn` works in a notebook opened from notebooks/."""
 
 from __future__ import annotations
 
@@ -97,12 +98,21 @@ def lessons() -> list[Path]:
     return sorted(p for p in PROGRAMS.glob("*.dg") if LESSON.fullmatch(p.name))
 
 
+def library_modules() -> list[Path]:
+    """The .dg files of programs/ that are not lessons: the modules the lessons import."""
+    return sorted(p for p in PROGRAMS.glob("*.dg") if not LESSON.fullmatch(p.name))
+
+
 def write_all(folder: Path = NOTEBOOKS) -> list[Path]:
     folder.mkdir(exist_ok=True)
     written = []
     for program in lessons():
         path = folder / f"{program.stem}.ipynb"
         path.write_text(notebook_text(program), encoding="utf-8")
+        written.append(path)
+    for module in library_modules():
+        path = folder / module.name
+        path.write_bytes(module.read_bytes())
         written.append(path)
     return written
 

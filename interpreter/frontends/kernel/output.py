@@ -80,6 +80,11 @@ class Display:
             pass
         self.send("display_data", {"data": data, "metadata": {}})
 
+    def picture(self, text: str, draw: Callable[[], bytes]) -> None:
+        """plot() and show_image() in a notebook: matplotlib's SVG, the text chart as its plain-text form."""
+        data = {"text/plain": text, "image/svg+xml": draw().decode("utf-8")}
+        self.send("display_data", {"data": data, "metadata": {}})
+
     def stepper(self, y: Tensor, name: str) -> None:
         """The page that steps through `y`'s graph, inline where the front end runs its script."""
         # In a frame of its own: the page's styles and element ids stay out of the notebook's.
@@ -114,7 +119,7 @@ def table(value: Tensor) -> str:
     )
     caption = f"{value.dtype} tensor, shape {value.shape}"
     if value.grad_fn is not None:
-        caption += f", computed by {value.grad_fn.op}"
+        caption += f", computed by {value.grad_fn.op.name}"
     elif value.requires_grad:
         caption += ", requires grad"
     return f"<div>{html.escape(caption)}</div><table>{rows}</table>"  # a caption would wrap to the table's width

@@ -1,8 +1,8 @@
 """How much memory this process holds now, and how much the machine has: read cheaply, on every OS.
 
-The memory budget (limits.py) compares the process's resident set (the memory it actually
+The guards on the engine (guards.py) compare the process's resident set (the memory it actually
 occupies, NumPy's arrays and Python's objects alike) with the limit before each large allocation,
-and a host's watchdog compares it every few milliseconds while a program runs. Each OS has its own
+and the watchdog (watchdog.py) compares it every few milliseconds while a program runs. Each OS has its own
 way to ask: Linux's /proc/self/statm (one read of a file kept open, about 2 µs), macOS's
 task_info, Windows' GetProcessMemoryInfo (both through ctypes, which NumPy imports anyway). An OS
 with none of these gets the peak resident size from `resource` (a limit then holds for the

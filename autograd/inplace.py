@@ -1,0 +1,63 @@
+"""Changing a tensor's values in place: `w -= lr * w.grad` and `t[i] = v`, neither ever recorded.
+
+Outside recording (inside `no_grad`, or on tensors nothing requires grad of) the tensor gets a
+new array, so anything that shared the old one keeps its values; node.py counts each such update,
+so that backward refuses a rule whose inputs changed after the op ran. While recording, `+=` on
+a tensor that is part of a graph is the out-of-place op, and rebinds the name to its result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import hooks
+from . import node as graph
+from .exceptions import GradError, ShapeError, TensorTypeError
+from .node import Tensor, updated_in_place
+from .shaping import normalize_index
+
+
+def update(op: Callable[[Any, Any], Tensor], symbol: str, t: Tensor, other: Any) -> Tensor:
+    """`t op= other` (`op` is operator.add for `+=`): t's values replaced outside recording, else
+    a new recorded tensor."""
+    other_requires = getattr(other, "requires_grad", False) is True
+    if graph._grad_enabled and (t.requires_grad or other_requires):
+        if t.requires_grad and t.grad_fn is None:
+            raise GradError(
+                f"in-place '{symbol}=' on a leaf tensor that requires grad",
+                help="update parameters inside `with no_grad:`",
+            )
+        return op(t, other)  # recorded, out of place: the name is rebound to a new node
+    result = op(t, other)
+    if result.shape != t.shape:
+        raise ShapeError(f"in-place '{symbol}=' would change shape {t.shape} to {result.shape}")
+    if t.dtype != "float" and result.dtype != t.dtype:
+        raise TensorTypeError(f"in-place '{symbol}=' would turn an {t.dtype} tensor into a float one")
+    t.data = result.data  # a new array: anything that shared the old one keeps its values
+    updated_in_place(t)
+    return t
+
+
+def assign(t: Tensor, index: Any, value: Tensor) -> None:
+    """`t[index] = value`: copies the array first, so no earlier result sees the change."""
+    if graph._grad_enabled and t.requires_grad:
+        raise GradError(
+            "item assignment into a tensor that requires grad is not recorded",
+            help="build a new tensor instead (where, concat, stack), or assign inside `with no_grad:`",
+        )
+    if graph._grad_enabled and value.requires_grad:
+        raise GradError(
+            "the value assigned requires grad, but item assignment is not recorded",
+            help="build the tensor with stack or concat so the gradient can flow, or assign value.detach()",
+        )
+    hooks.allocating(t.size, "a copy for item assignment")
+    data = np.array(t.data, copy=True)
+    try:
+        data[normalize_index(index, t.shape)] = value.data
+    except ValueError as e:
+        raise ShapeError(f"cannot assign a value of shape {value.shape} here: {e}") from None
+    t.data = data
+    updated_in_place(t)

@@ -1,0 +1,150 @@
+"""What recording keeps: a Node per op, and the state it depends on (grad mode, in-place updates,
+and whoever listens to the engine).
+
+tensor.py makes the nodes (`apply`), backward.py walks them; both read this module, which reads
+nothing else of the engine but the op declarations' type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .op import Op
+
+Tensor = Any  # tensor.py's Tensor, which this module (below it) cannot import
+
+_grad_enabled = True
+# Counts in-place updates. Each node remembers the count when it was made and each tensor the
+# count of its last in-place update, so backward can tell (cheaply, and only when something was
+# updated at all) whether a value a rule needs has changed since the op ran.
+_inplace_updates = 0
+
+
+class Node:
+    """How a tensor was made: the op (its declaration), its inputs, and its other arguments.
+
+    `args` is what the op's rule receives after g and the output, in forward's order: the inputs
+    (tensors) and the op's other arguments (an axis, a shape). For an op with no other
+    arguments it is `inputs` itself, so most nodes hold one tuple.
+    `epoch` is the in-place update count when the op ran: an input (or the output) updated in
+    place after that would make the rule read the wrong values, and backward refuses.
+    `where` and `call` are opaque slots for whoever builds graphs (the interpreter puts the
+    source span and the DG call there, through `recording`); the engine never reads them. Two
+    slots rather than one tuple: a node is made per op, and a tuple each would cost 56 bytes.
+    """
+
+    __slots__ = ("args", "call", "epoch", "inputs", "op", "where")
+
+    def __init__(self, op: type[Op], inputs: tuple[Tensor, ...], args: tuple[Any, ...], epoch: int) -> None:
+        self.op = op
+        self.inputs = inputs
+        self.args = args
+        self.epoch = epoch
+        self.where: Any = None
+        self.call: Any = None
+
+    def changed_since(self, out: Tensor) -> bool:
+        """Was an input, or the output, updated in place after this op ran?"""
+        if self.epoch == _inplace_updates:  # nothing at all was updated in place since: the usual case
+            return False
+        return out.version > self.epoch or any(t.version > self.epoch for t in self.inputs)
+
+    def __repr__(self) -> str:
+        return f"<{self.op.name}Backward>"
+
+
+class Recording:
+    """What the engine tells whoever listens, and the provenance it stamps on each node.
+
+    where, call   provenance, kept current by whoever runs the ops (the interpreter: the site of
+                  the expression being evaluated, the DG call it runs in) and stamped on each
+                  recorded node as `node.where`, `node.call`; the engine never looks inside
+    listeners     objects told what happens, in the order they started listening; each may define
+                  any of these methods, and only those it defines are called:
+                    on_record(t)              a node was recorded (t is its output)
+                    on_backward(root, seed)   a backward pass begins
+                    on_visit(t, g)            the pass reached t with gradient g (leaves too)
+                    on_step(t, g, sent)       t's rule ran: g arrived, `sent` went to its inputs
+                    on_leaf(leaf, g, total)   g accumulated into leaf.grad, which is now `total`
+    With no listener each event costs one test of an empty tuple.
+    """
+
+    EVENTS = ("on_record", "on_backward", "on_visit", "on_step", "on_leaf")
+    __slots__ = ("call", "listeners", "where", *EVENTS)
+
+    def __init__(self) -> None:
+        self.where: Any = None
+        self.call: Any = None
+        self.listeners: tuple[Any, ...] = ()
+        self._index()
+
+    def listen(self, listener: Any) -> None:
+        """Start telling `listener` what happens (after those already listening)."""
+        self.listeners = (*self.listeners, listener)
+        self._index()
+
+    def stop_listening(self, listener: Any) -> None:
+        self.listeners = tuple(x for x in self.listeners if x is not listener)
+        self._index()
+
+    def _index(self) -> None:
+        """One tuple of bound methods per event, so the engine calls exactly the methods defined."""
+        for event in self.EVENTS:
+            found = (getattr(x, event, None) for x in self.listeners)
+            setattr(self, event, tuple(f for f in found if f is not None))
+
+    def save(self) -> tuple[Any, Any, tuple[Any, ...]]:
+        """Provenance and listeners as they are, for `restore` (a host scopes them to one run)."""
+        return self.where, self.call, self.listeners
+
+    def restore(self, saved: tuple[Any, Any, tuple[Any, ...]]) -> None:
+        self.where, self.call, self.listeners = saved
+        self._index()
+
+
+recording = Recording()
+
+
+# ---- grad mode ----------------------------------------------------------------------------
+def is_grad_enabled() -> bool:
+    return _grad_enabled
+
+
+def set_grad_enabled(enabled: bool) -> bool:
+    """Turn recording on or off; returns the previous setting."""
+    global _grad_enabled
+    previous, _grad_enabled = _grad_enabled, bool(enabled)
+    return previous
+
+
+class no_grad:
+    """Inside this block nothing is recorded: results have no grad_fn and leaves update in place."""
+
+    def __enter__(self) -> None:
+        self._previous = set_grad_enabled(False)
+
+    def __exit__(self, *exc: object) -> None:
+        set_grad_enabled(self._previous)
+
+
+class enable_grad:
+    """Recording on again inside a `no_grad` block (used to build gradients of gradients)."""
+
+    def __enter__(self) -> None:
+        self._previous = set_grad_enabled(True)
+
+    def __exit__(self, *exc: object) -> None:
+        set_grad_enabled(self._previous)
+
+
+# ---- in-place updates ---------------------------------------------------------------------
+def updates_in_place() -> int:
+    """How many in-place updates there have been so far (see Node.changed_since)."""
+    return _inplace_updates
+
+
+def updated_in_place(t: Tensor) -> None:
+    """Note that `t`'s values were just replaced in place (see Node.changed_since)."""
+    global _inplace_updates
+    _inplace_updates += 1
+    t.version = _inplace_updates
