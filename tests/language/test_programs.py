@@ -152,6 +152,16 @@ def test_attention_reverses_95_percent_of_the_test_tokens_by_looking_at_the_mirr
     assert looks and looks.group(1) == "7, 6, 5, 4, 3, 2, 1, 0", "output position i should attend to input 7 - i"
 
 
+def test_tiny_gpt_beats_the_bigram_model_and_writes_a_sample() -> None:
+    found = re.search(r"validation loss: GPT ([0-9.]+), bigram model ([0-9.]+)", output_of(PROGRAMS / "18_tiny_gpt.dg"))
+    assert found, "18_tiny_gpt.dg must print both validation losses"
+    gpt, bigram = float(found.group(1)), float(found.group(2))
+    assert 2.0 < bigram < 3.0, f"the bigram model's loss {bigram} is not a bigram model's on English text"
+    assert gpt < bigram, f"the GPT's validation loss {gpt} is not below the bigram model's {bigram}"
+    sample = output_of(PROGRAMS / "18_tiny_gpt.dg").split("the GPT writes:\n")[1]
+    assert sample.startswith("ROMEO:") and len(sample) > 200
+
+
 def test_moons_mlp_reaches_95_percent_training_accuracy() -> None:
     accuracy = number_after(r"final training accuracy: ([0-9.]+)", "10_moons_mlp.dg")
     assert accuracy >= 0.95, f"training accuracy {accuracy} is below 0.95"
