@@ -28,6 +28,7 @@ from dglang.interpreter.static.static_builtins import made_in, static_function
 from .cells import is_complete as is_complete  # where front ends look for it (a notebook kernel too)
 from .cells import read_cells
 from .program_files import read_program
+from .sessions import QuitProgram as QuitProgram  # where the debugger and the CLI look for it
 
 
 # ---- running cells -----------------------------------------------------------------------------
@@ -36,10 +37,6 @@ class Outcome(Enum):
     ERROR = "error"
     QUIT = "quit"
     CONTINUE = "continue"  # leave a pause: the program goes on (how: the pause's `resume`)
-
-
-class QuitProgram(BaseException):  # a signal, not an error: the user chose to stop
-    """`:quit` at a pause. A BaseException, so no DG error handler mistakes it for a failure."""
 
 
 CommandFunction = Callable[["Repl", str], "Outcome"]

@@ -81,8 +81,8 @@ def test_k_runs_the_tests_whose_name_contains_it(tmp_path: Path) -> None:
     [
         ("x = 1\n", 5, "stdout", "work.dg: no test_... functions: nothing to run"),
         ("def test_a(:\n    pass\n", 65, "stderr", "SyntaxError"),
-        ("def test_a(x):\n    pass\n", 65, "stderr", "work.dg:1:12: TestError: test_a() takes an argument 'x'"),
-        ("def test_a(points=-1):\n    pass\n", 65, "stderr", "TestError: the points of test_a must be a number"),
+        ("def test_a(x):\n    pass\n", 2, "stderr", "work.dg:1:12: TestError: test_a() takes an argument 'x'"),
+        ("def test_a(points=-1):\n    pass\n", 2, "stderr", "TestError: the points of test_a must be a number"),
         ('print("before")\nx = 1 / 0\ndef test_a():\n    pass\n', 70, "stderr", "work.dg:2:5: ZeroDivisionError"),
     ],
 )
@@ -191,3 +191,9 @@ def test_a_reader_that_leaves_early_gets_no_error(tmp_path: Path) -> None:
     shell = f"{sys.executable} -m dglang.interpreter test work.dg | head -1"
     result = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert result.stdout == "work.dg::test_0 PASSED\n" and result.stderr == ""
+
+
+def test_a_test_that_takes_an_argument_is_a_collection_error_not_a_syntax_error(tmp_path: Path) -> None:
+    """Exit 2, as pytest's error in collecting (it was 65, the code of a syntax error)."""
+    result = dg_test(tmp_path, "def test_a(x):\n    assert x == 1\n")
+    assert result.returncode == 2 and "TestError: test_a() takes an argument 'x'" in result.stderr

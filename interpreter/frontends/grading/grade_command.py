@@ -215,9 +215,11 @@ def write_results(
 def table(graded: list[Graded], assignment: Assignment) -> str:
     width = max([len("submission"), *(len(g.submission.name) for g in graded)])
     total = points(assignment.max_score)
-    lines = [f"{'submission':<{width}}  score  status"]
-    for g in graded:
-        lines.append(f"{g.submission.name:<{width}}  {points(g.score) + '/' + total:<5}  {g.status}")
+    scores = [f"{points(g.score)}/{total}" for g in graded]
+    column = max([len("score"), *map(len, scores)])  # `4.5/4.5` is wider than the heading
+    lines = [f"{'submission':<{width}}  {'score':<{column}}  status"]
+    for g, score in zip(graded, scores, strict=True):
+        lines.append(f"{g.submission.name:<{width}}  {score:<{column}}  {g.status}")
     return "\n".join(lines) + "\n"
 
 
