@@ -35,11 +35,12 @@ class LogSumExp(Composed):
         if axis is not None and x.shape[axis] == 0:
             raise TensorValueError(f"softmax, log_softmax and logsumexp need values along axis {axis}; it is empty")
         # Shifting by the largest value keeps exp from overflowing; the result does not depend on
-        # the shift, so it is a constant (a NumPy array). Where the largest is inf or -inf (a row
-        # masked out entirely), the shift is 0, as in PyTorch: logsumexp([-inf, -inf]) is -inf
-        # and logsumexp([inf, 0]) is inf, where inf - inf would give nan.
-        largest = np.max(x.data, axis=axis, keepdims=True)
-        shift = np.where(np.isinf(largest), 0.0, largest)
+        # the shift, so it is a constant (computed from x detached: no gradient). Where the largest
+        # is inf or -inf (a row masked out entirely), the shift is 0, as in PyTorch:
+        # logsumexp([-inf, -inf]) is -inf and logsumexp([inf, 0]) is inf, where inf - inf would
+        # give nan. (Tensor ops, not NumPy on x.data, so that a tracer sees how the shift is made.)
+        largest = x.detach().max(axis=axis, keepdims=True)
+        shift = largest.where(largest.abs() < np.inf, 0.0)
         out = (x - shift).exp().sum(axis=axis, keepdims=True).log() + shift
         return out if keepdims else out.reshape(np.squeeze(out.data, axis=axis).shape)
 
@@ -62,7 +63,7 @@ class LogSoftmax(Composed):
         # x - max(x) - log(sum(exp(x - max(x)))), as PyTorch computes it: the shift is the largest
         # value even when it is inf, so a row with an inf is nan throughout ([inf, 0] gives [nan,
         # nan]), where x - logsumexp(x) would give [nan, -inf].
-        shifted = x - np.max(x.data, axis=axis, keepdims=True)  # a constant shift: no gradient
+        shifted = x - x.detach().max(axis=axis, keepdims=True)  # a constant shift: no gradient
         return shifted - shifted.exp().sum(axis=axis, keepdims=True).log()
 
 

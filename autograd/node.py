@@ -66,10 +66,14 @@ class Recording:
                     on_visit(t, g)            the pass reached t with gradient g (leaves too)
                     on_step(t, g, sent)       t's rule ran: g arrived, `sent` went to its inputs
                     on_leaf(leaf, g, total)   g accumulated into leaf.grad, which is now `total`
+                    on_op(op, args, out)      an op ran, recorded or not (a tracer's view: the
+                                              arguments as given, tensors among them, and out)
+                    on_value(t, value)        t became the Python value `value` (a condition's
+                                              truth, .item(), .tolist(), an index)
     With no listener each event costs one test of an empty tuple.
     """
 
-    EVENTS = ("on_record", "on_backward", "on_visit", "on_step", "on_leaf")
+    EVENTS = ("on_record", "on_backward", "on_visit", "on_step", "on_leaf", "on_op", "on_value")
     __slots__ = ("call", "listeners", "where", *EVENTS)
 
     def __init__(self) -> None:
@@ -103,6 +107,20 @@ class Recording:
 
 
 recording = Recording()
+
+
+def tell_op(op: type[Op], args: tuple[Any, ...], out: Tensor) -> Tensor:
+    """Tell whoever listens that `op` ran on `args` and made `out` (a tracer); returns `out`."""
+    for listener in recording.on_op:
+        listener(op, args, out)
+    return out
+
+
+def told(t: Tensor, value: Any) -> Any:
+    """`value`, which `t` just became, after telling whoever listens (a tracer guards on it)."""
+    for listener in recording.on_value:
+        listener(t, value)
+    return value
 
 
 # ---- grad mode ----------------------------------------------------------------------------

@@ -97,7 +97,7 @@ class Tensor:
                 f"item() needs a tensor with one element, this one has shape {self.shape}",
                 help="reduce it first, for example with .sum() or .mean()",
             )
-        return np.asarray(self.data).reshape(()).item()
+        return graph.told(self, np.asarray(self.data).reshape(()).item())
 
     def detach(self) -> Tensor:
         """The same values as a new leaf, cut off from the graph that made them.
@@ -112,7 +112,7 @@ class Tensor:
     @property
     def is_leaf(self) -> bool: return self.grad_fn is None
     def numpy(self) -> np.ndarray: return np.asarray(self.data)
-    def tolist(self) -> Any: return np.asarray(self.data).tolist()
+    def tolist(self) -> Any: return graph.told(self, np.asarray(self.data).tolist())
 
     # ---- what can be done with it: each line hands its op to apply -----------------------------
     # arithmetic (autograd/arithmetic.py); a plain number on either side is a constant
@@ -233,7 +233,7 @@ class Tensor:
                 f"the truth value of a tensor with {self.size} elements is ambiguous",
                 help="use .any() or .all(), or reduce it to one element first",
             )
-        return bool(data)
+        return graph.told(self, bool(data)) if recording.on_value else bool(data)
 
     def __float__(self) -> float:
         return float(self.item())
@@ -244,7 +244,7 @@ class Tensor:
     def __index__(self) -> int:
         if self.dtype != "int" or self.shape != ():
             raise TensorTypeError(f"only a 0-d int tensor can be used as an integer, not {self.describe()}")
-        return int(self.data)
+        return graph.told(self, int(self.data))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -287,7 +287,7 @@ def unary(op: type[Op], a: Any, *params: Any) -> Tensor:
             node.where, node.call = recording.where, recording.call
         if recording.on_record:
             _tell(out)
-    return out
+    return graph.tell_op(op, (a, *params), out) if recording.on_op else out
 
 
 def binary(op: type[Op], a: Any, b: Any) -> Tensor:
@@ -305,7 +305,7 @@ def binary(op: type[Op], a: Any, b: Any) -> Tensor:
             node.where, node.call = recording.where, recording.call
         if recording.on_record:
             _tell(out)
-    return out
+    return graph.tell_op(op, (a, b), out) if recording.on_op else out
 
 
 def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
@@ -347,7 +347,7 @@ def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
             if t.requires_grad:
                 _record(out, op, tuple(inputs), tuple(rule))
                 break
-    return out
+    return graph.tell_op(op, args, out) if recording.on_op else out
 
 
 PYTORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axes"}  # its keywords, and the engine's
@@ -393,6 +393,6 @@ def compare(fn: Callable[[Any, Any], Any], symbol: str, a: Tensor, b: Any) -> An
     else:
         return NotImplemented  # `x == None` falls back to identity, as in Python
     data = a.data
-    if type(data) is np.ndarray or type(other) is np.ndarray:  # (two numbers: nothing to check)
-        return Tensor(arithmetic.Compare.forward(data, other, fn, symbol))
-    return Tensor(fn(data, other))
+    numbers = type(data) is not np.ndarray and type(other) is not np.ndarray  # two numbers: nothing to check
+    out = Tensor(fn(data, other) if numbers else arithmetic.Compare.forward(data, other, fn, symbol))
+    return graph.tell_op(arithmetic.Compare, (a, b, fn, symbol), out) if recording.on_op else out

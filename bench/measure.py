@@ -55,8 +55,9 @@ def dg_program(name: str, **sizes: int) -> tuple[str, str]:
     return setup, "\n" * setup.count("\n") + measured
 
 
-def run_dg(name: str, **sizes: int) -> tuple[float, Any]:
+def run_dg(name: str, static: bool = False, **sizes: int) -> tuple[float, Any]:
     """Run bench/NAME.dg in a fresh Session: the setup untimed, then Session.run of the measured part.
+    `static`: the session has the `static` builtin (interpreter/static/).
 
     Returns the seconds the measured part took and the session (to read its variables).
     """
@@ -64,6 +65,10 @@ def run_dg(name: str, **sizes: int) -> tuple[float, Any]:
 
     setup, measured = dg_program(name, **sizes)
     session = Session(out=io.StringIO(), base_dir=BENCH)
+    if static:
+        from dglang.interpreter.static import static_builtins
+
+        static_builtins.install(session)
     session.run(setup, f"bench/{name}.dg")
     start = time.perf_counter()
     session.run(measured, f"bench/{name}.dg")

@@ -35,6 +35,18 @@ def dg(steps: int) -> Result:
     return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())))
 
 
+def dg_static(steps: int) -> Result:
+    """The same steps, each one call of a static function (bench/mlp_moons_static.dg). The time
+    includes tracing; the note says how much of it that was."""
+    from dglang.interpreter.static.static_builtins import static_function
+
+    seconds, session = run_dg("mlp_moons_static", static=True, steps=steps)
+    env = session.globals.vars
+    fn = static_function(env["fast_step"])
+    note = f"{fn.traces} traces took {fn.tracing_time * 1000:.1f} ms of the {seconds * 1000:.0f} ms"
+    return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())), note)
+
+
 def pytorch(steps: int) -> Result:
     import torch
 

@@ -65,6 +65,13 @@ WORKLOADS = [
         [Target("PyTorch", 0.5), Target("NumPy by hand", 2.5)],
     ),
     Workload(
+        "mlp-moons-static", "s", lambda s: f"{s['steps']:,} steps, time per step, tracing included",
+        {"steps": 3000}, {"steps": 20},
+        [Implementation(DG, "mlp_moons:dg_static"), Implementation("PyTorch", "mlp_moons:pytorch", reference=True),
+         Implementation("NumPy by hand", "mlp_moons:hand_numpy")],
+        [Target("PyTorch", 0.5), Target("NumPy by hand", 1.5)],
+    ),
+    Workload(
         "mlp-moons-column", "s", lambda s: f"{s['steps']:,} steps, time per step",
         {"steps": 3000}, {"steps": 20},
         [Implementation(DG, "mlp_moons_column:dg"),

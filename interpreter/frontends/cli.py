@@ -25,7 +25,10 @@ from .program_files import read_program
 from .streams import use_utf8
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from dglang.interpreter.host.session import Session
+    from dglang.interpreter.library.runtime import CallContext
 
 # Exit codes, after BSD's sysexits (as jlox uses them).
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
@@ -45,6 +48,7 @@ commands:
   dg -                  run a program read from standard input
   dg repl               open the REPL
   dg parse FILE.dg      print the syntax tree (--tokens: the token stream)
+  dg check FILE.dg      every syntax and static error, and what would fail as it runs, without running it
   dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png|.html] [--untaken]
                         run a program and draw the graph behind a variable
                         (.html: a page that steps through it, forward and backward)
@@ -55,9 +59,11 @@ commands:
                         write the autograder folder Gradescope runs (see docs/grading.md)
   dg lsp                the language server editors start (needs pip install 'dglang[lsp]')
   dg kernel install     make the DG kernel known to Jupyter (needs pip install 'dglang[jupyter]')
+  dg static FILE --fn NAME [--passes]
+                        print the code each trace of static(NAME) became, with its source lines
   --debug, with any command, shows the Python traceback of an internal error (dg graph: which program draws)
 """
-SUBCOMMANDS = ("run", "repl", "parse", "graph", "test", "grade", "lsp", "kernel")
+SUBCOMMANDS = ("run", "repl", "parse", "check", "graph", "static", "test", "grade", "lsp", "kernel")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -130,8 +136,18 @@ def dispatch(argv: list[str]) -> int:
         argv = [a for a in argv if a != "--debug"]
     if command == "parse":
         return parse_command(argv[1:])
+    if command == "check":
+        from .check_command import check, options
+
+        return check(options().parse_args(argv[1:]), report)
     if command == "graph":
         return graph_command(argv[1:], debug)
+    if command == "static":
+        from .static_command import options, show
+
+        args = options().parse_args(argv[1:])
+        args.debug = debug
+        return show(args, new_session, run_file, report)
     if command == "test":
         from dglang.interpreter.frontends.grading import testing
 
@@ -175,7 +191,6 @@ def dispatch(argv: list[str]) -> int:
 
 
 def new_session(args: argparse.Namespace) -> Session:
-    from .debugger import Debugger  # imported here so `dg --help` starts fast
     from .sessions import new_session as make_session
 
     folder = program_folder(args.file) if args.file not in (None, "-") else Path.cwd()
@@ -193,8 +208,23 @@ def new_session(args: argparse.Namespace) -> Session:
     )
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
-        Debugger(None if sys.stdin.isatty() else stdin_lines()).attach(session)
+        with_debugger(session, None if sys.stdin.isatty() else stdin_lines())
     return session
+
+
+def with_debugger(session: Session, lines: Iterator[str] | None) -> None:
+    """Pause at `breakpoint()` in the debugger (debugger.py), reading its commands from `lines`, or
+    from a person at the terminal when None. The debugger and the REPL load at the first pause: a
+    program that never pauses starts without them."""
+
+    def first_pause(context: CallContext) -> None:
+        from .debugger import Debugger
+
+        Debugger(lines).attach(session)
+        assert session.on_breakpoint is not None
+        session.on_breakpoint(context)
+
+    session.on_breakpoint = first_pause
 
 
 def is_folder(path: str) -> bool:
@@ -231,7 +261,7 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
     from dglang.interpreter.diagnostics.source import Source
     from dglang.interpreter.host.python_settings import collecting_for_graphs
 
-    from .debugger import QuitProgram
+    from .sessions import QuitProgram
 
     try:
         text, name = read_program(path)
@@ -247,12 +277,15 @@ def run_file(session: Session, path: str, debug: bool = False) -> int:
         try:
             session.run(text, name)
         except DGError as e:
-            report(e, debug)
+            from .check_command import report_every  # every syntax or static error, not only the first
+
+            report_every(text, name, e, lambda error: report(error, debug))
             if e.kind == "KeyboardInterrupt":
                 return EXIT_INTERRUPTED
             return EXIT_SYNTAX if e.is_syntax else EXIT_RUNTIME
-        except QuitProgram:
-            return EXIT_OK
+        except QuitProgram:  # the person stopped it: said, and not the exit of a program that ended
+            report(DGError("Stopped", "the program stopped at the debugger's :quit, before its end"))
+            return EXIT_INTERRUPTED
         except KeyboardInterrupt:  # between statements, where no statement could locate it
             report(DGError("KeyboardInterrupt", "interrupted"))
             return EXIT_INTERRUPTED

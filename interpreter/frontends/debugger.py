@@ -231,7 +231,9 @@ class PausedRepl(Repl):
     def cheat_sheet(self) -> str:
         lines = [f"Paused in {self.frame.function} at {self.frame.place}. DG statements read and change its variables."]
         lines.extend(f"  {cmd.usage:<24} {cmd.summary}" for cmd in DEBUGGER.values())
-        lines.append(f"  {':quit':<24} Stop the program (a cell typed at the >>> prompt stops; `dg FILE` exits).")
+        lines.append(
+            f"  {':quit':<24} Stop the program (a cell typed at the >>> prompt stops; `dg FILE` exits, with 130)."
+        )
         ctrl_d = "On an empty line: the same as :continue; the program runs on, it does not stop."
         lines.append(f"  {'Ctrl-D':<24} {ctrl_d}")
         lines.append("  also: " + ", ".join(cmd.usage for name, cmd in COMMANDS.items() if name != "quit"))

@@ -22,10 +22,13 @@ from dglang.interpreter.library.help import describe, everything, register, rend
 from dglang.interpreter.library.runtime import MISSING, Env, Function, Module, show_short, suggest
 from dglang.interpreter.seeing.text_picture import text_picture
 from dglang.interpreter.seeing.tools import install
+from dglang.interpreter.static.listing import info_text, listings
+from dglang.interpreter.static.static_builtins import made_in, static_function
 
 from .cells import is_complete as is_complete  # where front ends look for it (a notebook kernel too)
 from .cells import read_cells
 from .program_files import read_program
+from .sessions import QuitProgram as QuitProgram  # where the debugger and the CLI look for it
 
 
 # ---- running cells -----------------------------------------------------------------------------
@@ -34,10 +37,6 @@ class Outcome(Enum):
     ERROR = "error"
     QUIT = "quit"
     CONTINUE = "continue"  # leave a pause: the program goes on (how: the pause's `resume`)
-
-
-class QuitProgram(BaseException):  # a signal, not an error: the user chose to stop
-    """`:quit` at a pause. A BaseException, so no DG error handler mistakes it for a failure."""
 
 
 CommandFunction = Callable[["Repl", str], "Outcome"]
@@ -345,6 +344,32 @@ def _graph(repl: Repl, argument: str) -> Outcome:
         repl.report(DGError("CommandError", what))
         return Outcome.ERROR
     repl.write(text_picture(repl.seeing.graph(value), argument))
+    return Outcome.OK
+
+
+@command(
+    "static",
+    ":static NAME",
+    """What static(NAME) did: its traces and guard failures, then the code of each trace.
+
+    >>> def f(x):
+    ...     return x * 2
+    >>> fast = static(f)
+    >>> y = fast(tensor([1.0]))
+    >>> :static f
+    ...
+    """,
+)
+def _static(repl: Repl, argument: str) -> Outcome:
+    value = repl.env.lookup(argument) if argument.isidentifier() else MISSING
+    made = static_function(value)
+    found = [made] if made is not None else made_in(repl.session, argument) if argument.isidentifier() else []
+    if not found:
+        what = "usage: :static NAME" if not argument.isidentifier() else f"static({argument}) was never made here"
+        repl.report(DGError("CommandError", what, help="wrap a function first: `fast = static(f)`, and call it"))
+        return Outcome.ERROR
+    for fn in found:
+        repl.write(info_text(fn) + "\n" + listings(fn))
     return Outcome.OK
 
 

@@ -30,3 +30,7 @@ def new_session(
     session.modules.library = library_folders(library, None if library_variable else "")
     install(session, detect_anomaly=detect_anomaly)
     return session
+
+
+class QuitProgram(BaseException):  # a signal, not an error: the user chose to stop
+    """`:quit` at a pause. A BaseException, so no DG error handler mistakes it for a failure."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -100,16 +101,51 @@ class DGCompleter(Completer):
 
 
 # ---- the prompt ---------------------------------------------------------------------------
-def key_bindings(cells: Completeness) -> KeyBindings:
-    """Enter runs a complete cell or starts the next line, indented for it; Backspace in the
-    indentation goes back one level; a paste is inserted as it is and runs if it ends complete."""
-    bindings = KeyBindings()
+def keys_ahead(event: KeyPressEvent) -> str | None:
+    """The text of the keys already sent after this one (a paste arriving as keys), or None. The
+    key processor holds those read so far; a line still on its way is read now (without waiting)."""
+    processor = event.app.key_processor
+    waiting = list(processor.input_queue)
+    if not any(key.key in (Keys.ControlM, Keys.ControlJ) for key in waiting):
+        more = event.app.input.read_keys()
+        processor.feed_multiple(more)
+        waiting += more
+    return "".join(key.data for key in waiting) if waiting else None
 
-    def new_line(event: KeyPressEvent) -> None:
+
+def block_goes_on(line: str, ahead: str | None) -> bool:
+    """Is this blank line inside a block, because the line already sent after it is indented?"""
+    if ahead is None or line.strip():
+        return False
+    following = ahead.replace("\r", "\n").split("\n", 1)[0]
+    return following[:1] in (" ", "\t") and bool(following.strip())
+
+
+@dataclass
+class AutomaticIndent:
+    """The indentation Enter put at the start of the line being typed, and where it ends."""
+
+    at: int | None = None
+    indent: str = ""
+
+
+def key_bindings(cells: Completeness) -> KeyBindings:
+    """Enter runs a complete cell or starts the next line, indented for it; a space typed where
+    Enter indented the line replaces that indentation with the person's own; Backspace in the
+    indentation goes back one level; a paste is inserted as it is and runs if it ends complete.
+    A paste the terminal sends as keys (no bracketed paste) carries its own indentation: while
+    keys are already waiting, Enter indents nothing, and a blank line is the block's when the
+    next line is indented, so the paste runs as its lines read."""
+    bindings = KeyBindings()
+    automatic = AutomaticIndent()
+
+    def new_line(event: KeyPressEvent, indented: bool = True) -> None:
         buffer = event.current_buffer
         at_end = buffer.cursor_position == len(buffer.text)
         indent = cells.next_indent(buffer.text) if at_end else next_indent(buffer.document.text_before_cursor)
+        indent = indent if indented else ""
         buffer.insert_text("\n" + indent)
+        automatic.at, automatic.indent = (buffer.cursor_position, indent) if indent else (None, "")
 
     @bindings.add("enter")
     def _enter(event: KeyPressEvent) -> None:
@@ -117,10 +153,29 @@ def key_bindings(cells: Completeness) -> KeyBindings:
         if buffer.complete_state and buffer.complete_state.current_completion:
             buffer.apply_completion(buffer.complete_state.current_completion)
             return
-        if cells.is_complete(buffer.text):
+        ahead = keys_ahead(event)
+        if cells.is_complete(buffer.text) and not block_goes_on(buffer.document.current_line, ahead):
             buffer.validate_and_handle()
         else:
-            new_line(event)
+            new_line(event, indented=ahead is None)
+
+    @Condition
+    def at_automatic_indent() -> bool:
+        from prompt_toolkit.application import get_app
+
+        buffer = get_app().current_buffer
+        line = buffer.document
+        return (
+            automatic.at == buffer.cursor_position
+            and line.current_line_before_cursor == automatic.indent
+            and not line.current_line_after_cursor
+        )
+
+    @bindings.add(" ", filter=at_automatic_indent)
+    def _own_indent(event: KeyPressEvent) -> None:
+        event.current_buffer.delete_before_cursor(len(automatic.indent))
+        event.current_buffer.insert_text(" ")
+        automatic.at = None
 
     @Condition
     def in_indentation() -> bool:

@@ -64,6 +64,7 @@ class Session:
             max_depth=max_depth, max_steps=self.limits.max_steps, show=self.echo, pause=self.pause
         )
         self.printed = 0  # bytes written so far in this run
+        self.writes = 0  # writes so far, in any run
         self.err = sys.stderr  # where warnings go
         self.context.warn = self.warn
         self._on_breakpoint: Callable[[CallContext], None] | None = None
@@ -181,6 +182,7 @@ class Session:
     # ---- services for builtins ------------------------------------------------------------
     def write(self, text: str, stream: TextIO | None = None) -> None:
         """Write program output (to `stream`, standard output if not given), within the output limit of this run."""
+        self.writes += 1  # static(f) tells a function that printed when traced (interpreter/static)
         budget = self.limits.max_output
         if budget is not None:
             self.printed += len(text) if text.isascii() else output_size(text)  # bytes, in UTF-8

@@ -27,6 +27,7 @@ from dglang.autograd.table import FUNCTIONS, PublicFunction
 from dglang.autograd.tensor import type_name
 
 from .attributes import TENSOR_METHODS, TENSOR_PROPERTIES
+from .habits import instead
 from .keyword_help import KEYWORDS
 from .runtime import BoundMethod, Builtin, Function, Module, show
 
@@ -158,7 +159,8 @@ def describe(name: str, builtins: Mapping[str, Any] | None = None) -> Help | Non
     if name.startswith(":"):
         return ENTRIES.get(name)
     if "." in name and name not in ENTRIES:
-        return tensor_member(name.rpartition(".")[2])
+        member = name.rpartition(".")[2]
+        return tensor_member(member) or habit_help(member)
     if name in OPERATORS:
         return operator_help(name)
     if name in ENTRIES and ENTRIES[name].kind == "keyword":
@@ -166,7 +168,30 @@ def describe(name: str, builtins: Mapping[str, Any] | None = None) -> Help | Non
     if name in builtins:
         return builtin_help(name, builtins[name], builtins)
     found = tensor_member(name) or ENTRIES.get(name) or ENTRIES.get(":" + name)
-    return found
+    return found or habit_help(name)
+
+
+HABIT_EXAMPLES = {
+    "backward": docstring_parts(
+        """backward
+
+        >>> x = tensor(2.0, requires_grad=True)
+        >>> loss = x * x
+        >>> grad loss
+        >>> x.grad
+        tensor(4.)
+        """
+    )[1]
+}
+
+
+def habit_help(name: str) -> Help | None:
+    """`:help backward`: a PyTorch or NumPy name DG does not have, and what DG writes instead."""
+    found = instead(name)
+    if found is None:
+        return None
+    written, what = found
+    return Help(name, "PyTorch's or NumPy's, not DG's", written, what, example=HABIT_EXAMPLES.get(name, ()))
 
 
 def builtin_help(name: str, value: Any, builtins: Mapping[str, Any]) -> Help:

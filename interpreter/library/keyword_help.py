@@ -217,3 +217,10 @@ KEYWORDS: dict[str, tuple[str, str]] = {
         """,
     ),
 }
+
+
+def as_a_name(word: str) -> str:
+    """The help line for a keyword written where a name must be (`grad = x.grad`, `def grad(f):`)."""
+    if word == "grad":
+        return "`grad y` is the statement that computes gradients; call it something else (g, dw, grad_w)"
+    return f"'{word}' is a keyword of DG; call it something else"

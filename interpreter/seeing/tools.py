@@ -19,18 +19,18 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.help import register
 from dglang.interpreter.library.runtime import Builtin, CallContext
+from dglang.interpreter.static import static_builtins
 
 from .anomaly import AnomalyCheck, AnomalyMode
 from .gradcheck_table import SIGNATURE, make_gradcheck
-from .graph import MAX_NODES, Graph, collect
 from .passes import LastBackward
 from .provenance import Stamper
-from .text_picture import text_picture
-from .trace import Tracer
 from .values import source_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the pictures' modules load when a program first draws (see Seeing.graph)
     from .dot import DotOptions
+    from .graph import Graph
+    from .trace import Tracer
 
 
 @dataclass
@@ -62,9 +62,13 @@ class Seeing:
             if self.session.running:  # asked from a breakpoint's cell: listen in the run under way too
                 recording.listen(listener)
 
-    def graph(self, y: Tensor, limit: int = MAX_NODES) -> Graph:
-        """The recorded graph behind `y`, with what the last backward pass did if it went through it."""
-        return collect(y, self.last_backward.last, limit)
+    def graph(self, y: Tensor, limit: int | None = None) -> Graph:
+        """The recorded graph behind `y`, with what the last backward pass did if it went through it
+        (at most `limit` nodes: graph.py's MAX_NODES unless told). Its modules load on first use,
+        as the pictures' below do, so a program that never draws starts no slower."""
+        from .graph import MAX_NODES, collect
+
+        return collect(y, self.last_backward.last, MAX_NODES if limit is None else limit)
 
     # What a front end shows (the command line writes them to files; a notebook shows them inline).
     # Their modules load when first asked for, so a program that never draws starts no slower.
@@ -113,6 +117,7 @@ def install(session: Session, trace: Tracer | None = None, detect_anomaly: bool 
     if seeing is None:
         seeing = INSTALLED[session] = Seeing(session)
         add_builtins(seeing)
+        static_builtins.install(session, drawing=lambda: seeing.keeping)
     if trace is not None:
         session.listeners.append(trace)
     if detect_anomaly:
@@ -138,6 +143,8 @@ def add_builtins(seeing: Seeing) -> None:
         if seeing.show_graph is not None:
             seeing.show_graph(y, shown, bool(untaken))
         else:
+            from .text_picture import text_picture
+
             session.write(text_picture(seeing.graph(y), shown, untaken=bool(untaken)))
 
     def explain(message: str, help: str | None) -> None:  # what `assert gradcheck(...)` says when it fails

@@ -6,58 +6,70 @@ language: `Binary('+', left, right)` whatever the precedence rules took to parse
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from dglang.interpreter.diagnostics.source import Span
 
 # Nodes compare by identity (eq=False): nothing compares trees by value, and generating 36
-# __eq__ methods was a third of the time DG takes to import this module at start-up.
+# __eq__ methods was a third of the time DG takes to import this module at start-up. Their repr
+# is Node's, written once (repr=False), rather than one generated and compiled for each class.
+
+
+class Node:
+    """What every class of the tree shares: its repr, field by field as a dataclass writes it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self))
+        return f"{type(self).__name__}({shown})"
+
 
 # ---- expressions -------------------------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False)
-class Expr:
+@dataclass(slots=True, eq=False, repr=False)
+class Expr(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Constant(Expr):
     """A number, string, True, False or None written in the program."""
 
     value: Any
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class FString(Expr):
     """f"loss {loss:.4f}": literal text and formatted expressions, in order."""
 
     parts: list[str | FormattedValue]
 
 
-@dataclass(slots=True, eq=False)
-class FormattedValue:
+@dataclass(slots=True, eq=False, repr=False)
+class FormattedValue(Node):
     expr: Expr
     spec: str
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Name(Expr):
     name: str
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class TupleExpr(Expr):
     items: list[Expr]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class ListExpr(Expr):
     items: list[Expr]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class ListComprehension(Expr):
     """[element for targets in iterable if condition]"""
 
@@ -67,14 +79,14 @@ class ListComprehension(Expr):
     condition: Expr | None
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class DictExpr(Expr):
     """{key: value, ...}"""
 
     items: list[tuple[Expr, Expr]]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class DictComprehension(Expr):
     """{key: value for targets in iterable if condition}"""
 
@@ -85,20 +97,20 @@ class DictComprehension(Expr):
     condition: Expr | None
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Binary(Expr):
     op: str  # + - * / // % @ **
     left: Expr
     right: Expr
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Unary(Expr):
     op: str  # + -
     operand: Expr
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Compare(Expr):
     """a < b <= c: operands and the operators between them."""
 
@@ -106,24 +118,24 @@ class Compare(Expr):
     ops: list[str]  # == != < <= > >= in, "not in"
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class And(Expr):
     left: Expr
     right: Expr
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Or(Expr):
     left: Expr
     right: Expr
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Not(Expr):
     operand: Expr
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Conditional(Expr):
     """then if condition else otherwise"""
 
@@ -132,27 +144,27 @@ class Conditional(Expr):
     otherwise: Expr
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Attribute(Expr):
     obj: Expr
     name: str
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Call(Expr):
     func: Expr
     args: list[Expr]
     kwargs: list[tuple[str, Expr]]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Slice(Expr):
     start: Expr | None
     stop: Expr | None
     step: Expr | None
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Index(Expr):
     """obj[items]; several items (x[0, 1:]) index several axes."""
 
@@ -163,50 +175,50 @@ class Index(Expr):
 # ---- statements --------------------------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False)
-class Stmt:
+@dataclass(slots=True, eq=False, repr=False)
+class Stmt(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Assign(Stmt):
     target: Expr  # Name, TupleExpr of targets, Index or Attribute
     value: Expr
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class AugAssign(Stmt):
     target: Expr  # Name or Index
     op: str  # + - * / // % ** @
     value: Expr
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class ExprStmt(Stmt):
     expr: Expr
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Pass(Stmt):
     pass
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Break(Stmt):
     pass
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Continue(Stmt):
     pass
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Return(Stmt):
     value: Expr | None
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Grad(Stmt):
     """grad output [with seed]"""
 
@@ -214,21 +226,21 @@ class Grad(Stmt):
     seed: Expr | None
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Assert(Stmt):
     test: Expr
     message: Expr | None
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Delete(Stmt):
     """del d[key], items[i]"""
 
     targets: list[Expr]  # Index nodes
 
 
-@dataclass(slots=True, eq=False)
-class ImportedName:
+@dataclass(slots=True, eq=False, repr=False)
+class ImportedName(Node):
     """A name an import reads, where it is written: a module's (`nn`; as written also `torch.nn`,
     `..nn`, which the resolver refuses with a message) or one a module defines (`linear`)."""
 
@@ -236,14 +248,14 @@ class ImportedName:
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Import(Stmt):
     """import nn, helpers"""
 
     modules: list[ImportedName]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class FromImport(Stmt):
     """from nn import linear, layer_norm"""
 
@@ -251,7 +263,7 @@ class FromImport(Stmt):
     names: list[ImportedName]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class If(Stmt):
     """if/elif chains become a list of (condition, body) branches plus an optional else body."""
 
@@ -260,41 +272,41 @@ class If(Stmt):
     else_line: int | None = None  # the line of `else:`
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class While(Stmt):
     condition: Expr
     body: list[Stmt]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class For(Stmt):
     targets: list[str]
     iterable: Expr
     body: list[Stmt]
 
 
-@dataclass(slots=True, eq=False)
-class Parameter:
+@dataclass(slots=True, eq=False, repr=False)
+class Parameter(Node):
     name: str
     default: Expr | None
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class FunctionDef(Stmt):
     name: str
     params: list[Parameter]
     body: list[Stmt]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class With(Stmt):
     context: Expr
     body: list[Stmt]
 
 
-@dataclass(slots=True, eq=False)
-class Module:
+@dataclass(slots=True, eq=False, repr=False)
+class Module(Node):
     """A whole program (or one REPL cell)."""
 
     body: list[Stmt]

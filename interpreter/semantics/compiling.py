@@ -199,12 +199,13 @@ class CompilerBase:
 
     def test(self, node: ast.Expr) -> Callable[[Env], bool]:
         """Whether `node`'s value is true (a condition): its value and its truth in one closure."""
-        value = self.expr(node)
+        value, site = self.expr(node), self.site(node)
 
         def test(env: Env) -> bool:
             v = value(env)
             if v is True or v is False:
                 return v
+            recording.where = site  # a tracer guarding on this truth names the condition (interpreter/static)
             try:
                 return bool(v)  # a one-element tensor counts as its value, as in PyTorch
             except Exception as e:

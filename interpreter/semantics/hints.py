@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dglang.autograd.table import FUNCTIONS
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Span
+from dglang.interpreter.library.habits import LIBRARIES, OPTIMIZER_HELP, OPTIMIZERS, RENAMED, TENSOR_HABITS
 from dglang.interpreter.library.keyword_help import KEYWORDS
 from dglang.interpreter.library.runtime import suggest
 
@@ -65,32 +66,7 @@ def why_none(node: ast.Expr) -> str | None:
     return None
 
 
-# ---- PyTorch and NumPy habits -------------------------------------------------------------------
-# What a method a tensor does not have is called in PyTorch, and what DG writes instead; `{obj}`
-# is the tensor as the program wrote it.
-TENSOR_HABITS = {
-    "backward": "DG backpropagates with the grad statement: `grad {obj}`",
-    "zero_grad": "clear gradients with the builtin: `zero_grad({obj})` (or zero_grad(params) for a list)",
-    "zero_": "clear a gradient with the builtin zero_grad: `zero_grad({owner})`",
-    "requires_grad_": "set the attribute: `{obj}.requires_grad = True` (or make it with requires_grad=True)",
-    "numpy": "a DG tensor stays in DG: `.tolist()` gives nested lists of numbers, `.item()` one number",
-    "retain_grad": "DG fills .grad only for leaves; `gradient(y, {obj})` gives dy/d{obj} for any tensor",
-    "size": "a tensor's shape is the attribute `.shape`; `.numel()` counts its elements",
-    "view": "write `.reshape(...)`",
-    "clone": "`.detach()` copies the values into a new leaf; `{obj} * 1` is a copy that stays in the graph",
-    "cuda": "DG computes on the CPU only: leave `.cuda()` out",
-    "to": "DG computes on the CPU with 64-bit floats: leave `.to(...)` out",
-    "float": "DG tensors hold 64-bit floats already: leave `.float()` out",
-    "double": "DG tensors hold 64-bit floats already: leave `.double()` out",
-}
-# Names a program copied from PyTorch or NumPy code reads without defining.
-LIBRARIES = ("torch", "np", "numpy", "nn", "F")
-OPTIMIZERS = ("optimizer", "optim", "opt")
-OPTIMIZER_HELP = (
-    "DG has no optimizers: update each parameter inside `with no_grad:`, as in `w -= lr * w.grad`, "
-    "then clear its gradient with zero_grad(w)"
-)
-RENAMED = {"manual_seed": "seed", "array": "tensor", "from_numpy": "tensor", "Tensor": "tensor"}
+# ---- PyTorch and NumPy habits (their names and DG's instead: library/habits.py) ----------------
 # The builtins a prefixed call can become (`torch.exp` -> `exp`): the engine's and Python's that take tensors.
 ENGINE_BUILTINS = frozenset({f.dg_name for f in FUNCTIONS if f.builtin} | {"sum", "mean", "max", "min", "abs"})
 

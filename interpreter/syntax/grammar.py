@@ -26,7 +26,7 @@ LARK = Lark.open(
     start=["start", "test"],  # a program, or an expression (inside an f-string's braces)
     # No `cache=True`: lark would pickle its tables into the temporary folder and unpickle them at the
     # next start, so whoever can write there could make DG run any code. fast_parser.py has the
-    # tables from interpreter/syntax/fast/dg_tables.py instead, written by grammar_tables.py and shipped with DG.
+    # tables from interpreter/syntax/fast/dg_tables.py instead, written by fast/lalr_tables.py and shipped with DG.
 )
 
 

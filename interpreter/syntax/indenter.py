@@ -79,14 +79,7 @@ class Indentation:
                 try:
                     change = self.line_break(token)
                 except Misindented as e:
-                    raise SyntaxProblem(
-                        "IndentationError",
-                        "this line's indentation does not match any enclosing block",
-                        token.end_line,
-                        1,
-                        e.width + 1,
-                        help="indent it exactly as far as the block it belongs to",
-                    ) from None
+                    raise e.problem(token.end_line) from None
                 indent = token.rsplit("\n", 1)[-1]
                 for _ in range(abs(change)):
                     yield Token.new_borrow_pos(INDENT if change > 0 else DEDENT, indent, token)
@@ -106,6 +99,17 @@ class Misindented(Exception):
     def __init__(self, width: int) -> None:
         super().__init__(width)
         self.width = width
+
+    def problem(self, line: int) -> SyntaxProblem:
+        """The error, for the line `line` of the text."""
+        return SyntaxProblem(
+            "IndentationError",
+            "this line's indentation does not match any enclosing block",
+            line,
+            1,
+            self.width + 1,
+            help="indent it exactly as far as the block it belongs to",
+        )
 
 
 class Indenter:

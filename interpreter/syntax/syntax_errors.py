@@ -18,6 +18,7 @@ from lark import LarkError, Token, UnexpectedCharacters, UnexpectedToken
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, Span, split_lines, with_newline
+from dglang.interpreter.library.keyword_help import as_a_name
 from dglang.interpreter.semantics.hints import python_module
 
 from .grammar import LARK, literal, tokens
@@ -164,7 +165,7 @@ class Failure:
     def line_and_column(self) -> tuple[int, int]:
         """Where the caret goes: at the token, or for end of input just after the last character."""
         if self.token.type == "$END" or self.token.line is None:
-            lines = split_lines(self.source.text.rstrip("\n")) or [""]
+            lines = split_lines(self.text.rstrip("\n")) or [""]  # (an f-string's: its expression)
             return len(lines), len(lines[-1]) + 1
         return self.token.line, self.token.column
 
@@ -304,7 +305,12 @@ def _keyword_as_name(failure: Failure) -> DGError | None:
     before = failure.error.token_history[-1] if failure.error.token_history else None
     if failure.token.type != "EQUAL" or before is None or before.type == "NAME" or not before.isidentifier():
         return None
-    return DGError("SyntaxError", f"'{before}' is a keyword and cannot be a variable name", failure.span)
+    return DGError(
+        "SyntaxError",
+        f"'{before}' is a keyword and cannot be a variable name",
+        failure.span,
+        help=as_a_name(str(before)),
+    )
 
 
 def _else_without_if(failure: Failure) -> DGError | None:

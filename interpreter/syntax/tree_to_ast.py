@@ -17,6 +17,7 @@ from typing import Any
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, Span
+from dglang.interpreter.library.keyword_help import KEYWORDS, as_a_name
 from dglang.interpreter.semantics import ast_nodes as ast
 
 # Parses the text of an f-string's {expression}, found at (line, column) of the source.
@@ -125,9 +126,11 @@ class ASTBuilder:
         return ast.Delete(self.span(meta), targets)
 
     def import_stmt(self, meta: Meta, children: list[ast.ImportedName]) -> ast.Import:
+        self.refuse_keywords(children, "a module's name")  # `import grad` would bind the keyword
         return ast.Import(self.span(meta), children)
 
     def from_import(self, meta: Meta, children: list[Any]) -> ast.FromImport:
+        self.refuse_keywords(children[1], "an imported name")
         module, names = children
         self.check_unique([n.name for n in names], names, "imported name")
         return ast.FromImport(self.span(meta), module, names)
@@ -159,12 +162,15 @@ class ASTBuilder:
         return ast.For(self.span(meta), targets, iterable, body)
 
     def for_target(self, meta: Meta, children: list[Any]) -> list[str]:
+        for t in children:
+            self.check_not_keyword(t, "a loop variable")
         names = [str(t) for t in children if t is not None]
         self.check_unique(names, children, "loop variable")
         return names
 
     def funcdef(self, meta: Meta, children: list[Any]) -> ast.FunctionDef:
         name, params, body = children
+        self.check_not_keyword(name, "a function name")
         return ast.FunctionDef(self.span(meta), str(name), params or [], body)
 
     def parameters(self, meta: Meta, children: list[Any]) -> list[ast.Parameter]:
@@ -180,10 +186,25 @@ class ASTBuilder:
 
     def parameter(self, meta: Meta, children: list[Any]) -> ast.Parameter:
         name, default = children
+        self.check_not_keyword(name, "a parameter name")
         return ast.Parameter(str(name), default, self.span(name))
 
     def with_stmt(self, meta: Meta, children: list[Any]) -> ast.With:
         return ast.With(self.span(meta), children[0], children[1])
+
+    def check_not_keyword(self, name: Token | None, what: str) -> None:
+        """`def grad(f):`, `for if in xs:`: where only a name may come (after `def` or `for`, in a
+        parameter list), the parser reads any word as one, so a keyword is refused here, as it is
+        on the left of `=` (syntax_errors.py)."""
+        if name is not None and str(name) in KEYWORDS:
+            raise self.error(f"'{name}' is a keyword and cannot be {what}", name, help=as_a_name(str(name)))
+
+    def refuse_keywords(self, names: list[ast.ImportedName], what: str) -> None:
+        """The names an import binds, as check_not_keyword's (`import grad`, `from nn import if`)."""
+        for imported in names:
+            if imported.name in KEYWORDS:
+                message = f"'{imported.name}' is a keyword and cannot be {what}"
+                raise self.error(message, imported.span, help=as_a_name(imported.name))
 
     def check_unique(self, names: list[str], items: list[Any], what: str) -> None:
         seen: set[str] = set()
@@ -273,6 +294,7 @@ class ASTBuilder:
 
     def keyword(self, meta: Meta, children: list[Any]) -> tuple[str, ast.Expr, Span]:
         name, value = children
+        self.check_not_keyword(name, "an argument name")
         return str(name), value, self.span(meta)
 
     def index(self, meta: Meta, children: list[Any]) -> ast.Index:

@@ -142,9 +142,10 @@ def test_the_end_of_the_input_continues_like_ctrl_d(loop: Path) -> None:
     assert debug(loop, ":step\n").stdout.endswith("total 5\n")
 
 
-def test_quit_stops_the_program(loop: Path) -> None:
+def test_quit_stops_the_program_and_says_so(loop: Path) -> None:
     result = debug(loop, ":next\n:quit\n")
-    assert "total 5" not in result.stdout and result.returncode == 0
+    assert "total 5" not in result.stdout and result.returncode == 130  # it was 0, without a word
+    assert result.stderr == "dg: Stopped: the program stopped at the debugger's :quit, before its end\n"
 
 
 def test_a_pause_in_a_repl_cell_steps_into_a_function_typed_before() -> None:

@@ -82,8 +82,8 @@ def test_k_runs_the_tests_whose_name_contains_it(tmp_path: Path) -> None:
     [
         ("x = 1\n", 5, "stdout", "work.dg: no test_... functions: nothing to run"),
         ("def test_a(:\n    pass\n", 65, "stderr", "SyntaxError"),
-        ("def test_a(x):\n    pass\n", 65, "stderr", "work.dg:1:12: TestError: test_a() takes an argument 'x'"),
-        ("def test_a(points=-1):\n    pass\n", 65, "stderr", "TestError: the points of test_a must be a number"),
+        ("def test_a(x):\n    pass\n", 2, "stderr", "work.dg:1:12: TestError: test_a() takes an argument 'x'"),
+        ("def test_a(points=-1):\n    pass\n", 2, "stderr", "TestError: the points of test_a must be a number"),
         ('print("before")\nx = 1 / 0\ndef test_a():\n    pass\n', 70, "stderr", "work.dg:2:5: ZeroDivisionError"),
     ],
 )
@@ -213,3 +213,9 @@ def test_text_no_stream_can_encode_is_reported_escaped(tmp_path: Path) -> None:
         assert "work.dg:2:12: AssertionError: \\ud800" in result.stdout
         assert "--- what test_printed printed ---\ncaf\\udce9\n" in result.stdout
         assert result.stdout.endswith("2 failed\n") and result.stderr == ""
+
+
+def test_a_test_that_takes_an_argument_is_a_collection_error_not_a_syntax_error(tmp_path: Path) -> None:
+    """Exit 2, as pytest's error in collecting (it was 65, the code of a syntax error)."""
+    result = dg_test(tmp_path, "def test_a(x):\n    assert x == 1\n")
+    assert result.returncode == 2 and "TestError: test_a() takes an argument 'x'" in result.stderr

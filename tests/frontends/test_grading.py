@@ -228,3 +228,17 @@ def test_results_written_into_the_class_folder_are_not_graded_next_time(tmp_path
         result = dg("grade", ".", "--tests", str(SAMPLE / "tests.dg"), cwd=tmp_path)
         assert result.returncode == 0, result.stderr
         assert [line.split()[0] for line in result.stdout.splitlines()[1:-1]] == ["alice.dg"]
+
+
+def test_the_summary_table_is_aligned_whatever_the_points(tmp_path: Path) -> None:
+    """`4.5/4.5` is wider than the heading `score`: the status column stays in line."""
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "alice.dg").write_text("def same(x):\n    return x\n")
+    (tmp_path / "subs" / "bob.dg").write_text("def same(x):\n    return 0\n")
+    tests = "from submission import same\n\ndef test_same(points=4.5):\n    assert same(1) == 1\n"
+    (tmp_path / "tests.dg").write_text(tests)
+    result = dg("grade", "subs", "--tests", "tests.dg", "--out", "out", cwd=tmp_path)
+    table = result.stdout[result.stdout.index("submission") :].splitlines()[:3]
+    columns = {line.index(word) for line, word in zip(table, ["status", "ok", "ok"], strict=True)}
+    assert len(columns) == 1, table
+    assert table[1].split() == ["alice.dg", "4.5/4.5", "ok"] and table[2].split() == ["bob.dg", "0/4.5", "ok"]

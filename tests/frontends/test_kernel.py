@@ -131,6 +131,37 @@ class TestDGKernel(jupyter_kernel_test.KernelTests):
         shown = "".join(texts)
         assert "paused at <cell" in shown and "42\n" in shown and shown.endswith("42")
 
+    def test_the_debugger_shows_each_answer_before_asking_for_the_next_command(self) -> None:
+        """At `(dg)`, `a` shows 3 before the next input request (it showed only after the next
+        command was typed: the echo was held back as the cell's possible result)."""
+        self.flush_channels()
+        self.kc.execute("def f(a):\n    breakpoint()\n    return a\n\nf(3)", allow_stdin=True)
+        shown: list[str] = []  # iopub text, in the order received, with each input request marked
+        for answer in ["a", "a * 10", ":continue"]:
+            self.kc.get_stdin_msg(timeout=15)
+            shown += [*self.iopub_text(), "<input>"]
+            self.kc.input(answer)
+        self.get_non_kernel_info_reply(timeout=15)
+        shown += self.iopub_text()
+        asked = [i for i, text in enumerate(shown) if text == "<input>"]
+        assert len(asked) == 3
+        before_second = "".join(shown[asked[0] + 1 : asked[1]])
+        before_third = "".join(shown[asked[1] + 1 : asked[2]])
+        assert before_second.strip() == "3" and before_third.strip() == "30", shown
+
+    def iopub_text(self) -> list[str]:
+        """The text sent on iopub so far (stream output and results), waiting briefly for more."""
+        texts = []
+        while True:
+            try:
+                message = self.kc.get_iopub_msg(timeout=1)
+            except queue.Empty:
+                return texts
+            if message["msg_type"] == "stream":
+                texts.append(message["content"]["text"])
+            elif message["msg_type"] == "execute_result":
+                texts.append(message["content"]["data"]["text/plain"])
+
     def test_command_lines_run_in_order_with_the_cells_code(self) -> None:
         reply, outputs = self.cell("a = tensor([1.0, 2.0], requires_grad=True)\nb = a.sum()\n:vars\nprint('then')")
         assert reply["status"] == "ok"

@@ -117,6 +117,32 @@ def test_definition_and_document_symbols() -> None:
     talk(conversation)
 
 
+def test_a_document_mid_edit_keeps_its_name_checks_and_definitions() -> None:
+    """A document is almost always mid-edit: an unfinished line (`w2 = w.`) is one error, and the
+    rest of the document is still checked and still answers go-to-definition. Before, the
+    SyntaxError was the only diagnostic and go-to-definition returned nothing."""
+    typing = PROGRAM + "prnt(l)\nw2 = w.\n"
+
+    async def conversation(editor: Editor) -> None:
+        problems = sorted(await editor.open(typing), key=lambda p: p.range.start.line)
+        assert [(p.range.start.line, p.severity, p.message.split("\n")[0]) for p in problems] == [
+            (9, types.DiagnosticSeverity.Warning, "NameError: name 'prnt' is not defined"),
+            (10, types.DiagnosticSeverity.Error, "SyntaxError: unexpected end of line; expected a name"),
+        ]
+        assert "did you mean 'print'?" in problems[0].message
+        found = await editor.client.text_document_definition_async(types.DefinitionParams(**at(6, 5)))  # loss(w)
+        assert found is not None and found.range == types.Range(types.Position(2, 4), types.Position(2, 8))
+        # `return` outside a function: the name checks go on too
+        problems = await editor.change("return 5\n" + typing.replace("w2 = w.\n", ""), version=2)
+        problems.sort(key=lambda p: p.range.start.line)
+        assert [(p.range.start.line, p.message.split("\n")[0]) for p in problems] == [
+            (0, "SyntaxError: 'return' outside a function"),
+            (10, "NameError: name 'prnt' is not defined"),
+        ]
+
+    talk(conversation)
+
+
 def test_hostile_text_never_stops_the_server() -> None:
     hostile = [
         "(" * 5000,
@@ -169,17 +195,18 @@ def test_without_pygls_dg_lsp_says_what_to_install(tmp_path: Path) -> None:
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def analysis_of(text: str, folder: Path | None = None):
-    """The analysis of `text`; its imports are looked for in `folder` (the current folder if None)."""
+def analysis_of(text: str, folder: Path | None = None, name: str = "t.dg"):
+    """The analysis of `text` named `name`; its imports are looked for beside `name` and in `folder`
+    (the current folder if None)."""
     from dglang.interpreter.frontends.lsp.analysis import analyze
     from dglang.interpreter.frontends.sessions import new_session
 
-    return analyze(new_session() if folder is None else new_session(base_dir=folder), text, "t.dg")
+    return analyze(new_session() if folder is None else new_session(base_dir=folder), text, name)
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "programs").glob("*.dg")), ids=lambda p: p.name)
 def test_the_lessons_have_nothing_to_mark(path: Path) -> None:
-    analysis = analysis_of(path.read_text(encoding="utf-8"), path.parent)  # a lesson may import nn.dg beside it
+    analysis = analysis_of(path.read_text(encoding="utf-8"), path.parent, str(path))  # its imports found beside it
     assert analysis.problems == [] and analysis.warnings == []
     assert analysis.found  # and their definitions were read
 

@@ -213,6 +213,8 @@ def test_the_repl_colours_unfinished_input() -> None:
 
 # ---- prompt_toolkit, through a pipe --------------------------------------------------------------
 def drive(keys: str, repl: Repl | None = None) -> tuple[Outcome, str, str]:
+    """The keys, sent all at once (so the REPL takes them as a paste: each line with the indentation
+    it has), to the prompt; how it ended, and what was printed."""
     repl, out, err = (repl, repl.session.out, repl.err) if repl else new_repl()  # type: ignore[assignment]
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         pipe.send_text(keys)
@@ -221,15 +223,21 @@ def drive(keys: str, repl: Repl | None = None) -> tuple[Outcome, str, str]:
 
 
 def test_prompt_runs_single_and_multi_line_input() -> None:
-    keys = "x = 20\rdef f(n):\rreturn n + 1\r\rf(x) * 2\r:quit\r"
+    keys = "x = 20\rdef f(n):\r    return n + 1\r\rf(x) * 2\r:quit\r"
     outcome, out, err = drive(keys)
     assert outcome is Outcome.QUIT and out == "42\n" and err == ""
 
 
-def test_prompt_auto_indents_inside_a_block() -> None:
-    # The body line is typed without indentation: the prompt supplies it after "def ...:".
-    _, out, err = drive("def g():\rreturn 7\r\rg()\r:quit\r")
-    assert out == "7\n", err
+def test_keys_sent_at_once_are_a_paste_that_keeps_its_own_indentation() -> None:
+    """No indentation is added to a line already sent (auto-indentation is for a person typing:
+    tests/frontends/test_repl_terminal.py), and a blank line is the block's when the next is
+    indented, so a paste the terminal sends as keys runs as its lines read."""
+    _, out, err = drive(
+        "def g():\r    y = 7\r\r    return y\rprint(g())\rfor i in range(2):\r    print(i)\rprint('end')\r\r:quit\r"
+    )
+    assert (out, err) == ("7\n0\n1\nend\n", "")
+    _, out, err = drive("def g():\rreturn 7\r\r:quit\r")  # as the file would: its body is not indented
+    assert out == "" and "IndentationError: expected an indented block" in err
 
 
 def test_ctrl_c_at_the_prompt_clears_the_line() -> None:
@@ -334,7 +342,8 @@ def test_end_of_input_resumes_like_ctrl_d(breaking_program: str) -> None:
 
 def test_quit_at_a_breakpoint_stops_the_program(breaking_program: str) -> None:
     result = dg(breaking_program, stdin=":quit\n")
-    assert "result" not in result.stdout and result.returncode == 0
+    assert "result" not in result.stdout and result.returncode == 130  # interrupted, said on stderr
+    assert "Stopped: the program stopped at the debugger's :quit" in result.stderr
 
 
 def test_no_breakpoints_flag_skips_them(breaking_program: str) -> None:

@@ -11,6 +11,8 @@ import pytest
 from terminal_util import BACKSPACE, CTRL_C, CTRL_D, Terminal, pasted
 from test_debugger import LOOP
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def test_a_session_in_a_real_terminal(tmp_path: Path) -> None:
     term = Terminal(tmp_path)
@@ -195,3 +197,55 @@ def test_a_debugging_session_steps_through_a_loop(tmp_path: Path) -> None:
     term.type(":clear\r" + CTRL_D)
     term.read_until("total 5")
     assert term.close() == 0
+
+
+def test_indentation_typed_at_an_indented_line_replaces_the_automatic_one(tmp_path: Path) -> None:
+    """Typing the body's spaces after Enter indented the line: the typed ones count, not both
+    (it was `IndentationError: unexpected indent`, the typed spaces landing after the automatic)."""
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    term.type("def g(x):\r")
+    term.type("    y = x + 1\r")  # the line was indented already: these four spaces replace it
+    term.type("    if y > 2:\r")
+    term.type("        return y\r")
+    term.type("    return 0\r\r")
+    term.type("g(2), g(0)\r")
+    term.read_until("(3, 0)")
+    term.type(CTRL_D)
+    assert term.close() == 0
+    assert "Error" not in "\n".join(term.screen())
+
+
+def sent_at_once(term: Terminal, keys: str) -> None:
+    """Keys arriving all together, as a terminal without bracketed paste sends a paste."""
+    term.wait_for_prompt()
+    os.write(term.fd, keys.encode())
+
+
+def test_a_paste_without_bracketed_paste_runs_as_pasted(tmp_path: Path) -> None:
+    """The pasted lines bring their own indentation, a blank line inside the function included."""
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    program = (
+        "def f(x):\n    y = x * 2\n\n    return y + 1\nprint(f(1))\nfor i in range(2):\n    print(i)\nprint('end')\n"
+    )
+    sent_at_once(term, program.replace("\n", "\r") + "\r")  # and an Enter, to run the cell the paste left
+    term.read_until("end\n")  # read_until sees the text without its carriage returns
+    term.type(CTRL_D)
+    assert term.close() == 0
+    assert term.output() == "3\n0\n1\nend\n"
+
+
+def test_a_lesson_pasted_without_bracketed_paste_runs_as_the_file_does(tmp_path: Path) -> None:
+    lesson = ROOT / "programs" / "05_recursion.dg"
+    printed = (ROOT / "tests" / "golden" / "programs" / "05_recursion.out").read_text().splitlines()
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    sent_at_once(term, lesson.read_text().replace("\n", "\r") + "\r")
+    term.read_until(printed[-1])
+    term.type(CTRL_D)
+    assert term.close() == 0
+    screen = term.screen()  # with the lines the terminal echoed while a cell ran: a paste is typed ahead
+    assert "Error" not in "\n".join(screen)
+    found = [line for line in screen if line in printed]
+    assert found == printed

@@ -25,6 +25,7 @@ LAYERS = [
     "dglang.interpreter.syntax",  # text in, AST out
     "dglang.interpreter.pipeline",  # text → tokens → AST → resolved AST → program → run
     "dglang.interpreter.host",  # limits and the watchdog around the pipeline; the session
+    "dglang.interpreter.static",  # static(f): tracing, guards, generated code
     "dglang.interpreter.seeing",  # tools that show what happened
     "dglang.interpreter.frontends",  # what a person talks to
 ]

@@ -76,11 +76,26 @@ class Terminal:
     def type(self, keys: str) -> None:
         """Send keys a line at a time, as a person types them: after each Enter, wait for the prompt
         (keys typed while a cell runs would meet the terminal in its cooked mode, where Backspace
-        and Ctrl-D mean something else, as they would for a person typing ahead)."""
+        and Ctrl-D mean something else, as they would for a person typing ahead), and for `dg` to
+        have taken the line: the REPL reads keys already waiting after an Enter as a paste."""
         for line in filter(None, re.split(r"(?<=[\r\x04])", keys)):
             self.wait_for_prompt()
+            shown = len(self.seen)
             os.write(self.fd, line.encode())
+            if line.endswith(ENTER):
+                self.wait_for_next_prompt(shown)
             self.settle()
+
+    def wait_for_next_prompt(self, since: int, timeout: float = 30.0) -> None:
+        """Wait until a prompt (`...`, `>>>`, `(dg`) is shown after position `since` of `seen`: the
+        line just typed was taken (a cell that runs long shows its prompt later: wait_for_prompt)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(prompt in self.seen[since:] for prompt in PROMPTS):
+                return
+            if termios.tcgetattr(self.fd)[3] & termios.ICANON:
+                return  # a cell runs (the terminal is back in cooked mode): the line was taken
+            self._receive(0.05)
 
     def interrupt(self) -> None:
         """Ctrl-C, now: for a cell that is running (so no prompt is waited for)."""
@@ -138,7 +153,8 @@ def render(row: dict[int, pyte.screens.Char]) -> str:
 def typed(program: str, indent: str = "    ") -> str:
     """The keys a person presses to type `program` at the prompt, one line after another: the
     prompt indents each line as the REPL decides; the person removes indentation with Backspace
-    (one level a press) or adds spaces, types the rest of the line and Enter. A blank line after a
+    (one level a press) or types the line's own (which replaces the prompt's), types the rest of
+    the line and Enter. A blank line after a
     compound statement runs it; a last Enter ends the program."""
     from dglang.interpreter.frontends.cells import Completeness
 
@@ -155,7 +171,8 @@ def typed(program: str, indent: str = "    ") -> str:
             while len(offered) > len(wanted):  # Backspace in the indentation goes back one level
                 keys.append(BACKSPACE)
                 offered = offered[: len(offered) - (len(offered) % len(indent) or len(indent))]
-            keys.append(" " * (len(wanted) - len(offered)) + line.strip() + ENTER)
+            # deeper than offered: the person types the line's whole indentation, which replaces the offered
+            keys.append((wanted if len(wanted) > len(offered) else "") + line.strip() + ENTER)
             lines.append(line.rstrip())
         if cells.is_complete("\n".join(lines)):
             lines = []

@@ -262,9 +262,11 @@ def table(graded: list[Graded], assignment: Assignment) -> str:
     names = results_folders(graded)
     width = max([len("submission"), *(len(names[id(g)]) for g in graded)])
     total = points(assignment.max_score)
-    lines = [f"{'submission':<{width}}  score  status"]
-    for g in graded:
-        lines.append(f"{names[id(g)]:<{width}}  {points(g.score) + '/' + total:<5}  {g.status}")
+    scores = [f"{points(g.score)}/{total}" for g in graded]
+    column = max([len("score"), *map(len, scores)])  # `4.5/4.5` is wider than the heading
+    lines = [f"{'submission':<{width}}  {'score':<{column}}  status"]
+    for g, score in zip(graded, scores, strict=True):
+        lines.append(f"{names[id(g)]:<{width}}  {score:<{column}}  {g.status}")
     return "\n".join(lines) + "\n"
 
 

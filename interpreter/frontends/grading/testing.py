@@ -31,7 +31,7 @@ from .collecting import collect
 from .running import Outcome, Runner, Stage
 
 # Exit codes: pytest's for tests (1: some failed, 5: none found), DG's own for a file that cannot run.
-EXIT_PASSED, EXIT_FAILED, EXIT_NO_TESTS = 0, 1, 5
+EXIT_PASSED, EXIT_FAILED, EXIT_COLLECTION, EXIT_NO_TESTS = 0, 1, 2, 5
 EXIT_SYNTAX, EXIT_NOINPUT, EXIT_RUNTIME, EXIT_INTERRUPTED = 65, 66, 70, 130
 
 
@@ -67,8 +67,8 @@ def test_file(args: argparse.Namespace, out: TextIO) -> int:
         return fail(e, EXIT_NOINPUT)
     try:
         tests = [t for t in collect(parse(Source(tests_name, tests_text))) if args.k is None or args.k in t.name]
-    except DGError as e:
-        return fail(e, EXIT_SYNTAX)
+    except DGError as e:  # a syntax error, or a test that cannot be called (pytest's collection error)
+        return fail(e, EXIT_SYNTAX if e.is_syntax else EXIT_COLLECTION)
     run = Runner(
         new_session(
             base_dir=Path(args.file).resolve().parent,

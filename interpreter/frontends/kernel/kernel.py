@@ -63,6 +63,9 @@ class InputLines:
     def __next__(self) -> str:
         from ipykernel.kernelbase import StdinNotImplementedError
 
+        # The answer to the last command first: an echoed value is held back as a cell's possible
+        # result (output.py), and would otherwise show only after the next command was typed.
+        self.kernel.out.settle()
         try:
             return self.kernel.raw_input("(dg) ")
         except (StdinNotImplementedError, EOFError):

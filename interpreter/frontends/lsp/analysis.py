@@ -1,12 +1,15 @@
 """One reading of a document: its problems, its syntax tree and its definitions. Nothing runs.
 
 The text is read by the session as `dg` reads a program before running it (Session.read: the
-size limit, the parser's syntax errors, the resolver's static errors), so a problem reads in the
-editor as it would in the terminal; nothing is compiled to run, and no statement runs. Then, on a
-text that reads, the checks of checks.py add what the run would meet: unknown names, calls with
-the wrong arguments. The compile's problems stop a program before it starts (errors); the checks'
-stop it at the line, if the line runs (warnings: a tests file for `dg grade` calls functions the
-submission defines, and a check cannot know them).
+size limit, the parser's syntax errors, the resolver's static errors, the modules it imports), so a
+problem reads in the editor as it would in the terminal; nothing is compiled to run, and no statement
+runs. A text the reading refuses is read on past each mistake: every syntax error (syntax/recovery.py:
+each broken statement becomes a `pass`, and the rest parses), then every static error (each statement
+that has one set aside as a `pass`, and the program resolved again). Then the checks of checks.py add
+what the run would meet: unknown names, calls with the wrong arguments. The reading's problems stop a
+program before it starts (errors); the checks' stop it at the line, if the line runs (warnings: a
+tests file for `dg grade` calls functions the submission defines, and a check cannot know them).
+`dg check FILE` prints the same reading (check_command.py).
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, with_newline
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.semantics import ast_nodes as ast
+from dglang.interpreter.semantics.resolver import Resolution, resolve
 from dglang.interpreter.syntax.fast import fast_parser
 from dglang.interpreter.syntax.parser import expression_parser
+from dglang.interpreter.syntax.recovery import recover
 
 from .checks import argument_counts, unknown_names
 from .imports import Imports, ModuleReader, in_document
@@ -37,8 +42,9 @@ class Analysis:
     text: str  # as analysed: line ends made "\n", as `dg` reads a file
     problems: list[DGError] = field(default_factory=list)  # the compile's: the program cannot start
     warnings: list[DGError] = field(default_factory=list)  # the checks': a line that fails when it runs
-    module: ast.Module | None = None  # None when the text does not parse
+    module: ast.Module | None = None  # None when the text cannot be read (too large, not text)
     found: list[Definition] = field(default_factory=list)
+    unfinished: set[str] = field(default_factory=set)  # names the broken statements seem to define
     imports: Imports = field(default_factory=Imports)  # the modules it imports, for other files' definitions
 
 
@@ -52,18 +58,22 @@ def analyze(session: Session, text: str, name: str, reader: ModuleReader | None 
     """Everything the server says about `text`; whatever the text holds, this returns. Its imports
     are found as `dg` finds them (the session's modules know the document's file)."""
     analysis = Analysis(normalized(text))
-    text = analysis.text
+    source = Source(name, analysis.text)
     resolution = None
+    first: DGError | None = None  # the reading's error, told at this document's line
     session.modules.forget_changed()  # a module edited since the last reading is read again
     try:
-        analysis.module, resolution = session.read(text, name)  # parsed once: a long file takes a second
+        analysis.module, resolution = session.read(analysis.text, name)  # parsed once: a long file takes a second
     except DGError as e:
-        analysis.problems.append(in_document(e, name))
-        if e.is_syntax:  # not a text too large to read
-            analysis.module = parsed(text, name)
+        first = in_document(e, name)
+        if not e.is_syntax:  # a text too large to read, not text, or a module that cannot be found
+            analysis.problems.append(first)
+            return analysis
+        read_on(analysis, source, first)
     except Exception as e:  # a bug in DG: say so in the editor rather than lose the server
         log.exception("reading %s", name)
         analysis.problems.append(internal_error(e))
+        return analysis
     if analysis.module is None:
         return analysis
     try:
@@ -71,8 +81,14 @@ def analyze(session: Session, text: str, name: str, reader: ModuleReader | None 
         if reader is not None:
             analysis.imports = reader.imports(session, analysis.module)
         builtins = session.builtins.vars
-        if resolution is not None:  # else the resolver stopped at a static error, already reported
-            analysis.warnings.extend(unknown_names(resolution, analysis.found, builtins, MAX_PROBLEMS))
+        if first is not None:  # the reading stopped at the first error: find the others
+            resolution, static = resolved(analysis.module)
+            analysis.problems = sorted([*analysis.problems, *static], key=position)[:MAX_PROBLEMS]
+            if not any(same(p, first) for p in analysis.problems):
+                analysis.problems.insert(0, first)  # found in an imported module, not by reading this text
+        if resolution is not None:
+            known = {**builtins, **dict.fromkeys(analysis.unfinished)}  # a broken `def f(` still names f
+            analysis.warnings.extend(unknown_names(resolution, analysis.found, known, MAX_PROBLEMS))
         analysis.warnings.extend(
             argument_counts(analysis.module, analysis.found, builtins, imported_functions(analysis))
         )
@@ -95,18 +111,72 @@ def imported_functions(analysis: Analysis) -> dict[str, dict[str, ast.FunctionDe
     return out
 
 
-def parsed(text: str, name: str) -> ast.Module | None:
-    """The syntax tree of a text the reading refused, or None: tried on the fast parser alone, it
-    may hold a tree with a static error (`return` outside a function), while lark's path would
-    only find the syntax error again, which on a long file takes seconds."""
-    source = Source(name, text)
+def read_on(analysis: Analysis, source: Source, first: DGError) -> None:
+    """The syntax tree of a text the compile refused, and its syntax errors. The fast parser is
+    tried first: a tree from it means the refusal was a static error (`return` outside a function),
+    found again by resolving; else the reading recovers from each syntax error."""
     try:
-        return fast_parser.parse(source, with_newline(text), "start", expression_parser(source))
+        module = fast_parser.parse(source, with_newline(source.text), "start", expression_parser(source))
     except (DGError, RecursionError):
-        return None
+        module = None
+    if module is not None:
+        analysis.module = module
+        return
+    recovered = recover(source)
+    analysis.module, analysis.unfinished = recovered.module, recovered.unfinished
+    # The compile's error where the reading found another at its place (a line that is not UTF-8)
+    analysis.problems.extend(e for e in recovered.errors if same(e, first) or position(e) != position(first))
+    if not any(same(error, first) for error in recovered.errors):
+        analysis.problems.insert(0, first)
+
+
+def resolved(module: ast.Module) -> tuple[Resolution | None, list[DGError]]:
+    """The resolution of the program, and each static error in it: the resolver stops at the first
+    (`return` outside a function), which is set aside as a `pass` for the next try."""
+    errors: list[DGError] = []
+    while len(errors) < MAX_PROBLEMS:
+        try:
+            return resolve(module), errors
+        except DGError as e:
+            errors.append(e)
+            if e.span is None or not set_aside(module.body, e.span):
+                break
+    return None, errors
+
+
+def set_aside(body: list[ast.Stmt], span: Any) -> bool:
+    """Make the statement at `span` a `pass`, wherever it is nested; whether it was found."""
+    for i, statement in enumerate(body):
+        if statement.span is span:
+            body[i] = ast.Pass(span)
+            return True
+        inner: list[list[ast.Stmt]] = []
+        match statement:
+            case ast.If(branches=branches, orelse=orelse):
+                inner = [b for _, b in branches] + [orelse or []]
+            case ast.While(body=b) | ast.For(body=b) | ast.FunctionDef(body=b) | ast.With(body=b):
+                inner = [b]
+        if any(set_aside(b, span) for b in inner):
+            return True
+    return False
+
+
+def same(a: DGError, b: DGError) -> bool:
+    return a.kind == b.kind and a.message == b.message and position(a) == position(b)
+
+
+def problems_of(text: str, name: str, first: DGError) -> list[DGError]:
+    """Every static error of a program whose compile raised `first` (`dg FILE` reports them all)."""
+    analysis = Analysis(normalized(text))
+    try:
+        read_on(analysis, Source(name, analysis.text), first)
+        if analysis.module is not None:
+            analysis.problems.extend(resolved(analysis.module)[1])
     except Exception:
-        log.exception("parsing %s", name)
-        return None
+        log.exception("reading %s", name)
+        return [first]
+    problems = sorted(analysis.problems, key=position)[:MAX_PROBLEMS]
+    return problems if any(same(p, first) for p in problems) else [first]
 
 
 def internal_error(e: Exception) -> DGError:

@@ -1,11 +1,11 @@
 """The fast path from text to AST, for programs that parse; lark's path does everything else.
 
 lark's parser (grammar.py) builds a parse tree of Tree and Token objects with their positions,
-which build_ast.py then turns into DG's AST: a dozen objects and calls per token, and lark itself
+which tree_to_ast.py then turns into DG's AST: a dozen objects and calls per token, and lark itself
 to import and set up at start-up. This module parses with the same LALR(1) table, which
-grammar_tables.py keeps as data, and hands each reduction straight to the same ASTBuilder methods:
-one regular expression finds the tokens, the indenter's rules are a few lines in the same loop,
-and the only objects made are the AST's own. lark is not imported at all.
+lalr_tables.py keeps as data (dg_tables.py), and hands each reduction straight to the same
+ASTBuilder methods: one regular expression finds the tokens, the indenter of lark's path
+(indenter.py) finds the blocks, and the only objects made are the AST's own. lark is not imported.
 
 Why it gives the AST lark's path gives, or nothing:
 - It never reports an error. On anything unexpected (a character no token starts with, a token
@@ -19,7 +19,7 @@ Why it gives the AST lark's path gives, or nothing:
   where the state accepts a name and not that keyword, as in `x.grad`, needs a word: lark reads
   it as a name, and so does the parser below.)
 - The shifts and reductions are the table's, and each reduction shapes its children as lark's
-  tree builder does (the rules in grammar_tables.py: `?rule`, `_rule`, `!rule`, dropped tokens,
+  tree builder does (the rules in lalr_tables.py: `?rule`, `_rule`, `!rule`, dropped tokens,
   None for an absent [part]); a node's span runs from its first token to its last, as lark's
   propagate_positions makes it.
 tests/language/test_fast_parser.py checks that both paths give the same AST, spans included, on every

@@ -1,0 +1,60 @@
+"""`dg static FILE --fn NAME [--passes]`: run a program and print the code each trace of
+`static(NAME)` became: forward and backward with the guards, each line commented with the DG
+source line it came from; with --passes, the code before and after each pass.
+
+The program's own prints go to standard error, so standard output carries only the listings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
+from dglang.interpreter.seeing.tools import install
+from dglang.interpreter.static.listing import listings
+from dglang.interpreter.static.static_builtins import made_in
+
+from .options import ArgumentParser, run_options
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def options() -> argparse.ArgumentParser:
+    """Its options: the function, --passes, and the limits every command that runs a program takes."""
+    p = ArgumentParser(prog="dg static", description="Run a program; print the code each trace of static(NAME) became.")
+    p.add_argument("file", help="the program to run")
+    p.add_argument("--fn", required=True, metavar="NAME", help="the function the program wraps in static(...)")
+    p.add_argument("--passes", action="store_true", help="show the code before and after each pass")
+    run_options(p, default_output=DEFAULT_MAX_OUTPUT)
+    return p
+
+
+def show(
+    args: argparse.Namespace,
+    new_session: Callable[[argparse.Namespace], Any],
+    run_file: Callable[..., int],
+    report: Callable[[DGError], None],
+) -> int:
+    args.no_breakpoints = True
+    session = new_session(args)
+    install(session)
+    session.out = sys.stderr
+    code = run_file(session, args.file, debug=args.debug)
+    if code != EXIT_OK:
+        return code
+    found = made_in(session, args.fn)
+    if not found:
+        report(
+            DGError(
+                "UsageError",
+                f"the program never called static({args.fn})",
+                help=f"wrap the function: `fast = static({args.fn})`, and call it",
+            )
+        )
+        return EXIT_USAGE
+    sys.stdout.write("\n".join(listings(fn, passes=args.passes) for fn in found))
+    return EXIT_OK

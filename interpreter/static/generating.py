@@ -1,0 +1,215 @@
+"""Code generation: a Trace becomes two straight-line Python functions over NumPy arrays.
+
+    forward(t0, t1, ...)      the arguments' and captured tensors' arrays in; each step is one
+                              call of its op's forward; each guard compares a value computed
+                              here with the one observed when tracing. Out: the tuple of the
+                              variables `keep` names, or the number of the first guard that failed.
+    backward(s0, ..., t0, ...) a seed per output (None where none arrives) and the forward's
+                              variables in; each recorded step, last first, calls its op's rule
+                              (the engine's own, on tensors made of the arrays); out: the gradient
+                              of each variable that required grad when traced.
+
+Safety: the source text is made only of names this module makes (`t3`, `op2`, `c5`, `k0`) and
+Python's own punctuation. Everything else (the ops' functions, every constant and observed
+value, every shape) is an object in the namespace the code runs with, and the program's source
+lines appear only in the listing (listing.py), never in the code that runs, not even as comments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dglang.autograd import Tensor
+
+from .tracing import Const, Trace, Var
+
+GUARD_VALUE: dict[str, Callable[[Any], Any]] = {
+    "bool": bool,
+    "item": lambda a: np.asarray(a).reshape(()).item(),
+    "int": int,
+    "tolist": lambda a: np.asarray(a).tolist(),
+}
+
+
+def _wrap(a: Any) -> Tensor:
+    return Tensor(a)
+
+
+def _wrap_requiring(a: Any) -> Tensor:
+    """An input the rule sends a gradient to (a rule skips inputs that do not require grad)."""
+    return Tensor(a, requires_grad=True)
+
+
+def _add(total: Tensor | None, g: Tensor | None) -> Tensor | None:
+    if g is None:
+        return total
+    return g if total is None else total + g
+
+
+def _fit(g: Any, shape: tuple[int, ...]) -> Any:
+    """A gradient of an input's shape (undoing broadcasting, as backward.py does)."""
+    if g is None or g.shape == shape:
+        return g
+    return g.sum_to(shape)
+
+
+@dataclass(frozen=True, slots=True)
+class GuardFailed:
+    """What forward returns when guard `number` fails: the value it saw instead."""
+
+    number: int
+    value: Any
+
+
+@dataclass
+class Code:
+    """Generated source and the namespace it runs with (its objects, by generated name)."""
+
+    lines: list[str] = field(default_factory=list)
+    namespace: dict[str, Any] = field(default_factory=dict)
+    origins: list[int] = field(default_factory=list)  # per line: the step it came from (-1: none)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def name(self, prefix: str, value: Any) -> str:
+        """A fresh generated name bound to `value` in the namespace."""
+        n = self.counts.get(prefix, 0)
+        self.counts[prefix] = n + 1
+        name = f"{prefix}{n}"
+        self.namespace[name] = value
+        return name
+
+    def add(self, line: str, origin: int = -1) -> None:
+        self.lines.append(line)
+        self.origins.append(origin)
+
+    def compile(self, function: str) -> Callable[..., Any]:
+        namespace = {"__builtins__": {}, **self.namespace}
+        exec(compile("\n".join(self.lines) + "\n", f"<static {function}>", "exec"), namespace)
+        return namespace[function]  # type: ignore[no-any-return]
+
+
+def var(v: Var) -> str:
+    return f"t{int(v.number)}"
+
+
+def grad(v: Var) -> str:
+    return f"g{int(v.number)}"
+
+
+def arguments(trace: Trace) -> list[Var]:
+    """What forward takes, in order: the arguments' tensors, then the captured ones."""
+    return [*trace.inputs, *(v for v, _ in trace.captured)]
+
+
+def guard_places(trace: Trace) -> dict[int, list[tuple[int, Any]]]:
+    """Each guard (with its number) under the step that computes its value (-1: an argument's), so
+    that it is checked as early as it can be: a later step may fail on the values of another path."""
+    made = {s.out.number: i for i, s in enumerate(trace.steps)}
+    places: dict[int, list[tuple[int, Any]]] = {}
+    for number, guard in enumerate(trace.guards):
+        places.setdefault(made.get(guard.var.number, -1), []).append((number, guard))
+    return places
+
+
+def forward_code(trace: Trace, keep: list[Var]) -> Code:
+    code = Code()
+    code.add(f"def forward({', '.join(var(v) for v in arguments(trace))}):")
+    places = guard_places(trace)
+    for number, guard in places.get(-1, []):
+        _guard(code, number, guard)
+    for i, step in enumerate(trace.steps):
+        parts = []
+        for a in step.args:
+            if isinstance(a, Var):
+                parts.append(var(a))
+            elif isinstance(a, tuple):
+                parts.append("[" + ", ".join(var(x) for x in a) + "]")
+            else:
+                parts.append(code.name("c", a.value))
+        fn = code.name("op", step.op.forward)
+        code.add(f"    {var(step.out)} = {fn}({', '.join(parts)})", i)
+        for number, guard in places.get(i, []):
+            _guard(code, number, guard)
+        if trace.frees.get(i):  # the memory pass: values nothing later reads (optimizing.free_early)
+            code.add(f"    {' = '.join(var(Var(n)) for n in trace.frees[i])} = None", i)
+    code.add(f"    return ({''.join(var(v) + ', ' for v in keep)})")
+    return code
+
+
+def _guard(code: Code, number: int, guard: Any) -> None:
+    how = code.name("as_", GUARD_VALUE[guard.how])
+    observed, failed = code.name("k", guard.observed), code.name("failed", GuardFailed)
+    code.add(f"    if (seen := {how}({var(guard.var)})) != {observed}:", guard.after)
+    code.add(f"        return {failed}({int(number)}, seen)", guard.after)
+
+
+def leaves(trace: Trace) -> list[Var]:
+    """The variables gradients flow back to: the arguments' and captured tensors that required grad."""
+    return [v for v in arguments(trace) if v.number in trace.needs_grad]
+
+
+def saved(trace: Trace, outputs: list[Var]) -> list[Var]:
+    """The steps' outputs forward hands back: the function's results, and what backward reads."""
+    made = {s.out.number for s in trace.steps}
+    wanted = {v.number for v in outputs}
+    for step in trace.steps:
+        if step.recorded:
+            wanted.add(step.out.number)
+            wanted.update(
+                x.number for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)
+            )
+    return [Var(n) for n in sorted(wanted & made)]
+
+
+def backward_code(trace: Trace, outputs: list[Var]) -> Code:
+    """The generated backward: the seeds of `outputs` in, the gradients of `leaves(trace)` out."""
+    code = Code()
+    seeds = [f"s{i}" for i in range(len(outputs))]
+    names = [*seeds, *(var(v) for v in arguments(trace)), *(var(v) for v in saved(trace, outputs))]
+    code.add(f"def backward({', '.join(names)}):")
+    wrap, add, fit = code.name("W", _wrap), code.name("acc", _add), code.name("fit", _fit)
+    requiring = code.name("R", _wrap_requiring)
+    needed = trace.needs_grad
+
+    def wrapped(v: Var) -> str:
+        return f"{requiring if v.number in needed else wrap}({var(v)})"
+
+    for v in sorted({v.number for v in leaves(trace)} | {s.out.number for s in trace.steps if s.recorded}):
+        code.add(f"    g{v} = None")
+    for i, v in enumerate(outputs):
+        if v.number in needed:
+            code.add(f"    {grad(v)} = {add}({grad(v)}, s{i})")
+    for i in range(len(trace.steps) - 1, -1, -1):
+        step = trace.steps[i]
+        if not step.recorded:
+            continue
+        parts = []
+        for position, a in enumerate(step.args):
+            if isinstance(a, Var):
+                parts.append(wrapped(a) if position in step.inputs else var(a))
+            elif isinstance(a, tuple):
+                parts.append("(" + "".join(wrapped(x) + ", " for x in a) + ")")
+            else:
+                parts.append(code.name("c", a.value))
+        rule = code.name("rule", step.op.backward)
+        code.add(f"    if {grad(step.out)} is not None:", i)
+        code.add(f"        sent = {rule}({grad(step.out)}, {wrap}({var(step.out)}), {', '.join(parts)})", i)
+        n = 0
+        for position, a in enumerate(step.args):
+            if position not in step.inputs:
+                continue
+            for x in a if isinstance(a, tuple) else (a,):
+                if x.number in needed:
+                    shape = code.name("shape", trace.shapes[x.number])
+                    code.add(f"        {grad(x)} = {add}({grad(x)}, {fit}(sent[{n}], {shape}))", i)
+                n += 1
+    code.add(f"    return ({''.join(grad(v) + ', ' for v in leaves(trace))})")
+    return code
+
+
+def is_const(a: Any) -> bool:
+    return isinstance(a, Const)

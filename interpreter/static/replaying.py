@@ -1,0 +1,206 @@
+"""Replaying a compiled trace: its forward on the tensors' arrays, then tensors for its result
+(hung from a StaticCall node when gradients must flow back) and its effects on the tensors it
+changed. Everything a replay looks up is worked out once per trace (`Plan`), so a call costs the
+generated forward and little else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dglang.autograd import Tensor
+from dglang.autograd.backward import gradient
+from dglang.autograd.node import Node, is_grad_enabled, recording, updated_in_place, updates_in_place
+from dglang.autograd.op import Op
+from dglang.autograd.tensor import apply
+
+from .generating import GuardFailed, arguments, leaves
+from .tracing import Const, Trace, Var
+
+DRAWING = "drawing"
+
+
+@dataclass
+class Plan:
+    """Where a replay finds what it needs, by position: `given` is the call's tensors (the
+    arguments', then the captured ones), `out` the tuple forward returns (the variables `keep`)."""
+
+    captured: list[Tensor]
+    grad_checks: list[tuple[int, bool]]  # (given index, whether its .grad was None when traced)
+    grad_reads: list[tuple[int, int]]  # (forward argument, given index of the leaf whose .grad it is)
+    effects: list[tuple[bool, int, int, int]]  # (values? else .grad, target, source kind 0/1/2, index)
+    leaf_places: list[int]  # given indexes of the tensors gradients flow to
+    result: Callable[[list[Tensor], tuple[Any, ...], Any], Any]  # builds the function's value
+    outputs: list[int]  # the variables the result's tensors are (seeds of the backward, in order)
+
+
+def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
+    places = {v.number: i for i, v in enumerate(arguments(trace))}
+    kept = {v.number: i for i, v in enumerate(keep)}
+    effects = []
+    for what, target, source in trace.effects:
+        if source is None:
+            kind, index = 0, 0
+        elif source.number in kept:
+            kind, index = 1, kept[source.number]
+        else:
+            kind, index = 2, places[source.number]
+        effects.append((what == "data", places[target.number], kind, index))
+    return Plan(
+        captured=[t for _, t in trace.captured],
+        grad_checks=[(places[n], was_none) for n, was_none in trace.grad_was_none.items()],
+        grad_reads=[(places[n], places[leaf.number]) for n, leaf in trace.grad_reads.items()],
+        effects=effects,
+        leaf_places=[places[v.number] for v in leaves(trace)],
+        result=builder(trace.result, places, kept, trace.needs_grad, trace.fresh),
+        outputs=[v.number for v in outputs],
+    )
+
+
+def builder(
+    encoded: Any, places: dict[int, int], kept: dict[int, int], needs_grad: set[int], fresh: set[int]
+) -> Callable[..., Any]:
+    """A function (given, out, connect) -> the value, for the encoded result (see Tracer.encode_result)."""
+    if isinstance(encoded, Var):
+        number = encoded.number
+        if number not in kept:
+            place = places[number]
+            if number in fresh:  # a tensor the function made: a new one at each call, as it would be
+                return lambda given, out, connect: Tensor(given[place].data, requires_grad=given[place].requires_grad)
+            return lambda given, out, connect: given[place]  # an argument returned as it is: the same tensor
+        index, grads = kept[number], number in needs_grad
+
+        def tensor(given: list[Tensor], out: tuple[Any, ...], connect: Any) -> Tensor:
+            t = Tensor(out[index])
+            if grads and connect is not None:
+                connect(t, number)
+            return t
+
+        return tensor
+    if isinstance(encoded, Const):
+        value = encoded.value
+        return lambda given, out, connect: value
+    parts, kind = [builder(e, places, kept, needs_grad, fresh) for e in encoded], type(encoded)
+    return lambda given, out, connect: kind(p(given, out, connect) for p in parts)
+
+
+def replay(entry: Any, tensors: list[Tensor]) -> Any:
+    """The function's value from the entry's generated code, or a string saying which guard failed."""
+    plan: Plan = entry.plan
+    given = tensors + plan.captured
+    for place, was_none in plan.grad_checks:  # a step that accumulates into .grad depends on it
+        t = given[place]
+        if (t.grad is None) != was_none:
+            was, now = ("None", "set") if was_none else ("set", "None")
+            return f"the .grad of {t.name or 'a ' + t.describe()} was {was} when traced and is {now} now"
+    if entry.drawing() and plan.leaf_places and is_grad_enabled():
+        return DRAWING  # the session keeps graphs to draw: the caller runs the function as it is
+    values = [t.data for t in given]
+    for argument, leaf in plan.grad_reads:
+        values[argument] = given[leaf].grad.data  # type: ignore[union-attr]
+    out = entry.forward(*values)
+    if type(out) is GuardFailed:
+        return out
+    entry.calls += 1
+    connect = None
+    if entry.backward is not None and plan.leaf_places and is_grad_enabled():
+        inputs = tuple(given[i] for i in plan.leaf_places)
+        saved = values + list(out)
+
+        def connect(t: Tensor, number: int) -> None:
+            record = CallRecord(entry, plan.outputs.index(number), saved, inputs)
+            t.requires_grad = True
+            op = static_call_op(entry.made_by.get(number))
+            t.grad_fn = node = Node(op, inputs, (inputs, record), updates_in_place())
+            if recording.where is not None:
+                node.where, node.call = recording.where, recording.call
+
+    result = plan.result(given, out, connect)
+    for values_, target, kind, index in plan.effects:  # after the result's nodes: they saw the old values
+        t = given[target]
+        value = None if kind == 0 else out[index] if kind == 1 else given[index].data
+        if values_:
+            t.data = value
+            updated_in_place(t)
+        else:
+            t.grad = None if value is None else Tensor(value)
+    return result
+
+
+def applied(step: Any, tensors: dict[int, Any]) -> Any:
+    """One step of a trace applied through the engine (a step of the trace's own: on plain values)."""
+    args = [
+        tensors[a.number] if isinstance(a, Var) else [tensors[x.number] for x in a] if isinstance(a, tuple) else a.value
+        for a in step.args
+    ]
+    if isinstance(step.op, type) and issubclass(step.op, Op):
+        return apply(step.op, *args)
+    plain = [[y.data for y in x] if isinstance(x, list) else getattr(x, "data", x) for x in args]
+    return Tensor(step.op.forward(*plain))
+
+
+# ---- the node a static call's result hangs from ----------------------------------------------------
+class StaticCall(Op):
+    """A static function's call: its rule is the trace's generated backward."""
+
+    inputs = ("x",)
+    variadic = True
+    rules = ("the generated backward of the trace",)
+
+    @staticmethod
+    def forward(x: Any) -> Any:  # never applied: a static call makes its node itself
+        raise TypeError("StaticCall is made by static(f), not applied")
+
+    @staticmethod
+    def backward(g: Tensor, out: Tensor, inputs: tuple[Tensor, ...], call: Any) -> tuple[Any, ...]:
+        return call.gradients(g)  # type: ignore[no-any-return]
+
+
+_NAMED: dict[str, type[StaticCall]] = {}
+
+
+def static_call_op(made_by: str | None) -> type[StaticCall]:
+    """StaticCall under the name of the op that made the output in the trace, so that the result
+    prints as the dynamic function's does (`grad_fn=<MulBackward>`)."""
+    if made_by is None:
+        return StaticCall
+    op = _NAMED.get(made_by)
+    if op is None:
+        op = _NAMED[made_by] = type(made_by, (StaticCall,), {"__doc__": StaticCall.__doc__})
+    return op
+
+
+@dataclass
+class CallRecord:
+    """What one output's rule needs: the entry, which output it is, and the forward's arrays
+    (the arguments', then those forward returned)."""
+
+    entry: Any
+    output: int
+    values: list[Any]
+    inputs: tuple[Tensor, ...]  # the tensors gradients flow to (the node's inputs)
+
+    def gradients(self, g: Tensor) -> tuple[Any, ...]:
+        if is_grad_enabled():  # the caller builds a graph of the gradients (gradient(), or create_graph)
+            return self.differentiable(g)
+        seeds: list[Any] = [None] * len(self.entry.outputs)
+        seeds[self.output] = g
+        return tuple(self.entry.backward(*seeds, *self.values))
+
+    def differentiable(self, g: Tensor) -> tuple[Any, ...]:
+        """The gradients as a graph of their own: the trace's steps applied again through the
+        engine (recording, each with its own rule), then differentiated by the engine, so a
+        gradient of this gradient is exact. Only higher-order uses pay for it."""
+        trace, inputs = self.entry.trace, self.inputs
+        tensors: dict[int, Any] = {v.number: t for v, t in zip(leaves(trace), inputs, strict=True)}
+        for v, value in zip(arguments(trace), self.values, strict=False):
+            tensors.setdefault(v.number, Tensor(value))
+
+        for step in trace.steps:
+            tensors[step.out.number] = applied(step, tensors)
+        out = tensors[self.entry.outputs[self.output].number]
+        if not out.requires_grad:
+            return (None,) * len(inputs)
+        return tuple(gradient(out, list(inputs), seed=g))

@@ -1,0 +1,142 @@
+"""`static(f)` and `static_info(f)` as builtins of a session (the seeing tools install them)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from dglang.autograd.tensor import type_name
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.host.session import Session
+from dglang.interpreter.library.runtime import Builtin, CallContext, Function
+
+from .listing import info_text
+from .static_calls import StaticFunction, Tracing
+
+MAKERS = (
+    "tensor",
+    "zeros",
+    "ones",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "arange",
+    "linspace",
+    "eye",
+    "randn",
+    "rand",
+    "moons",
+)
+RANDOM = frozenset(("randn", "rand", "moons", "seed"))
+
+
+def telling(fn: Callable[..., Any], random: bool) -> Callable[..., Any]:
+    """`fn`, a builtin that makes tensors, telling each tracer at work what it made."""
+
+    @functools.wraps(fn)
+    def make(*args: Any, **kwargs: Any) -> Any:
+        made = fn(*args, **kwargs)
+        for tracer in Tracing.tracers:
+            tracer.created(made, random)
+        return made
+
+    return make
+
+
+MADE: WeakKeyDictionary[Session, list[StaticFunction]] = WeakKeyDictionary()
+
+
+def made_in(session: Session, name: str) -> list[StaticFunction]:
+    """The static functions `static(NAME)` made in this session (`dg static`, `:static NAME`)."""
+    return [fn for fn in MADE.get(session, []) if fn.name == name]
+
+
+def static_function(value: Any) -> StaticFunction | None:
+    """The StaticFunction behind a value `static(f)` returned, else None."""
+    fn = getattr(value, "fn", None)
+    owner = getattr(fn, "__self__", None)
+    return owner.static if isinstance(owner, Caller) else None
+
+
+class Caller:
+    """The callable a Builtin named `static(f)` holds: each call runs f through its StaticFunction."""
+
+    def __init__(self, f: Function, static: StaticFunction) -> None:
+        self.f, self.static = f, static
+
+    def call(self, context: CallContext, *args: Any) -> Any:
+        self.static.call_dynamic = lambda a: context.call(self.f, a)
+        self.static.where = context.span
+        return self.static(list(args))
+
+
+def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> None:
+    """Add `static` and `static_info`; `drawing` says whether the session keeps graphs to draw
+    (a static call's result then hangs from the graph the function records, not one node)."""
+
+    def static(context: CallContext, f: Any) -> Builtin:
+        """f as a static graph: traced once per signature of its arguments, then run as generated code.
+
+        >>> def f(x):
+        ...     return (x * x).sum()
+        >>> fast = static(f)
+        >>> fast(tensor([1.0, 2.0]))
+        tensor(5.)
+        """
+        if static_function(f) is not None:  # static(static(f)): a cache of its own, for the same f
+            f = f.fn.__self__.f
+        if not isinstance(f, Function):
+            raise DGError(
+                "TypeError",
+                f"static() takes a function defined with def, not {type_name(f)}",
+                help="write `def f(x): ...` and then `fast = static(f)`",
+            )
+        fn = StaticFunction(f.name, lambda a: None, note, printed=lambda: session.writes, drawing=drawing)
+        fn.tracing = telling_makers
+        caller = Caller(f, fn)
+        MADE.setdefault(session, []).append(fn)
+        return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True)
+
+    def note(message: str, help: str | None, where: Any) -> None:
+        session.warn(DGError("Note", message, where, help=help))
+
+    def static_info(f: Any, timing: bool = True) -> None:
+        """Print what static(f) did: its traces, cache entries with their signatures, guard failures, time.
+
+        >>> def f(x):
+        ...     return x * 2
+        >>> fast = static(f)
+        >>> y = fast(tensor([1.0]))
+        >>> static_info(fast, timing=False)
+        static(f): 1 trace, 1 in the cache
+          trace 1: f(float[1]): 1 op, 0 guards, 0 tensors captured, 1 call
+          guard failures: 0
+        """
+        fn = static_function(f)
+        if fn is None:
+            raise DGError("TypeError", f"static_info() describes a function static() made, not {type_name(f)}")
+        session.write(info_text(fn, timing=bool(timing)))
+
+    @contextlib.contextmanager
+    def telling_makers() -> Iterator[None]:
+        """While a function is traced, the builtins that make tensors tell the tracer what they
+        made (tracing.Tracer.created); a program that never traces never calls through them."""
+        builtins = session.builtins.vars
+        originals = {name: b for name in MAKERS if isinstance(b := builtins.get(name), Builtin)}
+        for name, b in originals.items():
+            builtins[name] = replace(b, fn=telling(b.fn, name in RANDOM))
+        try:
+            yield
+        finally:
+            builtins.update(originals)
+
+    session.add_builtins(
+        {
+            "static": Builtin("static", static, "static(f)", wants_context=True),
+            "static_info": Builtin("static_info", static_info, "static_info(f, timing=True)"),
+        }
+    )

@@ -1,0 +1,240 @@
+"""`static(f)`: a function that runs `f` as generated code, traced once per signature.
+
+A call looks up its signature (each tensor argument's shape, dtype and requires_grad; the values
+of the other arguments; whether grad mode is on). Unseen: `f` runs dynamically with a Tracer
+listening, and the trace becomes generated code (generating.py), cached under the signature.
+Seen: the generated forward runs on the arguments' arrays; a guard that fails is reported in a
+note and `f` is traced again for the new path. Past MAX_TRACES traces the call runs `f`
+dynamically, with a one-time note; so does a run the tracer refused (a `grad` inside, an
+in-place update) and any call made while another static function is tracing.
+
+Gradients: when a tensor the trace reads requires grad, each tensor of the result is made by a
+recorded node of the op `StaticCall`, whose rule runs the generated backward: `grad` and
+`gradient(...)` flow through it to the arguments and the captured tensors. When the gradients
+must be differentiable themselves (`gradient()`, a second derivative), the rule applies the
+trace's steps again through the engine, recording, and lets the engine differentiate them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from dglang.autograd import Tensor
+from dglang.autograd.node import is_grad_enabled, recording
+
+from .generating import GuardFailed, backward_code, forward_code, leaves, saved
+from .optimizing import optimized
+from .replaying import DRAWING, make_plan, replay
+from .tracing import Trace, Tracer, Var
+
+MAX_TRACES = 8  # per static function; past it calls run dynamically
+
+
+class Unsupported(Exception):
+    """An argument a signature cannot describe: the call runs dynamically."""
+
+
+def signature(value: Any, tensors: list[Tensor], seen: dict[int, int]) -> Any:
+    """A hashable description of `value` for the cache key; its tensors appended to `tensors`."""
+    if isinstance(value, Tensor):
+        if id(value) in seen:  # the same tensor twice: a trace of its own
+            return ("same", seen[id(value)])
+        seen[id(value)] = len(tensors)
+        tensors.append(value)
+        return ("tensor", value.shape, value.dtype, value.requires_grad)
+    if type(value) in (list, tuple):
+        return (type(value).__name__, tuple(signature(v, tensors, seen) for v in value))
+    if value is None or type(value) in (int, float, bool, str):
+        return (type(value).__name__, value)
+    raise Unsupported(type(value).__name__)
+
+
+@dataclass
+class Entry:
+    """One trace in the cache, compiled."""
+
+    key: Any
+    described: str
+    trace: Trace
+    forward: Callable[..., Any]
+    outputs: list[Var]
+    keep: list[Var]
+    backward: Callable[..., Any] | None
+    source: str = ""  # the generated code that runs (forward, then backward)
+    traced: Trace | None = None  # the trace before the passes
+    plan: Any = None  # what a replay looks up (replaying.Plan)
+    made_by: dict[int, str] = field(default_factory=dict)  # each step's output: its op's name
+    calls: int = 0
+    number: int = 0  # which trace of the function it is, from 1
+    drawing: Callable[[], bool] = lambda: False  # the session may draw graphs: results get the real one
+
+
+@dataclass
+class StaticFunction:
+    """The value `static(f)` returns (wrapped in a Builtin: see builtins.py)."""
+
+    name: str
+    call_dynamic: Callable[[list[Any]], Any]  # f called the ordinary way
+    note: Callable[[str, str | None, Any], None]  # (message, help, where): a one-line report
+    entries: dict[Any, list[Entry]] = field(default_factory=dict)  # by signature: its traces, each guarded
+    refused: dict[Any, str] = field(default_factory=dict)  # signatures whose trace could not be used
+    traces: int = 0
+    failures: list[str] = field(default_factory=list)
+    noted: set[str] = field(default_factory=set)
+    dynamic_calls: int = 0
+    tracing_time: float = 0.0
+    running_time: float = 0.0
+    printed_when_tracing: bool = False
+    printed: Callable[[], int] = lambda: 0
+    where: Any = None  # the span of the call running now, for notes
+    drawing: Callable[[], bool] = lambda: False  # see Entry.drawing
+    tracing: Callable[[], Any] = contextlib.nullcontext  # a context around each trace (static_builtins)
+
+    def __call__(self, args: list[Any]) -> Any:
+        if Tracing.depth:  # inside another static function's trace: its ops must be seen
+            return self.call_dynamic(args)
+        tensors: list[Tensor] = []
+        try:
+            key = (tuple(signature(a, tensors, {}) for a in args), is_grad_enabled())
+        except Unsupported as e:
+            self.once(f"static({self.name}) runs {self.name} dynamically: an argument is a {e}, which a trace "
+                      "cannot key its cache on", None)  # fmt: skip
+            return self.call_dynamic(args)
+        failed: Any = None
+        for entry in reversed(self.entries.get(key, [])):  # the latest trace first
+            start = time.perf_counter()
+            result = replay(entry, tensors)
+            self.running_time += time.perf_counter() - start
+            if result is DRAWING:
+                self.once(f"static({self.name}) runs {self.name} as it is while graphs are kept for drawing "
+                          "(graph(), the REPL, dg graph): a picture shows the graph it records", None)  # fmt: skip
+                self.dynamic_calls += 1
+                return self.call_dynamic(args)
+            if type(result) is GuardFailed:
+                failed = failed or failure(self.name, entry.trace.guards[result.number], result.value)
+            elif type(result) is str:
+                failed = failed or f"static({self.name}) re-traced {self.name}: {result}"
+            else:
+                if self.printed_when_tracing:
+                    self.once(f"static({self.name}) did not print this time: a static function's print runs only "
+                              "when it is traced, not on each call (as in JAX and torch.compile)", None)  # fmt: skip
+                return result
+        if key in self.refused:
+            self.dynamic_calls += 1
+            return self.call_dynamic(args)
+        if self.traces >= MAX_TRACES:
+            self.once(f"static({self.name}) has been traced {MAX_TRACES} times; from now on it runs dynamically",
+                      "give it arguments of the same shapes, or fewer values that change its path")  # fmt: skip
+            self.dynamic_calls += 1
+            return self.call_dynamic(args)
+        if failed is not None:  # every trace of this signature guarded against these values
+            self.failures.append(failed)
+            self.note(failed, None, self.where)
+        return self.trace(key, args, tensors)
+
+    def cached(self) -> list[Entry]:
+        """Every trace in the cache, in the order they were made."""
+        return sorted((e for entries in self.entries.values() for e in entries), key=lambda e: e.number)
+
+    def once(self, message: str, help: str | None) -> None:
+        if message not in self.noted:
+            self.noted.add(message)
+            self.note(message, help, self.where)
+
+    # ---- tracing ---------------------------------------------------------------------------------
+    def trace(self, key: Any, args: list[Any], tensors: list[Tensor]) -> Any:
+        start, printed = time.perf_counter(), self.printed()
+        tracer = Tracer(tensors)
+        saved = recording.save()
+        recording.listen(tracer)
+        Tracing.depth += 1
+        Tracing.tracers.append(tracer)
+        try:
+            with self.tracing():
+                result = self.call_dynamic(args)
+        finally:
+            Tracing.depth -= 1
+            Tracing.tracers.remove(tracer)
+            recording.restore(saved)
+        trace = tracer.trace
+        trace.result = tracer.encode_result(result)
+        tracer.finish()
+        self.traces += 1
+        if self.printed() != printed:
+            self.printed_when_tracing = True
+        if trace.refused is not None:
+            self.once(f"static({self.name}) runs {self.name} dynamically: {trace.refused}, which its trace "
+                      "cannot replay yet", None)  # fmt: skip
+            self.refused[key] = trace.refused
+            self.dynamic_calls += 1
+        else:
+            entry = compile_entry(self.name, key, trace)
+            entry.calls, entry.number, entry.drawing = 1, self.traces, self.drawing
+            self.entries.setdefault(key, []).append(entry)
+        self.tracing_time += time.perf_counter() - start
+        return result
+
+
+class Tracing:
+    depth = 0  # static functions tracing right now (nested calls run dynamically)
+    tracers: ClassVar[list[Tracer]] = []  # their tracers, innermost last (told of the tensors builtins make)
+
+
+def failure(name: str, guard: Any, now: Any) -> str:
+    """The note for a guard that failed: the condition, its line, and what it was when traced."""
+    span = getattr(guard.site, "span", None)
+    if span is None:
+        what = "a value the trace depended on"
+    else:
+        line = span.source.line(span.line)
+        text = line[span.column - 1 : span.end_column - 1 if span.end_line == span.line else None].strip()
+        what = f"the condition `{text}` on line {span.line}" if guard.how == "bool" else f"`{text}` on line {span.line}"
+    return f"static({name}) re-traced {name}: {what} was {guard.observed!r} when traced and is {now!r} now"
+
+
+def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
+    """The trace after the passes, compiled (the trace as recorded is kept for `--passes`)."""
+    trace = optimized(traced)
+    outputs = sorted(set(result_vars(trace.result)), key=lambda v: v.number)
+    effects = [source for _, _, source in trace.effects if source is not None]
+    keep = saved(trace, [*outputs, *effects])
+    forward_source = forward_code(trace, keep)
+    backward_source = backward_code(trace, outputs) if leaves(trace) else None
+    forward = forward_source.compile("forward")
+    backward = backward_source.compile("backward") if backward_source is not None else None
+    source = "\n".join(forward_source.lines + (backward_source.lines if backward_source else []))
+    entry = Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
+    entry.plan = make_plan(trace, keep, outputs)
+    entry.made_by = {s.out.number: s.op.name for s in trace.steps}
+    return entry
+
+
+def result_vars(encoded: Any) -> list[Var]:
+    if isinstance(encoded, Var):
+        return [encoded]
+    if isinstance(encoded, list | tuple):
+        return [v for e in encoded for v in result_vars(e)]
+    return []
+
+
+def describe(key: Any) -> str:
+    """A signature as static_info shows it: `(float[3] requires_grad, 2)`."""
+
+    def one(part: Any) -> str:
+        kind, rest = part[0], part[1:]
+        if kind == "tensor":
+            shape, dtype, rg = rest
+            return f"{dtype}[{', '.join(map(str, shape))}]" + (" requires_grad" if rg else "")
+        if kind in ("list", "tuple"):
+            inner = ", ".join(one(p) for p in rest[0])
+            return f"[{inner}]" if kind == "list" else f"({inner})"
+        if kind == "same":
+            return f"the tensor of argument {rest[0] + 1}"
+        return repr(rest[0])
+
+    args, grad_mode = key
+    return f"({', '.join(one(a) for a in args)})" + ("" if grad_mode else " under no_grad")

@@ -1,0 +1,94 @@
+"""The steps a trace holds besides the engine's ops, and which rules a trace may follow op by op.
+
+    Detach     `x.detach()`: the same values, no gradient (a variable named twice)
+    RuleCall   a rule of a backward pass run inside the function, called whole at each replay
+    Pick       one gradient of a RuleCall's tuple
+
+A rule written with tensor ops alone (`g * b`) is traced op by op like any other code; a rule that
+computes with NumPy on its inputs' values (relu's mask, pow's test for zeros) is one RuleCall:
+no op would show what it computed, and it may branch on the values.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+import textwrap
+from typing import Any
+
+from dglang.autograd import Tensor
+from dglang.autograd.op import Op
+
+
+class Detach(Op):
+    """The same values, cut off from the graph (`x.detach()`): in a trace, a variable named twice."""
+
+    inputs = ("x",)
+
+    @staticmethod
+    def forward(x: Any) -> Any:
+        return x
+
+
+_TRACEABLE: dict[type, bool] = {}
+NUMPY_ON_VALUES = re.compile(r"\.data\b(?!\.(?:ndim|shape)\b)|\bnp\.(?!broadcast_shapes\b|argsort\b)")
+
+
+def traceable(op: type[Op]) -> bool:
+    """Whether op's rule computes with tensor ops alone (NumPy on shapes aside), in its own code
+    and in the functions of its module it calls: then its ops, traced, are the rule at every call."""
+    known = _TRACEABLE.get(op)
+    if known is None:
+        known = _TRACEABLE[op] = _pure(op.backward, vars(sys.modules[op.__module__]), set())
+    return known
+
+
+def _pure(fn: Any, scope: dict[str, Any], seen: set[Any]) -> bool:
+    seen.add(fn)
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return False
+    if NUMPY_ON_VALUES.search(source):
+        return False
+    for name in re.findall(r"(?<![.\w])([A-Za-z_]\w*)\(", source):
+        helper = scope.get(name)
+        if inspect.isfunction(helper) and helper not in seen and not _pure(helper, scope, seen):
+            return False
+    return True
+
+
+class RuleCall:
+    """A step of a backward pass run inside the function: an op's rule, called as backward.py calls
+    it, on tensors made of the arrays (`requiring` says which required grad: a rule skips the
+    others). Its value is the tuple of the arrays it sent (None where it sent none)."""
+
+    name = "Rule"
+    rules: tuple[str, ...] = ()
+    backward = None
+
+    @staticmethod
+    def forward(op: type[Op], requiring: tuple[Any, ...], g: Any, out: Any, *args: Any) -> tuple[Any, ...]:
+        given = []
+        for a, r in zip(args, requiring, strict=True):
+            if r is None:
+                given.append(a)
+            elif isinstance(r, tuple):
+                given.append(tuple(Tensor(x, requires_grad=f) for x, f in zip(a, r, strict=True)))
+            else:
+                given.append(Tensor(a, requires_grad=r))
+        sent = op.backward(Tensor(g), Tensor(out), *given)  # type: ignore[misc]
+        return tuple(None if x is None else x.data for x in sent)
+
+
+class Pick:
+    """One gradient of a RuleCall's tuple."""
+
+    name = "Pick"
+    rules: tuple[str, ...] = ()
+    backward = None
+
+    @staticmethod
+    def forward(sent: tuple[Any, ...], i: int) -> Any:
+        return sent[i]

@@ -1,0 +1,332 @@
+"""Tracing: run a function once, listening to the engine, and keep what it did as a Trace.
+
+The tracer listens to two of the engine's events (autograd/node.py): `on_op`, for every op that
+runs (recorded or not: ops on constants too), with the op's declaration from the op table, its
+arguments as given and its output; and `on_value`, for every tensor that becomes a Python value
+(a condition's truth, `.item()`, an index), which the trace must guard.
+
+Each tensor the trace meets gets a variable number: the arguments first (in the order their
+tensors appear in the arguments), then each op's output. A tensor that comes from elsewhere (a
+closure's weight, a constant made inside the function with `zeros(...)` or a number written in
+an expression) is *captured*: the trace keeps the tensor object itself, and each replay reads
+its values as they are then. Nothing else is kept: no text of the program ever becomes code.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any
+
+from dglang.autograd import Tensor
+from dglang.autograd.node import is_grad_enabled
+from dglang.autograd.op import Op
+from dglang.autograd.tensor import lift, recording
+
+from .trace_steps import Detach, Pick, RuleCall, traceable
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A tensor of the trace: `t3` in the code."""
+
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """Any other argument of an op (an axis, a shape, Python's `operator.gt`): passed as the object."""
+
+    value: Any
+
+
+@dataclass(slots=True)
+class Step:
+    """One op of the trace: `out = op.forward(*args)`.
+
+    args      Var, Const, or a tuple of Vars (a variadic op's list), in forward's order
+    inputs    the positions of args that are the op's inputs (its rule sends each a gradient)
+    recorded  the op recorded a node when traced, so gradients flow back through it
+    site      where the program ran it (its span, for the listing's comments)
+    """
+
+    op: type[Op]
+    args: tuple[Any, ...]
+    inputs: frozenset[int]
+    out: Var
+    recorded: bool
+    site: Any
+    shape: tuple[int, ...] = ()
+    call: Any = None  # the DG call it ran in (recording.call), for a graph rebuilt for pictures
+
+
+@dataclass(slots=True)
+class Guard:
+    """A decision the trace depended on: `var` became the Python value `observed` (by `how`)
+    right after step `after` (-1: before any step)."""
+
+    var: Var
+    how: str  # "bool", "item", "int" or "tolist"
+    observed: Any
+    after: int
+    site: Any
+
+
+@dataclass
+class Trace:
+    """What one run of a function did, as straight-line steps over variables."""
+
+    inputs: list[Var] = field(default_factory=list)
+    captured: list[tuple[Var, Tensor]] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    guards: list[Guard] = field(default_factory=list)
+    shapes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # each variable's shape when traced
+    dtypes: dict[int, str] = field(default_factory=dict)
+    needs_grad: set[int] = field(default_factory=set)  # variables that required grad when traced
+    result: Any = None  # the function's value, with Vars in place of its tensors (see encode_result)
+    refused: str | None = None  # why this run cannot be a static graph (see Tracer.refuse)
+    # What a training step does besides computing its result (see Tracer.finish): each a
+    # (what, tensor's variable, source variable or None): ("data", w, t9) is `w`'s values
+    # replaced in place by t9's, ("grad", w, t12) is `w.grad` set to t12 (None: to None).
+    effects: list[tuple[str, Var, Var | None]] = field(default_factory=list)
+    grad_reads: dict[int, Var] = field(default_factory=dict)  # a captured tensor that was w.grad: w
+    grad_was_none: dict[int, bool] = field(default_factory=dict)  # per tensor requiring grad, when met
+    fresh: set[int] = field(default_factory=set)  # tensors the function made (zeros(3)): new ones each call
+    literals: dict[int, Any] = field(default_factory=dict)  # variables holding a number the program wrote
+    frees: dict[int, list[int]] = field(default_factory=dict)  # after step i, the values let go (optimizing.py)
+
+    @property
+    def size(self) -> int:
+        return len(self.inputs) + len(self.captured) + len(self.steps)
+
+
+class Tracer:
+    """Listens to the engine while the function runs (recording.listen) and builds its Trace."""
+
+    def __init__(self, arguments: list[Tensor]) -> None:
+        self.trace = Trace()
+        self.by_id: dict[int, Var] = {}
+        self.by_data: dict[int, Var] = {}  # the array a variable holds: `x.detach()` shares it
+        self.alive: list[Any] = []  # every tensor met, kept so that no id is reused while tracing
+        self.values: list[Any] = []  # each variable's array when it was made
+        self.literal_vars: dict[tuple[type, Any], Var] = {}  # numbers the program wrote, by value
+        self.met: dict[int, tuple[Tensor, Any, Any]] = {}  # per argument or captured variable: its tensor,
+        # with its values and its .grad as they were when met (an update in place replaces them)
+        self.grad_of: dict[int, Var] = {}  # id of a leaf's .grad when a backward pass began: the leaf
+        self.in_rule = False  # between on_visit and on_step: a rule's own ops are not steps
+        self.made: dict[int, Tensor] = {}  # tensors the function made, by id: a private copy of each
+        for t in arguments:
+            if id(t) not in self.by_id:
+                self.trace.inputs.append(self._met(t))
+
+    def _met(self, t: Tensor) -> Var:
+        """A variable for an argument's or a captured tensor, whose state the trace may change."""
+        var = self._new(t)
+        self.met[var.number] = (t, t.data, t.grad)
+        return var
+
+    def _new(self, t: Tensor) -> Var:
+        var = Var(len(self.values))
+        self.by_id[id(t)] = var
+        self.by_data.setdefault(id(t.data), var)
+        self.alive.append(t)
+        self.values.append(t.data)  # (kept, so no array's id is reused while tracing)
+        self.trace.shapes[var.number] = t.shape
+        self.trace.dtypes[var.number] = t.dtype
+        if t.requires_grad:
+            self.trace.needs_grad.add(var.number)
+        return var
+
+    def var(self, t: Tensor) -> Var:
+        """The variable of `t`; a tensor not met before is captured (or is a detached copy of one)."""
+        var = self.by_id.get(id(t))
+        if var is not None:
+            if t.data is not self.values[var.number]:  # updated in place since: its new values
+                return self.by_data.get(id(t.data)) or self._lost(var)
+            return var
+        data = t.data
+        if type(data) in (int, float, bool):  # a number written in the program (`x * 2`): the engine lifted it
+            key = (type(data), data)
+            var = self.literal_vars.get(key)
+            if var is not None:  # the same number again: the same variable
+                self.by_id[id(t)] = var
+                self.alive.append(t)
+                return var
+            var = self.literal_vars[key] = self._new(t)
+            self.trace.captured.append((var, t))
+            self.trace.literals[var.number] = data
+            return var
+        shared = self.by_data.get(id(data))
+        if shared is not None:  # x.detach(): the same values, cut off from the graph
+            var = self._new(t)
+            self.trace.steps.append(Step(Detach, (shared,), frozenset(), var, False, None, t.shape))
+            return var
+        private = self.made.get(id(t))
+        if private is not None:  # made by the function: its values as made, a new tensor at each call
+            var = self._new(t)
+            self.trace.captured.append((var, private))
+            self.trace.fresh.add(var.number)
+            return var
+        var = self._met(t)
+        self.trace.captured.append((var, t))
+        if id(t) in self.grad_of:  # w.grad as it was when `grad` began: read from w at each call
+            self.trace.grad_reads[var.number] = self.grad_of[id(t)]
+        return var
+
+    def created(self, made: Any, random: bool) -> None:
+        """A builtin made tensors (zeros, tensor, randn): told by the wrapper static_builtins puts
+        around them. Random ones cannot be replayed (each call would draw new numbers)."""
+        if random:
+            self.refuse("it draws random numbers (randn, rand, seed or moons), new ones at each call")
+        for t in made if isinstance(made, tuple | list) else (made,):
+            if isinstance(t, Tensor):
+                private = Tensor(t.data, requires_grad=t.requires_grad)
+                self.made[id(t)] = private
+                self.alive.append(t)
+
+    def _lost(self, var: Var) -> Var:
+        self.refuse("a tensor's values were replaced by ones no op made (an item assignment?)")
+        return var
+
+    # ---- the engine's events ---------------------------------------------------------------------
+    def on_op(self, op: type[Op], args: tuple[Any, ...], out: Tensor) -> None:
+        if self.in_rule:  # the ops of a rule: the rule is one step (on_step)
+            return
+        places = input_places(op)
+        encoded = []
+        for i, a in enumerate(args):
+            if i in places:
+                if isinstance(a, list | tuple):  # a variadic op's list of inputs
+                    encoded.append(tuple(self.var(lift(x) if type(x) is not Tensor else x) for x in a))
+                elif type(a) is Tensor or type(a) in (int, float, bool):
+                    encoded.append(self.var(a if type(a) is Tensor else self._constant(a)))
+                else:  # an array the engine computed from values with NumPy: the trace cannot follow it
+                    self.refuse(f"the engine gave {op.name} a value computed outside its ops")
+                    encoded.append(self.var(self._constant(a)))
+            elif type(a) is Tensor:  # where's condition: its values
+                encoded.append(self.var(a))
+            else:
+                encoded.append(Const(a))
+        var = self._new(out)
+        recorded = out.grad_fn is not None
+        self.trace.steps.append(Step(op, tuple(encoded), places, var, recorded, site_now(), out.shape, recording.call))
+
+    def _constant(self, x: Any) -> Tensor:
+        """A plain number where an op takes a tensor (`x * 2`): the tensor the engine made of it."""
+        t = lift(x)
+        self.alive.append(t)
+        return t
+
+    def on_value(self, t: Tensor, value: Any) -> None:
+        how = "bool" if type(value) is bool else "tolist" if type(value) is list else "item"
+        if how == "item" and type(value) is int and t.dtype == "int" and t.shape == ():
+            how = "int"
+        self.trace.guards.append(Guard(self.var(t), how, value, len(self.trace.steps) - 1, site_now()))
+
+    def on_visit(self, t: Tensor, g: Tensor) -> None:
+        """A backward pass reached t: its rule runs next (a leaf has none). A rule written with
+        tensor ops alone is traced op by op; any other is one step (on_step)."""
+        if t.grad_fn is not None and is_grad_enabled():
+            self.refuse("it differentiates a gradient (gradient(), or grad with create_graph)")
+        self.in_rule = t.grad_fn is not None and not traceable(t.grad_fn.op)
+
+    def on_step(self, t: Tensor, g: Tensor, sent: tuple[Any, ...]) -> None:
+        """t's rule ran. Unless its ops were traced: one step that calls it (the rule computes with
+        NumPy on its inputs' values, which no op would show, and may branch on them), and one step
+        picking each gradient it sent."""
+        if not self.in_rule:
+            return
+        self.in_rule = False
+        node = t.grad_fn
+        args, requiring = [], []
+        for a in node.args:  # type: ignore[union-attr]
+            if type(a) is Tensor:
+                args.append(self.var(a))
+                requiring.append(a.requires_grad)
+            elif isinstance(a, tuple) and a and all(type(x) is Tensor for x in a):
+                args.append(tuple(self.var(x) for x in a))
+                requiring.append(tuple(x.requires_grad for x in a))
+            else:
+                args.append(Const(a))
+                requiring.append(None)
+        site = getattr(node, "where", None) or site_now()
+        call = Var(len(self.values))
+        self.values.append(None)
+        step_args = (Const(node.op), Const(tuple(requiring)), self.var(g), self.var(t), *args)  # type: ignore[union-attr]
+        self.trace.steps.append(Step(RuleCall, step_args, frozenset(), call, False, site))
+        for i, x in enumerate(sent):
+            if x is not None:
+                self.trace.steps.append(Step(Pick, (call, Const(i)), frozenset(), self._new(x), False, site, x.shape))
+
+    def on_backward(self, root: Tensor, seed: Tensor) -> None:
+        """A backward pass begins: its rules' ops are traced like any other; the leaves it will
+        accumulate into are met now, and a .grad they hold already is read from them at each call."""
+        stack, seen = [root], {id(root)}
+        while stack:
+            node = stack.pop().grad_fn
+            for t in node.inputs if node is not None else ():
+                if t.requires_grad and id(t) not in seen:
+                    seen.add(id(t))
+                    stack.append(t)
+                    if t.grad_fn is None:
+                        leaf = self.var(t)
+                        met = self.met.get(leaf.number)
+                        if met is not None and t.grad is met[2]:  # as it came in: the pass adds to it, or not
+                            self.trace.grad_was_none.setdefault(leaf.number, t.grad is None)
+                        if t.grad is not None and id(t.grad) not in self.by_id:
+                            self.grad_of[id(t.grad)] = leaf
+
+    def finish(self) -> None:
+        """After the run: each argument or captured tensor whose values or .grad changed, as an effect."""
+        for number, (t, data, grad) in self.met.items():
+            if t.data is not data:
+                source = self.by_data.get(id(t.data))
+                if source is None:
+                    self._lost(Var(number))
+                else:
+                    self.trace.effects.append(("data", Var(number), source))
+            if t.grad is not grad:
+                if t.grad is None:
+                    self.trace.effects.append(("grad", Var(number), None))
+                elif id(t.grad) in self.by_id:
+                    self.trace.effects.append(("grad", Var(number), self.by_id[id(t.grad)]))
+                else:
+                    self.refuse("a .grad was set to a tensor the trace did not make")
+
+    def refuse(self, why: str) -> None:
+        if self.trace.refused is None:
+            self.trace.refused = why
+
+    # ---- the function's value --------------------------------------------------------------------
+    def encode_result(self, value: Any) -> Any:
+        """The function's value with a Var for each tensor in it; lists and tuples kept as they are."""
+        if isinstance(value, Tensor):
+            return self.var(value)
+        if type(value) in (list, tuple):
+            return type(value)(self.encode_result(v) for v in value)
+        if value is None or type(value) in (int, float, bool, str):
+            return Const(value)
+        self.refuse(f"it returns a {type(value).__name__}, which a static graph cannot rebuild")
+        return Const(value)
+
+
+def reads(step: Step) -> list[Var]:
+    """The variables a step reads."""
+    return [x for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)]
+
+
+def site_now() -> Any:
+    """Where the program is (the interpreter keeps `recording.where` current)."""
+    return recording.where
+
+
+_PLACES: dict[type[Op], frozenset[int]] = {}
+
+
+def input_places(op: type[Op]) -> frozenset[int]:
+    """Where forward's tensor parameters stand among its parameters (as tensor.apply reads them)."""
+    places = _PLACES.get(op)
+    if places is None:
+        names = list(inspect.signature(op.forward).parameters)
+        places = _PLACES[op] = frozenset({0} if op.variadic else (names.index(n) for n in op.inputs))
+    return places

@@ -1,0 +1,95 @@
+"""`dg static FILE --fn NAME [--passes]` and `:static NAME`: the code each trace became, read by a
+student, and each pass shown before and after."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+from dglang.interpreter.frontends.repl import Outcome, Repl, run_piped
+from dglang.interpreter.frontends.sessions import new_session
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PASSES = """\
+def f(x):
+    unused = x.exp()
+    a = (x * 3).sum()
+    b = (x * 3).sum()
+    c = x * exp(2.0)
+    return a + b + c.sum()
+g = static(f)
+x = tensor([1.0, 2.0], requires_grad=True)
+for i in range(3):
+    y = g(x)
+    grad y
+print(y, x.grad)
+"""
+
+
+def dg(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+
+
+def test_dg_static_prints_each_pass_and_what_it_did(tmp_path: Path) -> None:
+    program = tmp_path / "passes.dg"
+    program.write_text(PASSES, encoding="utf-8")
+    result = dg("static", str(program), "--fn", "f", "--passes")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "--- after dead code elimination: dropped t1" in out
+    assert "--- after constant folding: t8 = 7.38905609893065; 1 guard on constants dropped" in out
+    assert "--- after common subexpression elimination: t5 is t3; t6 is t4" in out
+    assert "t11 = Add(t4, t4)" in out.split("--- after common subexpression elimination")[1]
+    assert "# 3: a = (x * 3).sum()" in out  # each line carries its DG source line
+    assert "tensor(" in result.stderr  # the program's own print goes to standard error
+
+
+def test_the_passes_change_nothing_the_function_computes() -> None:
+    out = io.StringIO()
+    session = new_session(out=out)
+    session.run(PASSES.replace("y = g(x)", "y = f(x)"), "dynamic.dg")
+    dynamic = session.globals.vars["x"].grad.data.copy()
+    out2 = io.StringIO()
+    session2 = new_session(out=out2)
+    session2.run(PASSES, "static.dg")
+    np.testing.assert_allclose(session2.globals.vars["x"].grad.data, dynamic, rtol=0, atol=1e-12)
+    assert out.getvalue() == out2.getvalue()
+
+
+def test_dg_static_without_a_static_call_is_a_usage_error(tmp_path: Path) -> None:
+    program = tmp_path / "plain.dg"
+    program.write_text("def f(x):\n    return x\nprint(f(1))\n", encoding="utf-8")
+    result = dg("static", str(program), "--fn", "f")
+    assert result.returncode == 2
+    assert "UsageError: the program never called static(f)" in result.stderr
+
+
+def test_colon_static_lists_the_traces_in_the_repl() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    repl = Repl(new_session(out=out), err=err)
+    cells = textwrap.dedent("""\
+        def f(x):
+            if x.sum() > 0:
+                return x * 2
+            return -x
+
+        fast = static(f)
+        fast(tensor([1.0]))
+        fast(tensor([-1.0]))
+        :static f
+        :static nothing
+        """)
+    assert run_piped(repl, cells.splitlines(keepends=True)) is Outcome.ERROR  # the last command fails
+    text = out.getvalue()
+    assert "static(f): 2 traces, 2 in the cache" in text
+    assert "guard failures: 1" in text
+    assert "guard bool(t3) == False" in text and "# 2: if x.sum() > 0:" in text
+    assert "static(nothing) was never made here" in err.getvalue()
