@@ -206,6 +206,8 @@ class Tracer:
             elif type(a) is Tensor:  # where's condition: its values
                 encoded.append(self.var(a))
             else:
+                if isinstance(a, tuple | list) and any(isinstance(x, Tensor) for x in a):  # x[arange(n), labels]
+                    self.refuse(f"it gives {op.name} tensors inside a tuple (an index), which a trace does not follow")
                 encoded.append(Const(a))
         var = self._new(out)
         recorded = out.grad_fn is not None

@@ -266,3 +266,16 @@ def test_random_numbers_drawn_inside_run_the_function_dynamically_with_a_note() 
     assert out == "tensor(False)\n"
     assert err.count("it draws random numbers") == 1
     assert static_of(session, "g").dynamic_calls == 2  # type: ignore[attr-defined]
+
+
+def test_an_index_of_tensors_in_a_tuple_follows_each_call() -> None:
+    """x[rows, labels] with labels an argument: each call picks its own labels (the trace refuses
+    to bake them in: the function runs dynamically, with a note)."""
+    out, err, _ = run("""
+    def pick(x, labels):
+        return x[arange(2), labels].sum()
+    g = static(pick)
+    x = tensor([[1.0, 2.0], [3.0, 5.0]])
+    print(g(x, tensor([0, 1], dtype="int")), g(x, tensor([1, 0], dtype="int")))
+    """)
+    assert out == "tensor(6.) tensor(5.)\n", err
