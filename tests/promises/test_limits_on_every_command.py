@@ -1,4 +1,4 @@
-"""Limits on every command: `dg parse`, `dg graph`, `dg test` and `dg grade` take the limit options
+"""Limits on every command: `dg parse`, `dg check`, `dg graph`, `dg test` and `dg grade` take the limit options
 that apply to them, and hold to them; `dg test --max-memory` counts the copy of the state each
 test starts from; `--timeout` holds for code typed at a breakpoint (through a pipe, in a terminal,
 in the Jupyter kernel); no single builtin call runs past it.
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from dglang.interpreter.frontends import graph_command, parse_command
+from dglang.interpreter.frontends import check_command, graph_command, parse_command
 from dglang.interpreter.frontends.grading import grade_command, testing
 from dglang.interpreter.frontends.options import READING, RUNNING
 
@@ -45,7 +45,8 @@ def test_every_command_takes_the_limits_that_apply_to_it() -> None:
     flags = {name: "--" + name.replace("_", "-") for name in RUNNING}
     for parser in (graph_command.options(), testing.options(), grade_command.options()):
         assert {flags[n] for n in RUNNING} <= options_of(parser), parser.prog
-    assert {flags[n] for n in READING} <= options_of(parse_command.options())
+    for parser in (parse_command.options(), check_command.options()):
+        assert {flags[n] for n in READING} <= options_of(parser), parser.prog
 
 
 def test_dg_parse_is_held_to_its_limits(tmp_path: Path) -> None:
@@ -59,6 +60,19 @@ def test_dg_parse_is_held_to_its_limits(tmp_path: Path) -> None:
     assert "LimitError: the token stream is" in result.stderr
     result, _ = dg("parse", "--max-output", "0", "big.dg", cwd=tmp_path)  # 0: no limit
     assert result.returncode == 0 and result.stdout.count("Assign") == 30_000
+
+
+def test_dg_check_is_held_to_its_limits(tmp_path: Path) -> None:
+    (tmp_path / "big.dg").write_text("".join(f"v{i} = f'{{v{i - 1}}} {{v{i} + 1}}'\n" for i in range(30_000)))
+    result, seconds = dg("check", "--timeout", "0.01", "big.dg", cwd=tmp_path)
+    assert result.returncode == 70 and "TimeoutError" in result.stderr and "while DG was checking it" in result.stderr
+    assert seconds < HANG
+    (tmp_path / "names.dg").write_text("".join(f"print(nothing_{i})\n" for i in range(50)))
+    result, _ = dg("check", "--max-output", "1000", "names.dg", cwd=tmp_path)
+    assert result.returncode == 70 and "LimitError: the report is" in result.stderr
+    assert "NameError" not in result.stderr
+    result, _ = dg("check", "names.dg", cwd=tmp_path)  # no limit: every unknown name
+    assert result.returncode == 70 and result.stderr.count("NameError") == 50
 
 
 @pytest.mark.parametrize(
