@@ -1,7 +1,7 @@
 """Every help line that names a DG function names one that exists.
 
 The help lines are read from the source: every `help=` given to an error (DGError, the engine's
-errors, syntax-error messages), and every text in the hints (interpreter/semantics/hints.py).
+errors, syntax-error messages), and every text in the hints (interpreter/semantics/hints.py, interpreter/library/habits.py).
 Each `name(` in them must be a builtin of a session (the tools' too), and each `.name(` a tensor
 method, unless the text defines the name itself (`def f(`) or names what DG leaves out on
 purpose (PyTorch's `.cuda()`: "leave `.cuda()` out"). The help lines written from what the program
@@ -36,7 +36,7 @@ def help_texts() -> list[tuple[str, str]]:
         for node in ast.walk(tree):
             if isinstance(node, ast.keyword) and node.arg == "help":
                 found += [(where, c.value) for c in ast.walk(node.value) if isinstance(c, ast.Constant)]
-            elif path.name == "hints.py" and isinstance(node, ast.Constant):
+            elif path.name in ("hints.py", "habits.py") and isinstance(node, ast.Constant):
                 found.append((where, node.value))
     return [(where, text) for where, text in found if isinstance(text, str)]
 
