@@ -1,7 +1,8 @@
 """Every help line that names a DG function names one that exists.
 
 The help lines are read from the source: every `help=` given to an error (DGError, the engine's
-errors, syntax-error messages), and every text in the hints (interpreter/semantics/hints.py, interpreter/library/habits.py).
+errors, syntax-error messages), and every text in the hints (interpreter/semantics/hints.py and
+interpreter/library/habits.py).
 Each `name(` in them must be a builtin of a session (the tools' too), and each `.name(` a tensor
 method, unless the text defines the name itself (`def f(`) or names what DG leaves out on
 purpose (PyTorch's `.cuda()`: "leave `.cuda()` out"). The help lines written from what the program
