@@ -25,6 +25,7 @@ import numpy as np
 
 from dglang.autograd import Tensor
 
+from .bare import bare_form
 from .tracing import Const, Trace, Var
 
 GUARD_VALUE: dict[str, Callable[[Any], Any]] = {
@@ -115,7 +116,9 @@ def guard_places(trace: Trace) -> dict[int, list[tuple[int, Any]]]:
     return places
 
 
-def forward_code(trace: Trace, keep: list[Var]) -> Code:
+def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
+    """The generated forward. `bare`: each step as its op's bare form (bare.py) where it has one,
+    else a call of the op's forward, which checks its operands and asks the host as it computes."""
     code = Code()
     code.add(f"def forward({', '.join(var(v) for v in arguments(trace))}):")
     places = guard_places(trace)
@@ -130,8 +133,10 @@ def forward_code(trace: Trace, keep: list[Var]) -> Code:
                 parts.append("[" + ", ".join(var(x) for x in a) + "]")
             else:
                 parts.append(code.name("c", a.value))
-        fn = code.name("op", step.op.forward)
-        code.add(f"    {var(step.out)} = {fn}({', '.join(parts)})", i)
+        text = bare_form(step, parts, lambda value: code.name("c", value), trace) if bare else None
+        if text is None:
+            text = f"{code.name('op', step.op.forward)}({', '.join(parts)})"
+        code.add(f"    {var(step.out)} = {text}", i)
         for number, guard in places.get(i, []):
             _guard(code, number, guard)
         if trace.frees.get(i):  # the memory pass: values nothing later reads (optimizing.free_early)

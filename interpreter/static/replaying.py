@@ -6,11 +6,15 @@ generated forward and little else.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dglang.autograd import Tensor
+import numpy as np
+
+from dglang.autograd import Tensor, hooks
+from dglang.autograd.arithmetic import MatMul
 from dglang.autograd.backward import gradient
 from dglang.autograd.node import Node, is_grad_enabled, recording, updated_in_place, updates_in_place
 from dglang.autograd.op import Op
@@ -34,6 +38,10 @@ class Plan:
     leaf_places: list[int]  # given indexes of the tensors gradients flow to
     result: Callable[[list[Tensor], tuple[Any, ...], Any], Any]  # builds the function's value
     outputs: list[int]  # the variables the result's tensors are (seeds of the backward, in order)
+    # What lets a replay run the bare forward (bare.py), which neither checks nor asks the host:
+    checks: list[tuple[int, tuple[int, ...], Any]]  # (given index, shape, dtype) of each captured array
+    largest: int = 0  # the most elements of any value of the trace: from `hooks.watch` on, the host asks
+    work: int = 0  # the most multiply-adds of one product: from `hooks.long_product` on, the host computes it
 
 
 def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
@@ -56,6 +64,15 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
         leaf_places=[places[v.number] for v in leaves(trace)],
         result=builder(trace.result, places, kept, trace.needs_grad, trace.fresh),
         outputs=[v.number for v in outputs],
+        checks=[
+            (places[v.number], t.data.shape, t.data.dtype)
+            for v, t in trace.captured
+            if type(t.data) is np.ndarray and v.number not in trace.literals and v.number not in trace.fresh
+        ],
+        largest=max((math.prod(s) for s in trace.shapes.values()), default=0),
+        work=max(
+            (math.prod(s.shape) * trace.shapes[s.args[0].number][-1] for s in trace.steps if s.op is MatMul), default=0
+        ),
     )
 
 
@@ -97,10 +114,21 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
             return f"the .grad of {t.name or 'a ' + t.describe()} was {was} when traced and is {now} now"
     if entry.drawing() and plan.leaf_places and is_grad_enabled():
         return DRAWING  # the session keeps graphs to draw: the caller runs the function as it is
+    for place, shape, dtype in plan.checks:  # what the bare forward's steps were checked for, when traced
+        data = given[place].data
+        if type(data) is not np.ndarray or data.shape != shape or data.dtype != dtype:
+            t = given[place]
+            return f"{t.name or 'a tensor it reads'} had shape {shape} when traced and is a {t.describe()} now"
     values = [t.data for t in given]
     for argument, leaf in plan.grad_reads:
         values[argument] = given[leaf].grad.data  # type: ignore[union-attr]
-    out = entry.forward(*values)
+    if plan.largest < hooks.watch and plan.work < hooks.long_product:  # nothing the host would be asked
+        try:
+            out = entry.bare(*values)
+        except (ArithmeticError, IndexError, TypeError, ValueError):  # the ops' forwards say what it is
+            out = entry.forward(*values)
+    else:
+        out = entry.forward(*values)
     if type(out) is GuardFailed:
         return out
     entry.calls += 1

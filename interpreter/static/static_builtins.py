@@ -62,6 +62,17 @@ def static_function(value: Any) -> StaticFunction | None:
     return owner.static if isinstance(owner, Caller) else None
 
 
+def reachable(f: Function, args: list[Any]) -> list[tuple[str | None, Any]]:
+    """What f can change besides its own values: its arguments, and the variables of the scopes it
+    closes over (not the builtins'), each with its name (side_effects.py)."""
+    found: list[tuple[str | None, Any]] = [(None, a) for a in args]
+    env = f.env
+    while env is not None and env.parent is not None:
+        found.extend(env.vars.items())
+        env = env.parent
+    return found
+
+
 class Caller:
     """The callable a Builtin named `static(f)` holds: each call runs f through its StaticFunction."""
 
@@ -96,7 +107,7 @@ def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> No
                 help="write `def f(x): ...` and then `fast = static(f)`",
             )
         fn = StaticFunction(f.name, lambda a: None, note, printed=lambda: session.writes, drawing=drawing)
-        fn.tracing = telling_makers
+        fn.tracing, fn.context, fn.outside = telling_makers, session.context, functools.partial(reachable, f)
         caller = Caller(f, fn)
         MADE.setdefault(session, []).append(fn)
         return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True)

@@ -25,10 +25,13 @@ from typing import Any, ClassVar
 
 from dglang.autograd import Tensor
 from dglang.autograd.node import is_grad_enabled, recording
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.semantics.interrupts import steps_message
 
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
 from .optimizing import optimized
 from .replaying import DRAWING, make_plan, replay
+from .side_effects import changes, snapshot
 from .tracing import Trace, Tracer, Var
 
 MAX_TRACES = 8  # per static function; past it calls run dynamically
@@ -65,6 +68,9 @@ class Entry:
     keep: list[Var]
     backward: Callable[..., Any] | None
     source: str = ""  # the generated code that runs (forward, then backward)
+    bare: Callable[..., Any] | None = None  # the forward of the ops' bare forms (bare.py), for small sizes
+    bare_source: str = ""
+    steps: int = 0  # the steps (--max-steps) the function made when traced: each replay counts them
     traced: Trace | None = None  # the trace before the passes
     plan: Any = None  # what a replay looks up (replaying.Plan)
     made_by: dict[int, str] = field(default_factory=dict)  # each step's output: its op's name
@@ -93,6 +99,9 @@ class StaticFunction:
     where: Any = None  # the span of the call running now, for notes
     drawing: Callable[[], bool] = lambda: False  # see Entry.drawing
     tracing: Callable[[], Any] = contextlib.nullcontext  # a context around each trace (static_builtins)
+    context: Any = None  # the session's RunContext: its step count and limit (--max-steps)
+    changed_when_tracing: str | None = None  # what it changed outside itself when traced (side_effects.py)
+    outside: Callable[[list[Any]], Any] = lambda args: None  # what it can reach besides its own values
 
     def __call__(self, args: list[Any]) -> Any:
         if Tracing.depth:  # inside another static function's trace: its ops must be seen
@@ -119,9 +128,16 @@ class StaticFunction:
             elif type(result) is str:
                 failed = failed or f"static({self.name}) re-traced {self.name}: {result}"
             else:
+                if entry.steps:
+                    self.count(entry.steps)
                 if self.printed_when_tracing:
                     self.once(f"static({self.name}) did not print this time: a static function's print runs only "
                               "when it is traced, not on each call (as in JAX and torch.compile)", None)  # fmt: skip
+                if self.changed_when_tracing is not None:
+                    self.once(f"static({self.name}) did not change {self.changed_when_tracing} this time: a static "
+                              "function changes lists and dicts it did not make only when it is traced, not on "
+                              "each call (as in JAX and torch.compile)",
+                              "return the new values from the function, and change the list outside it")  # fmt: skip
                 return result
         if key in self.refused:
             self.dynamic_calls += 1
@@ -140,6 +156,15 @@ class StaticFunction:
         """Every trace in the cache, in the order they were made."""
         return sorted((e for entries in self.entries.values() for e in entries), key=lambda e: e.number)
 
+    def count(self, steps: int) -> None:
+        """A replay makes the steps its function made when traced (loop iterations and calls): counted
+        against --max-steps as the function's own run would have counted them."""
+        context = self.context
+        context.steps += steps
+        if context.max_steps is not None and context.steps > context.max_steps:
+            message, help = steps_message(context.max_steps)
+            raise DGError("LimitError", message, self.where, help=help, frames=tuple(context.frames))
+
     def once(self, message: str, help: str | None) -> None:
         if message not in self.noted:
             self.noted.add(message)
@@ -148,6 +173,8 @@ class StaticFunction:
     # ---- tracing ---------------------------------------------------------------------------------
     def trace(self, key: Any, args: list[Any], tensors: list[Tensor]) -> Any:
         start, printed = time.perf_counter(), self.printed()
+        steps = self.context.steps if self.context is not None else 0
+        before = snapshot(self.outside(args))
         tracer = Tracer(tensors)
         saved = recording.save()
         recording.listen(tracer)
@@ -166,6 +193,9 @@ class StaticFunction:
         self.traces += 1
         if self.printed() != printed:
             self.printed_when_tracing = True
+        changed = changes(before)
+        if changed is not None:
+            self.changed_when_tracing = changed
         if trace.refused is not None:
             self.once(f"static({self.name}) runs {self.name} dynamically: {trace.refused}, which its trace "
                       "cannot replay yet", None)  # fmt: skip
@@ -174,6 +204,8 @@ class StaticFunction:
         else:
             entry = compile_entry(self.name, key, trace)
             entry.calls, entry.number, entry.drawing = 1, self.traces, self.drawing
+            if self.context is not None and self.context.max_steps is not None:  # (counted only under a limit)
+                entry.steps = self.context.steps - steps
             self.entries.setdefault(key, []).append(entry)
         self.tracing_time += time.perf_counter() - start
         return result
@@ -203,11 +235,13 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     effects = [source for _, _, source in trace.effects if source is not None]
     keep = saved(trace, [*outputs, *effects])
     forward_source = forward_code(trace, keep)
+    bare_source = forward_code(trace, keep, bare=True)
     backward_source = backward_code(trace, outputs) if leaves(trace) else None
     forward = forward_source.compile("forward")
     backward = backward_source.compile("backward") if backward_source is not None else None
     source = "\n".join(forward_source.lines + (backward_source.lines if backward_source else []))
     entry = Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
+    entry.bare, entry.bare_source = bare_source.compile("forward"), "\n".join(bare_source.lines)
     entry.plan = make_plan(trace, keep, outputs)
     entry.made_by = {s.out.number: s.op.name for s in trace.steps}
     return entry

@@ -1,0 +1,176 @@
+"""The ops' bare forms: what a step computes, written as the NumPy its op's forward ends in,
+without the checks the forward makes at each call.
+
+An op's forward checks its operands (shapes that broadcast, a bool tensor where numbers are
+needed, an axis in range) and shows a large result to the host before making it. In a trace
+those checks were made once, when it was traced, on the shapes and dtypes every replay has: the
+arguments' are in the signature and the captured tensors' are compared before each call
+(replaying.py). What is left to ask the host, a result large enough to ask about, is known at
+trace time too: a trace with one is replayed through the ops' own forwards instead (the checked
+code, generating.py), so the limits hold as they do in dynamic code.
+
+Each form is text made of the step's generated names, Python's operators and names bound to
+objects (`bind`): never any text of the program. A form computes what the forward computes, with
+the same NumPy calls in the same order, so results are the same bit for bit (tests/static/
+test_bare.py compares each with its op). An op without a form here is called through its
+forward, checks and all. The same holds for the rules a trace runs whole (RuleCall): relu's
+mask and indexing's scatter are written out; any other rule runs through the engine.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dglang.autograd import arithmetic, functions, reductions, shaping
+from dglang.autograd.reductions import normalize_axes
+from dglang.autograd.shaping import normalize_index, shape_of
+
+from .trace_steps import Detach, Pick, RuleCall
+from .tracing import Const, Step, Trace, Var
+
+Bind = Callable[[Any], str]  # an object in, the generated name it is bound to out
+Form = Callable[[Step, list[str], Bind, Trace], str | None]
+
+
+def shape(trace: Trace, a: Any) -> tuple[int, ...] | None:
+    return trace.shapes.get(a.number) if isinstance(a, Var) else None
+
+
+def _binary(symbol: str) -> Form:
+    """a + b: what `broadcasting(operator.add, ...)` calls once the shapes were checked."""
+    return lambda step, names, bind, trace: f"{names[0]} {symbol} {names[1]}" if len(names) == 2 else None
+
+
+def _unary(fn: Any) -> Form:
+    return lambda step, names, bind, trace: f"{bind(fn)}({names[0]})" if len(names) == 1 else None
+
+
+def _matmul(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
+    return f"{names[0]} @ {names[1]}" if len(names) == 2 else None
+
+
+def _relu(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
+    return f"{bind(np.maximum)}({names[0]}, 0)"
+
+
+def _reduction(divide: bool) -> Form:
+    """sum and mean: np.add.reduce over the axes, as normalized when traced (mean: then / count)."""
+
+    def form(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
+        given = shape(trace, step.args[0])
+        if given is None or len(step.args) > 3 or not all(isinstance(a, Const) for a in step.args[1:]):
+            return None
+        rest = [a.value for a in step.args[1:]]
+        axis, keepdims = (rest[0] if rest else None), (rest[1] if len(rest) > 1 else False)
+        axes = normalize_axes(axis, len(given))
+        text = f"{bind(np.add.reduce)}({names[0]}, axis={bind(axes)}, keepdims={bind(keepdims)})"
+        if not divide:
+            return text
+        count = math.prod(given[i] for i in axes) if len(axes) < len(given) else math.prod(given)
+        return f"{text} / {bind(count)}" if count else None
+
+    return form
+
+
+def _sum_to(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
+    given, to = shape(trace, step.args[0]), step.args[1]
+    if given is None or not isinstance(to, Const):
+        return None
+    target = tuple(to.value)
+    lead = len(given) - len(target)
+    if lead > 0 and given[lead:] == target:
+        return f"{bind(np.add.reduce)}({names[0]}, axis={bind(tuple(range(lead)))})"
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(target) if n == 1 and given[lead + i] != 1)
+    return f"{bind(np.add.reduce)}({names[0]}, axis={bind(axes)}, keepdims=True).reshape({bind(target)})"
+
+
+def broadcast(a: Any, to: tuple[int, ...]) -> Any:
+    """Broadcast's forward without its question to the host: a fresh array of `to`, filled."""
+    data = np.empty(to, dtype=np.result_type(a))
+    data[...] = a
+    return data
+
+
+def _broadcast(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
+    to = step.args[1]
+    return f"{bind(broadcast)}({names[0]}, {bind(tuple(to.value))})" if isinstance(to, Const) else None
+
+
+def _transpose(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
+    given = shape(trace, step.args[0])
+    if given is None or len(step.args) > 2 or (len(step.args) == 2 and step.args[1].value is not None):
+        return None  # (with axes: the op's own forward)
+    return f"{names[0]}.T" if given else None  # (a 0-d value may be a plain number, which has no .T)
+
+
+def _reshape(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
+    if not all(isinstance(a, Const) for a in step.args[1:]):
+        return None
+    return f"{bind(np.reshape)}({names[0]}, {bind(shape_of([a.value for a in step.args[1:]]))})"
+
+
+def _index(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
+    given, index = shape(trace, step.args[0]), step.args[1]
+    if given is None or not isinstance(index, Const) or len(step.args) != 2:
+        return None
+    index = index.value
+    return f"{names[0]}[{bind((index,) if type(index) is int else normalize_index(index, given))}]"
+
+
+def scatter(g: Any, index: tuple[Any, ...], to: tuple[int, ...], basic: bool) -> Any:
+    """IndexAdd's forward (indexing's rule) without its question to the host."""
+    data = np.zeros(to)
+    if basic:
+        data[index] = g
+    else:
+        np.add.at(data, index, g)
+    return data
+
+
+def _rule(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
+    """A rule the trace runs whole: (op, requiring, g, out, *the op's arguments) -> its tuple."""
+    op, g, args = step.args[0].value, names[2], names[4:]
+    if op is functions.Relu:  # g where a > 0 (a clean 0 elsewhere), the mask from a's values
+        return f"({bind(np.where)}({args[0]} > 0, {g}, 0.0),)"
+    if op is shaping.Index and len(step.args) == 6 and isinstance(step.args[5], Const):
+        given = shape(trace, step.args[4])
+        if given is None:
+            return None
+        index = normalize_index(step.args[5].value, given)
+        basic = all(isinstance(p, shaping.BASIC) for p in index)
+        return f"({bind(scatter)}({g}, {bind(index)}, {bind(given)}, {bind(basic)}),)"
+    return None
+
+
+FORMS: dict[Any, Form] = {
+    arithmetic.Add: _binary("+"),
+    arithmetic.Sub: _binary("-"),
+    arithmetic.Mul: _binary("*"),
+    arithmetic.Div: _binary("/"),
+    arithmetic.Neg: lambda step, names, bind, trace: f"-{names[0]}",
+    arithmetic.MatMul: _matmul,
+    functions.Relu: _relu,
+    functions.Exp: _unary(np.exp),
+    functions.Log: _unary(np.log),
+    functions.Tanh: _unary(np.tanh),
+    reductions.Sum: _reduction(divide=False),
+    reductions.Mean: _reduction(divide=True),
+    shaping.SumTo: _sum_to,
+    shaping.Broadcast: _broadcast,
+    shaping.Transpose: _transpose,
+    shaping.Reshape: _reshape,
+    shaping.Index: _index,
+    Detach: lambda step, names, bind, trace: names[0],
+    Pick: lambda step, names, bind, trace: f"{names[0]}[{names[1]}]",
+    RuleCall: _rule,
+}
+
+
+def bare_form(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
+    """The step's bare form over `names` (its arguments as generated names), or None: call its op."""
+    form = FORMS.get(step.op)
+    return form(step, names, bind, trace) if form is not None else None

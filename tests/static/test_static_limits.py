@@ -1,0 +1,205 @@
+"""Static code under the limits (steps, size and memory, time), its bare forward against the ops'
+own, and the note about side effects a replay does not make."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+
+import numpy as np
+import pytest
+
+from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.frontends.sessions import new_session
+from dglang.interpreter.host import guards
+from dglang.interpreter.host.limits import Limits
+from dglang.interpreter.static.static_builtins import static_function
+
+
+def run(program: str, **limits: object) -> tuple[str, str, object]:
+    out, err = io.StringIO(), io.StringIO()
+    session = new_session(out=out, limits=Limits(**limits))  # type: ignore[arg-type]
+    session.err = err
+    session.run(textwrap.dedent(program), "static.dg")
+    return out.getvalue(), err.getvalue(), session
+
+
+def failure(program: str, **limits: object) -> DGError:
+    with pytest.raises(DGError) as caught:
+        run(program, **limits)
+    return caught.value
+
+
+# ---- steps ---------------------------------------------------------------------------------------
+LOOPING = """
+def f(x):
+    for i in range(100):
+        x = x * 1.0
+    return x
+g = {wrap}
+x = tensor([1.0])
+for i in range(1000):
+    y = g(x)
+print("done")
+"""
+
+
+@pytest.mark.parametrize("wrap", ["f", "static(f)"])
+def test_max_steps_counts_the_steps_a_replay_stands_for(wrap: str) -> None:
+    """Each call stands for the 101 steps the function made when traced (100 iterations and its
+    call), so the program stops at the limit as the dynamic one does, with the usual error."""
+    error = failure(LOOPING.format(wrap=wrap), max_steps=20_000)
+    assert error.kind == "LimitError" and "20,000 steps" in error.message
+    assert error.help is not None and "--max-steps" in error.help
+    out, _, _ = run(LOOPING.format(wrap=wrap), max_steps=200_000)  # 102,000 steps: within the limit
+    assert out == "done\n"
+
+
+# ---- sizes, memory, time -----------------------------------------------------------------------
+def test_a_trace_with_large_values_runs_the_checked_ops_so_the_host_is_asked() -> None:
+    """The bare forward asks the host nothing: a trace with a value as large as the host asks
+    about runs the ops' own forwards, and a limit lowered after tracing still stops it. (The
+    element limit and --max-memory are the same question, Guards.allocating.)"""
+    program = """
+    def f(x):
+        return (x * 2.0).sum()
+    g = static(f)
+    x = ones(200000)
+    y = g(x)
+    """
+    _, _, session = run(program)
+    fn = static_function(session.globals.vars["g"])  # type: ignore[attr-defined]
+    assert fn is not None and fn.cached()[0].plan.largest >= guards.LARGE // 8
+    before = guards.max_elements
+    guards.max_elements = 150_000
+    try:
+        with pytest.raises(DGError) as caught:
+            session.run("y = g(x)", "static.dg")  # type: ignore[attr-defined]
+    finally:
+        guards.max_elements = before
+    assert "more than the limit of 150,000" in caught.value.message
+    assert fn.traces == 1  # the replay, not a new trace, was stopped
+
+
+def test_timeout_stops_a_program_spending_its_time_in_static_calls() -> None:
+    error = failure(
+        """
+        def f(x):
+            return relu(x @ x.T).sum()
+        g = static(f)
+        x = ones(50, 50)
+        while True:
+            y = g(x)
+        """,
+        timeout=0.5,
+    )
+    assert error.kind == "TimeoutError"
+
+
+# ---- the bare forward computes what the ops' forwards compute -------------------------------------
+MANY_OPS = """
+def f(x, w, b, k):
+    h = relu(x @ w + b)
+    z = (h * 2 - 1) / (h + 3) + -h
+    s = z.sum(axis=0) + z.mean(axis=1, keepdims=True).sum() + exp(z).mean() + log(h + 1).sum()
+    t = tanh(z).reshape(-1).sum() + transpose(z)[0].sum() + z[:, 1].sum() + z[k].sum() + z[[0, 0, 2]].sum()
+    loss = s.sum() + t
+    w.grad = None
+    b.grad = None
+    grad loss
+    with no_grad:
+        w -= 0.1 * w.grad
+        b -= 0.1 * b.grad
+    return loss, z
+g = static(f)
+seed(1)
+x = randn(5, 3)
+w = randn(3, 4)
+w.requires_grad = True
+b = zeros(4, requires_grad=True)
+for i in range(3):
+    loss, z = g(x, w, b, 1)
+"""
+
+
+def test_the_bare_forward_is_the_checked_forward_bit_for_bit() -> None:
+    _, err, session = run(MANY_OPS)
+    fn = static_function(session.globals.vars["g"])  # type: ignore[attr-defined]
+    assert fn is not None and fn.cached(), err
+    for entry in fn.cached():
+        assert "op" not in entry.bare_source.replace("forward", ""), entry.bare_source  # every step bare
+        given = [*(session.globals.vars[n] for n in ("x", "w", "b")), *entry.plan.captured]  # type: ignore[attr-defined]
+        values = [t.data for t in given]
+        for argument, leaf in entry.plan.grad_reads:
+            values[argument] = given[leaf].grad.data
+        bare, checked = entry.bare(*values), entry.forward(*values)
+        assert len(bare) == len(checked)
+        for a, c in zip(bare, checked, strict=True):
+            assert type(a) is type(c) and np.asarray(a).dtype == np.asarray(c).dtype
+            assert np.array_equal(a, c, equal_nan=True), (a, c)
+
+
+def test_static_training_gives_the_dynamic_results_bit_for_bit() -> None:
+    out_static, err, _ = run(MANY_OPS + "print(loss.item(), w.tolist(), b.tolist(), z.tolist())\n")
+    out_dynamic, _, _ = run(
+        MANY_OPS.replace("g = static(f)", "g = f") + "print(loss.item(), w.tolist(), b.tolist(), z.tolist())\n"
+    )
+    assert out_static == out_dynamic, err
+
+
+def test_a_captured_tensor_of_another_shape_is_traced_again() -> None:
+    """The bare forward relies on the shapes it was traced with: the captured tensors' are compared
+    at each call, and a new one is a new trace (with a note), not a wrong result."""
+    out, err, _ = run("""
+    w = ones(3)
+    def f(x):
+        return (x * w).sum()
+    g = static(f)
+    print(g(tensor([1.0, 2.0, 3.0])))
+    w = ones(1)
+    print(g(tensor([1.0, 2.0, 3.0])))
+    """)
+    assert out == "tensor(6.)\ntensor(6.)\n", err
+    assert "re-traced f: w had shape (3,) when traced and is a float tensor of shape (1,) now" in err
+
+
+# ---- side effects --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("change", "what"),
+    [
+        ("losses.append(y)", "the list losses"),
+        ("losses[0] = y", "the list losses"),
+        ("counts['calls'] = 1 + len(losses)", "the dict counts"),
+        ("nested[0].append(1)", "a list it did not make"),
+    ],
+)
+def test_a_change_to_a_list_or_dict_outside_runs_when_tracing_and_a_note_says_so_once(change: str, what: str) -> None:
+    _, err, _ = run(f"""
+    losses = [0]
+    counts = {{}}
+    nested = [[]]
+    def f(x):
+        y = (x * 2).sum()
+        {change}
+        return y
+    g = static(f)
+    for i in range(3):
+        g(tensor([1.0, 2.0]))
+    print(len(losses), counts, nested)
+    """)
+    assert err.count(f"did not change {what} this time") == 1, err
+    assert "help: return the new values" in err
+
+
+def test_lists_the_function_makes_itself_are_no_side_effect() -> None:
+    out, err, _ = run("""
+    def f(x):
+        parts = []
+        for i in range(3):
+            parts.append(x * i)
+        return parts[2].sum()
+    g = static(f)
+    for i in range(3):
+        print(g(tensor([1.0, 2.0])))
+    """)
+    assert out == "tensor(6.)\n" * 3 and "did not change" not in err, err
