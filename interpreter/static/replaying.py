@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,7 @@ class Plan:
     checks: list[tuple[int, tuple[int, ...], Any]]  # (given index, shape, dtype) of each captured array
     largest: int = 0  # the most elements of any value of the trace: from `hooks.watch` on, the host asks
     work: int = 0  # the most multiply-adds of one product: from `hooks.long_product` on, the host computes it
+    hung: dict[int, tuple[int, Any]] = field(default_factory=dict)  # per output: its index, its node's op
 
 
 def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
@@ -138,10 +139,9 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
         saved = values + list(out)
 
         def connect(t: Tensor, number: int) -> None:
-            record = CallRecord(entry, plan.outputs.index(number), saved, inputs)
+            index, op = plan.hung[number]
             t.requires_grad = True
-            op = static_call_op(entry.made_by.get(number))
-            t.grad_fn = node = Node(op, inputs, (inputs, record), updates_in_place())
+            t.grad_fn = node = Node(op, inputs, (inputs, CallRecord(entry, index, saved, inputs)), updates_in_place())
             if recording.where is not None:
                 node.where, node.call = recording.where, recording.call
 

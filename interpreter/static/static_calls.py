@@ -30,7 +30,7 @@ from dglang.interpreter.semantics.interrupts import steps_message
 
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
 from .optimizing import optimized
-from .replaying import DRAWING, make_plan, replay
+from .replaying import DRAWING, make_plan, replay, static_call_op
 from .side_effects import changes, snapshot
 from .tracing import Trace, Tracer, Var
 
@@ -43,7 +43,7 @@ class Unsupported(Exception):
 
 def signature(value: Any, tensors: list[Tensor], seen: dict[int, int]) -> Any:
     """A hashable description of `value` for the cache key; its tensors appended to `tensors`."""
-    if isinstance(value, Tensor):
+    if type(value) is Tensor:
         if id(value) in seen:  # the same tensor twice: a trace of its own
             return ("same", seen[id(value)])
         seen[id(value)] = len(tensors)
@@ -237,14 +237,27 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     forward_source = forward_code(trace, keep)
     bare_source = forward_code(trace, keep, bare=True)
     backward_source = backward_code(trace, outputs) if leaves(trace) else None
-    forward = forward_source.compile("forward")
+    forward = lazily(forward_source, "forward")  # needed only for large values (replaying.py)
     backward = backward_source.compile("backward") if backward_source is not None else None
     source = "\n".join(forward_source.lines + (backward_source.lines if backward_source else []))
     entry = Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
     entry.bare, entry.bare_source = bare_source.compile("forward"), "\n".join(bare_source.lines)
     entry.plan = make_plan(trace, keep, outputs)
     entry.made_by = {s.out.number: s.op.name for s in trace.steps}
+    entry.plan.hung = {n: (i, static_call_op(entry.made_by.get(n))) for i, n in enumerate(entry.plan.outputs)}
     return entry
+
+
+def lazily(code: Any, function: str) -> Callable[..., Any]:
+    """The generated function, compiled the first time it is called."""
+    compiled: list[Callable[..., Any]] = []
+
+    def run(*args: Any) -> Any:
+        if not compiled:
+            compiled.append(code.compile(function))
+        return compiled[0](*args)
+
+    return run
 
 
 def result_vars(encoded: Any) -> list[Var]:
