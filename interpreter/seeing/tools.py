@@ -78,8 +78,19 @@ class Seeing:
     def dot(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
         """The picture of `y`'s graph as DOT text."""
         from .dot import DEFAULT, to_dot
+        from .function_boxes import boxed
 
-        return to_dot(self.graph(y), name, options or DEFAULT)
+        options = options or DEFAULT
+        return to_dot(boxed(self.graph(y), options.boxing), name, options)
+
+    def text(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
+        """The picture of `y`'s graph as the text tree `graph(y)` prints."""
+        from .dot import DEFAULT
+        from .function_boxes import boxed
+        from .text_picture import text_picture
+
+        options = options or DEFAULT
+        return text_picture(boxed(self.graph(y), options.boxing), name, untaken=options.untaken)
 
     def svg(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
         """The picture of `y`'s graph as SVG text, laid out by Graphviz (a GraphvizError without it)."""
@@ -91,9 +102,11 @@ class Seeing:
         """The page that steps through `y`'s graph, forward and backward, as HTML text (see stepper.py)."""
         from .collapse import collapse_loops
         from .dot import DEFAULT
+        from .function_boxes import boxed
         from .stepper import STEPPER_LIMIT, stepper_html
 
-        return stepper_html(collapse_loops(self.graph(y, STEPPER_LIMIT)), name, options or DEFAULT)
+        options = options or DEFAULT
+        return stepper_html(collapse_loops(boxed(self.graph(y, STEPPER_LIMIT), options.boxing)), name, options)
 
 
 INSTALLED: WeakKeyDictionary[Session, Seeing] = WeakKeyDictionary()
