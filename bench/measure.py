@@ -16,6 +16,7 @@ import importlib
 import importlib.util
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -114,15 +115,24 @@ class Outcome:
 
 
 def in_subprocess(
-    target: str, sizes: dict[str, int], repeats: int = 1, timeout: float = 1800, python: str | None = None
+    target: str,
+    sizes: dict[str, int],
+    repeats: int = 1,
+    timeout: float = 1800,
+    python: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> Outcome:
     """Run `module:function` from bench/ `repeats` times in a fresh Python process.
 
     `python`: the interpreter to run it with (a reference's own environment, holding PyTorch);
-    by default this one. DG need not be installed there: see `importable_dglang`."""
+    by default this one. DG need not be installed there: see `importable_dglang`. `env`: variables
+    added to this process's environment (one BLAS thread)."""
     command = [python or sys.executable, str(BENCH / "measure.py"), target, json.dumps(sizes), str(repeats)]
+    environment = {**os.environ, **env} if env else None
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=BENCH.parent)
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=timeout, cwd=BENCH.parent, env=environment
+        )
     except subprocess.TimeoutExpired:
         return Outcome([], error=f"timed out after {timeout:.0f} s")
     lines = done.stdout.strip().splitlines()

@@ -53,6 +53,10 @@ class Workload:
     implementations: list[Implementation]  # DG first
     targets: list[Target]
     repeated: bool = True  # memory is measured once: a repeat in the same process would not start clean
+    # NumPy's BLAS and PyTorch both on one thread (OMP_NUM_THREADS=1 in every implementation's
+    # process): the references set torch.set_num_threads(1), and on a shared machine BLAS threads
+    # wait on each other over small products.
+    one_thread: bool = False
 
 
 DG = "DG"
@@ -90,6 +94,19 @@ WORKLOADS = [
         {"epochs": 101}, {"epochs": 2},
         [Implementation(DG, "char_rnn:dg"), Implementation("PyTorch", "char_rnn:pytorch", reference=True)],
         [Target("PyTorch", 0.6)],
+    ),
+    Workload(
+        "digits-cnn", "s", lambda s: f"{s['steps']:,} steps of programs/20_digits_cnn.dg's CNN, time per step",
+        {"steps": 200}, {"steps": 2},
+        [Implementation(DG, "digits_cnn:dg"), Implementation("PyTorch", "digits_cnn:pytorch", reference=True),
+         Implementation("NumPy by hand", "digits_cnn:hand_numpy")],
+        [Target("PyTorch", 1.0), Target("NumPy by hand", 1.5)], one_thread=True,
+    ),
+    Workload(
+        "tiny-gpt", "s", lambda s: f"{s['steps']:,} steps of programs/18_tiny_gpt.dg's GPT, time per step",
+        {"steps": 50, "characters": 200_000}, {"steps": 2, "characters": 5000},
+        [Implementation(DG, "tiny_gpt:dg"), Implementation("PyTorch", "tiny_gpt:pytorch", reference=True)],
+        [Target("PyTorch", 1.0)], one_thread=True,
     ),
     Workload(
         "big-matmul", "s", lambda s: f"{s['n']}x{s['n']}, 3 products, forward+backward",
@@ -168,12 +185,13 @@ def measure(
     workload: Workload, implementation: Implementation, sizes: dict[str, int], repeats: int, reference: str | None
 ) -> Measured:
     python = reference if implementation.reference else None
-    outcome = in_subprocess(implementation.target, sizes, repeats, python=python)
+    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"} if workload.one_thread else {}
+    outcome = in_subprocess(implementation.target, sizes, repeats, python=python, env=env)
     scale = 1
     while outcome.error and implementation.shrink and sizes[implementation.shrink] >= 2 and scale < 64:
         sizes = {**sizes, implementation.shrink: sizes[implementation.shrink] // 2}
         scale *= 2
-        outcome = in_subprocess(implementation.target, sizes, repeats, python=python)
+        outcome = in_subprocess(implementation.target, sizes, repeats, python=python, env=env)
     return summarize(workload, implementation, outcome, scale, sizes)
 
 
