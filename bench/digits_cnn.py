@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from measure import Result, item, run_dg
+from measure import Result, item, run_dg_timed
 from numpy.lib.stride_tricks import sliding_window_view
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "digits_train.csv"
@@ -22,9 +22,9 @@ BATCH = 32
 
 
 def dg(steps: int) -> Result:
-    seconds, session = run_dg("digits_cnn", steps=steps)
+    seconds, processor, session = run_dg_timed("digits_cnn", steps=steps)
     env = session.globals.vars
-    return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())))
+    return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())), processor=processor / steps)
 
 
 def data_and_weights() -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
@@ -62,7 +62,7 @@ def pytorch(steps: int) -> Result:
         h = F.max_pool2d(torch.relu(F.conv2d(h, W2, b2, padding=1)), 2)
         return h.reshape(h.shape[0], -1) @ W3 + b3
 
-    start = time.perf_counter()
+    start, processor = time.perf_counter(), time.process_time()
     for step in range(steps):
         x, y = minibatch(images, labels, step)
         loss = -torch.log_softmax(logits(x), dim=1)[torch.arange(BATCH), y].mean()
@@ -72,8 +72,8 @@ def pytorch(steps: int) -> Result:
         with torch.no_grad():
             for p in params:
                 p -= LR * p.grad
-    seconds = time.perf_counter() - start
-    return Result(seconds / steps, (loss.item(), W1.sum().item()))
+    seconds, processor = time.perf_counter() - start, time.process_time() - processor
+    return Result(seconds / steps, (loss.item(), W1.sum().item()), processor=processor / steps)
 
 
 # ---- NumPy, the backward pass written out by hand ---------------------------------------------
@@ -132,7 +132,7 @@ def hand_numpy(steps: int) -> Result:
     """The same network with im2col convolutions and its backward pass written out by hand."""
     images, labels, params = data_and_weights()
     W1, b1, W2, b2, W3, b3 = params
-    start = time.perf_counter()
+    start, processor = time.perf_counter(), time.process_time()
     for step in range(steps):
         x, y = minibatch(images, labels, step)
         # forward
@@ -157,5 +157,5 @@ def hand_numpy(steps: int) -> Result:
         # update, in place as the others do
         for p, g in ((W1, dW1), (b1, db1), (W2, dW2), (b2, db2), (W3, dW3), (b3, db3)):
             p -= LR * g
-    seconds = time.perf_counter() - start
-    return Result(seconds / steps, (float(loss), float(W1.sum())))
+    seconds, processor = time.perf_counter() - start, time.process_time() - processor
+    return Result(seconds / steps, (float(loss), float(W1.sum())), processor=processor / steps)

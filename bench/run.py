@@ -179,6 +179,7 @@ class Measured:
     status: str = ""  # "not installed" or "error" when there is no value
     check: tuple[float, ...] = ()
     notes: list[str] = field(default_factory=list)
+    processor: float | None = None  # the median of the repeats' processor times, where measured
 
 
 def measure(
@@ -206,6 +207,8 @@ def summarize(
     first = outcome.results[0]
     values = [r.value * scale for r in outcome.results]
     measured = Measured(statistics.median(values), check=first.check)
+    if all(r.processor is not None for r in outcome.results):
+        measured.processor = statistics.median(r.processor * scale for r in outcome.results)
     if first.note:
         measured.notes.append(f"{where}: {first.note}")
     if max(values) - min(values) > NOISY * measured.value:
@@ -233,6 +236,17 @@ def disagreements(workload: Workload, results: dict[str, Measured]) -> list[str]
         ):
             out.append(f"{workload.name}: {label} computed {m.check}, DG {dg.check}")
     return out
+
+
+def processor_times(workload: Workload, results: dict[str, Measured]) -> list[str]:
+    """The processor times, where the workload measures them, and DG's ratio to each reference's."""
+    dg = results[DG].processor
+    if dg is None:
+        return []
+    shown = [f"{label} {show(m.processor, workload.unit)}" for label, m in results.items() if m.processor]
+    ratios = [f"{dg / m.processor:.2f} x {label}" for label, m in results.items() if label != DG and m.processor]
+    return [f"{workload.name}: processor time (this process's, not the clock's): {', '.join(shown)}; "
+            f"DG = {', '.join(ratios)}"]  # fmt: skip
 
 
 # ---- the table ----------------------------------------------------------------------------
@@ -319,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f" {m.status or 'done'} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
             notes += m.notes
             failed |= m.status == "error"
+        notes += processor_times(workload, results)
         differ = disagreements(workload, results)
         notes += [f"RESULTS DIFFER: {d}" for d in differ]
         failed |= bool(differ)

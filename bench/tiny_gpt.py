@@ -16,16 +16,17 @@ import time
 from pathlib import Path
 
 import numpy as np
-from measure import Result, item, run_dg
+from measure import Result, item, run_dg_timed
 
 TEXT = Path(__file__).resolve().parents[1] / "data" / "tiny_shakespeare.txt"
 T, D, H, BLOCKS, BATCH, LR = 32, 64, 4, 2, 16, 0.1
 
 
 def dg(steps: int, characters: int) -> Result:
-    seconds, session = run_dg("tiny_gpt", steps=steps, characters=characters)
+    seconds, processor, session = run_dg_timed("tiny_gpt", steps=steps, characters=characters)
     env = session.globals.vars
-    return Result(seconds / steps, (item(env["loss"]), item(env["params"]["token"].sum())))
+    checks = (item(env["loss"]), item(env["params"]["token"].sum()))
+    return Result(seconds / steps, checks, processor=processor / steps)
 
 
 def data_and_weights(characters: int) -> tuple[np.ndarray, int, dict[str, np.ndarray]]:
@@ -98,7 +99,7 @@ def pytorch(steps: int, characters: int) -> Result:
             h = h + linear(f"{b}.mlp2", torch.relu(linear(f"{b}.mlp1", layer_norm(f"{b}.norm2", h))))
         return linear("head", layer_norm("norm", h))
 
-    start = time.perf_counter()
+    start, processor = time.perf_counter(), time.process_time()
     for _ in range(steps):
         starts = torch.from_numpy((ag.rand(BATCH).data * (len(codes) - T - 1) // 1).astype(np.int64))
         at = starts[:, None] + torch.arange(T)[None, :]
@@ -111,5 +112,5 @@ def pytorch(steps: int, characters: int) -> Result:
         with torch.no_grad():
             for t in p.values():
                 t -= LR * t.grad
-    seconds = time.perf_counter() - start
-    return Result(seconds / steps, (loss.item(), p["token"].sum().item()))
+    seconds, processor = time.perf_counter() - start, time.process_time() - processor
+    return Result(seconds / steps, (loss.item(), p["token"].sum().item()), processor=processor / steps)
