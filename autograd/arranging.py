@@ -1,5 +1,5 @@
 """Ops that pick, mask, reverse, accumulate or tile values along axes: gather, tril, triu, flip,
-cumsum, tile. Their rules are each other or shaping.py's: gather's is a scatter (index_add, as
+cumsum, tile (and PyTorch's repeat). Their rules are each other or shaping.py's: gather's is a scatter (index_add, as
 indexing's), a mask's is the same mask, flip's is a flip, cumsum's a cumsum from the other end,
 tile's a sum over the tiles.
 """
@@ -194,3 +194,23 @@ class Tile(Op):
         counts = (1,) * (len(full) - len(counts)) + counts
         copies = g.reshape(tuple(n for pair in zip(counts, full, strict=True) for n in pair))  # (r0, n0, r1, n1, ...)
         return (copies.sum(axis=tuple(range(0, 2 * len(full), 2))).reshape(a.shape),)
+
+
+class Repeat(Tile):
+    """PyTorch's x.repeat(2, 3): tile with a count for every axis (more counts than axes add leading ones).
+
+    >>> tensor([1.0, 2.0]).repeat(2, 2)
+    tensor([[1., 2., 1., 2.],
+            [1., 2., 1., 2.]])
+    """
+
+    builtin = False  # a method only, as in PyTorch
+
+    @staticmethod
+    def forward(a: Any, *reps: Any) -> Any:
+        if len(shape_of(reps)) < np.ndim(a):
+            raise ShapeError(
+                f"repeat: {len(shape_of(reps))} counts for a tensor of {np.ndim(a)} dimensions",
+                help="give a count for every axis (1 keeps it), or use tile, which repeats the last axes",
+            )
+        return Tile.forward(a, *reps)

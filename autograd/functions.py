@@ -342,7 +342,13 @@ ERF = np.frompyfunc(math.erf, 1, 1)
 
 # ---- piecewise-constant functions: no rule, so their results are constants ---------------------
 class Sign(Op):
-    """-1, 0 or 1 for each element, as its sign; not differentiable (a constant result)."""
+    """-1, 0 or 1 for each element, as its sign; flat, so a constant result (PyTorch's gradient is 0).
+
+    >>> sign(tensor([-2.0, 0.0, 3.0]))
+    tensor([-1.,  0.,  1.])
+    """
+
+    method = builtin = numbers = True
 
     @staticmethod
     def forward(a: Any) -> Any:

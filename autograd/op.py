@@ -61,6 +61,8 @@ class Op:
     builtin   a builtin: `exp(x)`
     numbers   the builtin also takes a plain number and gives one back: `exp(0)` is 1.0
     aliases   other names it answers to the same way, PyTorch's or NumPy's: ("cat",) for concat
+    call      how a program passes its arguments, when not in forward's order: a function from
+              them to forward's (einsum("ij,jk->ik", a, b): the equation first, then the operands)
 
     A rule's text is also the form pictures fill in: each of `g`, the input names and the terms,
     written as a word of its own, is replaced by its value (`g·b` becomes `1·2`).
@@ -77,6 +79,7 @@ class Op:
     builtin: ClassVar[bool] = False
     numbers: ClassVar[bool] = False
     aliases: ClassVar[tuple[str, ...]] = ()
+    call: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
     composed: ClassVar[bool] = False  # see Composed
     forward: ClassVar[Callable[..., Any]]
     backward: ClassVar[Callable[..., tuple[Any, ...]] | None] = None

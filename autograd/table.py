@@ -19,11 +19,23 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from . import arithmetic, arranging, composed, convolution, creation, datasets, functions, pooling, reductions, shaping
+from . import (
+    arithmetic,
+    arranging,
+    composed,
+    contraction,
+    convolution,
+    creation,
+    datasets,
+    functions,
+    pooling,
+    reductions,
+    shaping,
+)
 from .op import Composed, Op
 from .tensor import Tensor, apply, binary, signature, unary
 
-OP_MODULES = (arithmetic, functions, reductions, shaping, arranging, convolution, pooling, composed)
+OP_MODULES = (arithmetic, functions, reductions, shaping, arranging, contraction, convolution, pooling, composed)
 # (the module backward.py, not the function `backward` the package puts under its name)
 FUNCTION_MODULES = (creation, importlib.import_module(".backward", __package__), datasets)
 
@@ -42,6 +54,8 @@ def function(op: type[Op]) -> Callable[..., Any]:
     """`op` as a Python function taking what its forward takes: `exp(x)`, `where(c, a, b)`. What
     DG's builtins call, and the functions `dglang.autograd` exports (one per op)."""
     parameters = list(signature(op).parameters)
+    if op.call is not None:  # PyTorch's order of arguments, not forward's
+        return _spelled(op)
     if op.variadic or op.composed or parameters[: len(op.inputs)] != list(op.inputs) or len(op.inputs) > 2:
         fn: Any = functools.partial(apply, op)
     elif len(op.inputs) == 2:
@@ -54,6 +68,22 @@ def function(op: type[Op]) -> Callable[..., Any]:
     fn.__module__ = op.__module__
     fn.op = op
     return fn  # type: ignore[no-any-return]
+
+
+def _spelled(op: type[Op]) -> Callable[..., Any]:
+    """`op` as a function taking its arguments in the order its `call` says."""
+    arrange = op.call
+    assert arrange is not None
+
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        return apply(op, *arrange(*args, **kwargs))
+
+    fn.__name__ = fn.__qualname__ = op.python_name()
+    fn.__doc__ = op.__doc__
+    fn.__signature__ = inspect.signature(arrange)  # type: ignore[attr-defined]
+    fn.__module__ = op.__module__
+    fn.op = op  # type: ignore[attr-defined]
+    return fn
 
 
 def _unary_or_apply(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:

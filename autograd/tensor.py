@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from . import arithmetic, arranging, composed, convolution, functions, inplace, reductions, shaping
+from . import arithmetic, arranging, composed, contraction, convolution, functions, inplace, reductions, shaping
 from . import node as graph
 from .backward import backward as backpropagate
 from .exceptions import TensorTypeError, TensorValueError, type_name
@@ -212,6 +212,7 @@ class Tensor:
     def flip(self, axes: Any) -> Tensor: return unary(arranging.Flip, self, axes)
     def cumsum(self, axis: int) -> Tensor: return unary(arranging.Cumsum, self, axis)
     def tile(self, *reps: Any) -> Tensor: return unary(arranging.Tile, self, *reps)
+    def einsum(self, equation: str, *others: Any) -> Tensor: return apply(contraction.Einsum, [self, *others], equation)
     def broadcast_to(self, shape: Any) -> Tensor: return unary(shaping.Broadcast, self, tuple(shape))
     def sum_to(self, shape: Any) -> Tensor: return self if self.shape == shape else unary(shaping.SumTo, self, shape)
     def index_add(self, index: Any, shape: Any) -> Tensor: return unary(shaping.IndexAdd, self, index, tuple(shape))

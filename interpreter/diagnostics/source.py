@@ -34,11 +34,6 @@ def program_text(data: bytes) -> str:
     return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def with_newline(text: str) -> str:
-    """The grammar ends every statement with a newline, so a last line without one gets one."""
-    return text if text.endswith("\n") else text + "\n"
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class Source:
     """A program's text and the name errors call it by (a path, `<stdin>`, `<repl>`); for the text

@@ -49,7 +49,7 @@ commands:
   dg repl               open the REPL
   dg parse FILE.dg      print the syntax tree (--tokens: the token stream)
   dg check FILE.dg      every syntax and static error, and what would fail as it runs, without running it
-  dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png|.html] [--untaken]
+  dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png|.html|.txt] [--untaken] [--open FN | --expand]
                         run a program and draw the graph behind a variable
                         (.html: a page that steps through it, forward and backward)
   dg test FILE.dg       run a program, then each of its test_... functions, and report as pytest does
@@ -259,7 +259,7 @@ def stdin_lines():  # one shared iterator, so the REPL and the debugger read std
 
 def run_file(session: Session, path: str, debug: bool = False) -> int:
     from dglang.interpreter.diagnostics.source import Source
-    from dglang.interpreter.host.python_settings import collecting_for_graphs
+    from dglang.interpreter.host.limited_run import collecting_for_graphs
 
     from .sessions import QuitProgram
 
@@ -333,7 +333,7 @@ def graph_command(argv: list[str], debug: bool) -> int:
 
 def repl(session: Session) -> int:
     """The REPL: prompt_toolkit at a terminal, plain statements from a pipe."""
-    from dglang.interpreter.host.python_settings import collecting_for_graphs
+    from dglang.interpreter.host.limited_run import collecting_for_graphs
 
     from .debugger import QuitProgram
     from .repl import Outcome, Repl, run_piped

@@ -6,10 +6,10 @@ put them around a run and take them away after it:
 
     limits.py           what a run may use (steps, time, memory, output) and what DG will read
                         (at most 1 MiB of text)
-    python_settings.py  Python's recursion limit and cycle collector, and NumPy's error state,
-                        for compiling and for running
     limited_run.py      one run, start to end: budgets afresh, the engine's listeners and memory
-                        ceiling, the watchdog started and surely stopped, the error reported
+                        ceiling, the watchdog started and surely stopped, the error reported; and
+                        Python's recursion limit, cycle collector and NumPy's error state, for
+                        compiling and for running
     watchdog.py         the thread that stops a run past its --timeout or --max-memory
                         (reading the process's memory on each OS with memory.py)
     guards.py           the hooks the engine asks before every large result (a tensor's size,

@@ -6,9 +6,10 @@ touch is the session's RunContext (semantics/context.py). Running text is the pi
 (../pipeline.py), wrapped by the host's modules:
 
     limits.readable            the program's size and its text, before anything reads it
-    python_settings            Python's recursion limit and collector, for compiling and for running
     limited_run.limited        one run: budgets afresh, the engine's listeners and memory ceiling,
                                the watchdog (watchdog.py), the error reported with its hint
+    limited_run.for_compiling  Python's recursion limit and collector, for compiling (for_running:
+                               for running)
 """
 
 from __future__ import annotations
@@ -38,10 +39,9 @@ from dglang.interpreter.semantics.locating import interruption
 from dglang.interpreter.semantics.resolver import Resolution, resolve
 from dglang.interpreter.syntax.parser import lark_loading, parse, parse_expression
 
-from .limited_run import limited, stopped_error
+from .limited_run import for_compiling, limited, stopped_error
 from .limits import Limits, output_size, readable
 from .modules import Modules
-from .python_settings import for_compiling
 from .watchdog import Watchdog
 
 

@@ -7,10 +7,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from dglang.interpreter.diagnostics.source import Source, Span, with_newline
+from dglang.interpreter.diagnostics.source import Source, Span
 from dglang.interpreter.semantics import ast_nodes as ast
 from dglang.interpreter.syntax.fast import fast_parser
-from dglang.interpreter.syntax.indenter import DEDENT, INDENT
+from dglang.interpreter.syntax.indenter import DEDENT, INDENT, with_newline
 from dglang.interpreter.syntax.parser import expression_parser, lex, which_path
 
 SKIP = ("span", "else_line")

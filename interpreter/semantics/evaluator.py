@@ -43,7 +43,8 @@ def compile_program(module: ast.Module, context: RunContext, echo: bool = False)
     when `debug_everything`) is compiled with the debugger's statement events."""
     resolution = resolve(module)
     stepping = context.debugger and (context.debug_everything or "breakpoint" in resolution.free_names)
-    link(resolution, context)  # linking.py: the modules it imports found, the names taken from them checked
+    if resolution.imports:  # linking.py: the modules it imports found, the names taken from them checked
+        link(resolution, context)
     return Program(Compiler(context, resolution, echo=echo, stepping=stepping).block(module.body), resolution)
 
 

@@ -11,9 +11,7 @@ from lark import Lark, Token, Transformer_NonRecursive, Tree
 from lark.lexer import ContextualLexer, PatternStr
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
-from dglang.interpreter.diagnostics.source import with_newline
-
-from .indenter import Indenter
+from .indenter import Indenter, with_newline
 
 GRAMMAR = Path(__file__).resolve().parents[2] / "grammar" / "dg.lark"
 

@@ -30,6 +30,11 @@ BRACKETS = {*PAIRS, *PAIRS.values()}
 TAB_LEN = 8  # a tab indents as far as this many spaces, as in Python 2 and lark
 
 
+def with_newline(text: str) -> str:
+    """The grammar ends every statement with a newline, so a last line without one gets one."""
+    return text if text.endswith("\n") else text + "\n"
+
+
 class Indentation:
     """One parse's blocks and brackets open, and the rules that change them."""
 

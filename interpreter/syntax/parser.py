@@ -24,11 +24,12 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.diagnostics.source import Source, Span, with_newline
+from dglang.interpreter.diagnostics.source import Source, Span
 from dglang.interpreter.semantics import ast_nodes as ast
 from dglang.interpreter.syntax.fast import fast_parser
 from dglang.interpreter.syntax.fast.lalr_tables import COMMAND
 
+from .indenter import with_newline
 from .tree_to_ast import ASTBuilder
 
 if TYPE_CHECKING:

@@ -15,10 +15,10 @@ from lark.lexer import LexerState, LexerThread, LineCounter
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.diagnostics.source import Source, with_newline
+from dglang.interpreter.diagnostics.source import Source
 
 from .grammar import LARK, contextual_lexer
-from .indenter import Brackets, Indentation, SyntaxProblem, apart
+from .indenter import Brackets, Indentation, SyntaxProblem, apart, with_newline
 from .indenter import Misindented as NoBlockAtThisLevel
 from .recovered_tree import names_defined
 from .syntax_errors import syntax_error

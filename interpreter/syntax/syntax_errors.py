@@ -17,12 +17,12 @@ from functools import cache, cached_property
 from lark import LarkError, Token, UnexpectedCharacters, UnexpectedToken
 
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.diagnostics.source import Source, Span, split_lines, with_newline
+from dglang.interpreter.diagnostics.source import Source, Span, split_lines
 from dglang.interpreter.library.keyword_help import as_a_name
 from dglang.interpreter.semantics.hints import python_module
 
 from .grammar import LARK, literal, tokens
-from .indenter import CLOSING_TEXT, PAIRS, SyntaxProblem, open_brackets
+from .indenter import CLOSING_TEXT, PAIRS, SyntaxProblem, open_brackets, with_newline
 
 
 @dataclass(frozen=True)

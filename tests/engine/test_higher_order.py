@@ -149,6 +149,7 @@ COVERED = {
     "max_pool2d": "max_pool2d", "avg_pool2d": "avg_pool2d", "pad": "pad", "gather": "gather", "tril": "tril",
     "triu": "triu", "flip": "flip", "cumsum": "cumsum", "tile": "tile", "clamp": "clamp", "erf": "erf",
     "prod": "prod", "squeeze": "squeeze", "unsqueeze": "unsqueeze", "permute": "permute",
+    "einsum": "einsum", "repeat": "repeat",
 }  # fmt: skip
 
 
@@ -321,6 +322,8 @@ NEW_OPS: dict[str, Callable[[st.DrawFn], Case]] = {
     "squeeze": fixed(lambda x: (x * x).squeeze(), (2, 1)),
     "unsqueeze": fixed(lambda x: (x * x).unsqueeze(0), (2,)),
     "permute": fixed(lambda x: (x * x).permute(2, 0, 1), (1, 2, 2)),
+    "einsum": fixed(lambda a, b: autograd.einsum("bij,jk->bik", a, b * b), (2, 1, 2), (2, 3)),
+    "repeat": fixed(lambda x: autograd.repeat(x * x, 2, 1), (2,)),
 }
 
 

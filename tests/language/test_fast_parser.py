@@ -24,10 +24,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.diagnostics.source import Source, Span, with_newline
+from dglang.interpreter.diagnostics.source import Source, Span
 from dglang.interpreter.syntax import parser
 from dglang.interpreter.syntax.fast import fast_parser
 from dglang.interpreter.syntax.fast import lalr_tables as grammar_tables
+from dglang.interpreter.syntax.indenter import with_newline
 
 ROOT = Path(__file__).resolve().parents[2]
 

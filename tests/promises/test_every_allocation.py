@@ -133,6 +133,11 @@ GROWING: dict[str, tuple[Callable[[], Any], int]] = {
     "Flip": (lambda: small.flip(0), 6),
     "Cumsum": (lambda: small.cumsum(1), 6),
     "Tile": (lambda: Tensor(np.ones(1)).tile(120_000), 120_000),  # from one element
+    "Repeat": (lambda: autograd.repeat(Tensor(np.ones(1)), 120_000), 120_000),
+    "Einsum": (
+        lambda: autograd.einsum("i,j->ij", Tensor(np.ones(300)), Tensor(np.ones(400))),
+        120_000,
+    ),  # an outer product
     "Clamp": (lambda: small.clamp(0.0, 1.0), 6),
     "Erf": (lambda: small.erf(), 6),
     "Prod": (lambda: empty.prod(axis=2), 120_000),

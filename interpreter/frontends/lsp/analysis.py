@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.diagnostics.source import Source, with_newline
+from dglang.interpreter.diagnostics.source import Source
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.semantics import ast_nodes as ast
 from dglang.interpreter.semantics.resolver import Resolution, resolve
 from dglang.interpreter.syntax.fast import fast_parser
+from dglang.interpreter.syntax.indenter import with_newline
 from dglang.interpreter.syntax.parser import expression_parser
 from dglang.interpreter.syntax.recovery import recover
 

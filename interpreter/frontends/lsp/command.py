@@ -33,7 +33,7 @@ def serve(args: argparse.Namespace) -> int:
     """Serve until the editor says exit; a MissingPackage (the one formatter's) without pygls."""
     need("pygls.lsp.server", "dg lsp", "lsp")  # it imports lsprotocol, pygls's one dependency
     from dglang.interpreter.frontends.sessions import new_session
-    from dglang.interpreter.host.python_settings import collecting_for_graphs
+    from dglang.interpreter.host.limited_run import collecting_for_graphs
 
     from .server import make_server
 
