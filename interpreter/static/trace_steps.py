@@ -12,6 +12,7 @@ no op would show what it computed, and it may branch on the values.
 from __future__ import annotations
 
 import inspect
+import linecache
 import re
 import sys
 import textwrap
@@ -47,8 +48,8 @@ def traceable(op: type[Op]) -> bool:
 def _pure(fn: Any, scope: dict[str, Any], seen: set[Any]) -> bool:
     seen.add(fn)
     try:
-        source = textwrap.dedent(inspect.getsource(fn))
-    except (OSError, TypeError):
+        source = _source(fn)
+    except AttributeError:  # not a function written in Python
         return False
     if NUMPY_ON_VALUES.search(source):
         return False
@@ -57,6 +58,14 @@ def _pure(fn: Any, scope: dict[str, Any], seen: set[Any]) -> bool:
         if inspect.isfunction(helper) and helper not in seen and not _pure(helper, scope, seen):
             return False
     return True
+
+
+def _source(fn: Any) -> str:
+    """fn's text: the lines its code spans, from the file's lines Python keeps (inspect.getsource
+    tokenizes the file to find the end of the block, which cost a trace more than the rest)."""
+    code = fn.__code__
+    last = max((line for *_, line in code.co_lines() if line is not None), default=code.co_firstlineno)
+    return textwrap.dedent("".join(linecache.getlines(code.co_filename)[code.co_firstlineno - 1 : last]))
 
 
 class RuleCall:
