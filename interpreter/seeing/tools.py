@@ -24,12 +24,13 @@ from dglang.interpreter.static import static_builtins
 from .anomaly import AnomalyCheck, AnomalyMode
 from .gradcheck_table import SIGNATURE, make_gradcheck
 from .passes import LastBackward
-from .provenance import Stamper
-from .values import source_text
 
-if TYPE_CHECKING:  # the pictures' modules load when a program first draws (see Seeing.graph)
+# What only a program that draws needs (the pictures' modules, the stamps on each node) is imported
+# where it is first used, in the functions below: a program that never draws starts without them.
+if TYPE_CHECKING:
     from .dot import DotOptions
     from .graph import Graph
+    from .provenance import Stamper
     from .trace import Tracer
 
 
@@ -55,6 +56,8 @@ class Seeing:
         is compiled, the REPL and `dg graph` from the start."""
         if self.keeping:
             return
+        from .provenance import Stamper
+
         self.keeping = True
         self.stamper = Stamper(self.session.context)
         for listener in (self.stamper, self.last_backward):
@@ -153,6 +156,8 @@ def add_builtins(seeing: Seeing) -> None:
         >>> graph(x * x + 1)
         ...
         """
+        from .values import source_text
+
         if not isinstance(y, Tensor):
             raise DGError("TypeError", f"graph() draws the graph behind a tensor, not {type_name(y)}")
         written = source_text(context.span)  # "graph(out_positive)": name the picture as the program does
