@@ -68,10 +68,10 @@ class Entry:
     keep: list[Var]
     backward: Callable[..., Any] | None
     source: str = ""  # the generated code that runs (forward, then backward)
+    traced: Trace | None = None  # the trace before the passes
     bare: Callable[..., Any] | None = None  # the forward of the ops' bare forms (bare.py), for small sizes
     bare_source: str = ""
     steps: int = 0  # the steps (--max-steps) the function made when traced: each replay counts them
-    traced: Trace | None = None  # the trace before the passes
     plan: Any = None  # what a replay looks up (replaying.Plan)
     made_by: dict[int, str] = field(default_factory=dict)  # each step's output: its op's name
     calls: int = 0

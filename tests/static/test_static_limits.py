@@ -147,22 +147,6 @@ def test_static_training_gives_the_dynamic_results_bit_for_bit() -> None:
     assert out_static == out_dynamic, err
 
 
-def test_a_captured_tensor_of_another_shape_is_traced_again() -> None:
-    """The bare forward relies on the shapes it was traced with: the captured tensors' are compared
-    at each call, and a new one is a new trace (with a note), not a wrong result."""
-    out, err, _ = run("""
-    w = ones(3)
-    def f(x):
-        return (x * w).sum()
-    g = static(f)
-    print(g(tensor([1.0, 2.0, 3.0])))
-    w = ones(1)
-    print(g(tensor([1.0, 2.0, 3.0])))
-    """)
-    assert out == "tensor(6.)\ntensor(6.)\n", err
-    assert "re-traced f: w had shape (3,) when traced and is a float tensor of shape (1,) now" in err
-
-
 # ---- side effects --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("change", "what"),
