@@ -73,6 +73,15 @@
       const g = document.getElementById(node.id);
       if (!g) continue;
       elements.set(node.id, g);
+      if (node.kind === "call") {
+        // A function's box opens by clicking (or Enter on it): its nodes, listed in the panel.
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.addEventListener("click", () => openBox(node));
+        g.addEventListener("keydown", (event) => {
+          if (event.key === "Enter") openBox(node);
+        });
+      }
       applied.set(node.id, "");
       // The last lines of a node's label tell the pass drawn: shown only once it has happened.
       const texts = g.querySelectorAll("text");
@@ -195,6 +204,15 @@
     info.replaceChildren(...view.info);
     highlightLine(view.lineId || (view.source >= 0 ? `s${view.source}-l${view.line}` : null));
     reveal();
+  }
+
+  function openBox(node) {
+    info.replaceChildren(
+      heading(`Inside [${node.number}] ${node.title}`),
+      paragraph(`the ${node.inside.length} nodes this call made or alone used, from the output down:`),
+      list(node.inside),
+      paragraph("dg graph --open ", code(node.function), " draws them in the graph"),
+    );
   }
 
   // ---- static: the generated code, line by line -------------------------------------------------

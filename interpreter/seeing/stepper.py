@@ -165,7 +165,21 @@ def node_data(node: GraphNode, at: tuple[int, int], copies: list[str]) -> dict[s
         "step": node.step,
         "received": summary(node.received.data) if node.received is not None else None,
         "grad": summary(node.grad.data) if node.grad is not None else None,
+        "function": node.frame.function if node.frame is not None else "",
+        "inside": [inside_data(n) for n in node.stands_for] if node.kind == "call" else [],
     }
+
+
+def inside_data(node: GraphNode) -> str:
+    """One node a function's box stands for, as the box lists it when opened in the page."""
+    parts = [f"[{node.number}] {node.title}", str(node.tensor.shape)]
+    if node.kind != "constant":
+        parts.append(summary(node.tensor.data))
+    if node.step is not None and node.received is not None:
+        parts.append(f"step {node.step}: g = {summary(node.received.data)}")
+    elif node.received is not None:
+        parts.append(f"received {summary(node.received.data)}")
+    return "  ".join(parts + node.when())
 
 
 def edge_data(edge: Edge) -> dict[str, Any]:

@@ -437,4 +437,8 @@ def test_a_function_call_drawn_as_a_box_steps_inside_it(browser: Any, tmp_path: 
     assert "layer() called at line 5" in page.page.text_content(f"[id='{box}']")
     page.page.keyboard.press("ArrowRight")  # the first op, x @ w, made inside the call
     assert page.with_class("current") == [box] and "(inside layer())" in page.info()
+    page.page.click(f"[id='{box}']")  # opened: what it stands for, listed
+    info = page.info()
+    assert "Inside [" in info and "layer()" in info and "dg graph --open layer draws them" in info
+    assert "Relu (1, 2) [[2, 3]]" in info and "MatMul (1, 2) [[2, 3]]" in info and "w (2, 2)" in info
     assert page.errors == [] and page.requests == [page.url]
