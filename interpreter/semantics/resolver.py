@@ -18,10 +18,9 @@ or a breakpoint's cell reads its own scope first, then the ones around it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
-from typing import NamedTuple
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Arm, Branch
@@ -59,7 +58,8 @@ class Resolution:
         return assigned_names(self.body)
 
 
-class Scope(NamedTuple):  # a tuple: made for every loop and `if` arm, and `_replace` is cheap
+@dataclass(frozen=True)
+class Scope:
     kind: str  # "module", "function", "comprehension"
     local_names: frozenset[str] = frozenset()
     in_loop: bool = False
@@ -132,16 +132,16 @@ class Resolver:
                     self.block(orelse, in_arm(scope, node, arms[-1], arms))
             case ast.While(condition=condition, body=body):
                 self.expr(condition, scope)
-                self.block(body, scope._replace(in_loop=True))
+                self.block(body, replace(scope, in_loop=True))
             case ast.For(targets=targets, iterable=iterable, body=body):
                 self.expr(iterable, scope)
                 self.assigned.update(targets)
-                self.block(body, scope._replace(in_loop=True))
+                self.block(body, replace(scope, in_loop=True))
             case ast.FunctionDef():
                 self.function(node, scope)
             case ast.With(context=context, body=body):
                 self.expr(context, scope)
-                self.block(body, scope._replace(in_no_grad=scope.in_no_grad or names_no_grad(context)))
+                self.block(body, replace(scope, in_no_grad=scope.in_no_grad or names_no_grad(context)))
             case ast.Delete(targets=targets):
                 self.exprs(targets, scope)  # `del d[k]` reads d and k
             case ast.Import() | ast.FromImport():
@@ -265,7 +265,7 @@ def arms_of(node: ast.If) -> tuple[Arm, ...]:
 
 def in_arm(scope: Scope, node: ast.If, arm: Arm, arms: tuple[Arm, ...]) -> Scope:
     """The scope of one arm's body: the same, inside one more `if` arm."""
-    return scope._replace(branches=(*scope.branches, Branch(node.span.line, arm.kind, arm.line, arms)))
+    return replace(scope, branches=(*scope.branches, Branch(node.span.line, arm.kind, arm.line, arms)))
 
 
 def names_no_grad(node: ast.Expr) -> bool:
