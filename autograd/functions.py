@@ -356,7 +356,13 @@ class Sign(Op):
 
 
 class Floor(Op):
-    """Each element rounded down; not differentiable (a constant result)."""
+    """Each element rounded down; flat, so a constant result (PyTorch's gradient is 0).
+
+    >>> floor(tensor([1.5, -1.5]))
+    tensor([ 1., -2.])
+    """
+
+    method = builtin = numbers = True
 
     @staticmethod
     def forward(a: Any) -> Any:
@@ -364,7 +370,13 @@ class Floor(Op):
 
 
 class Ceil(Op):
-    """Each element rounded up; not differentiable (a constant result)."""
+    """Each element rounded up; flat, so a constant result (PyTorch's gradient is 0).
+
+    >>> ceil(tensor([1.5, -1.5]))
+    tensor([ 2., -1.])
+    """
+
+    method = builtin = numbers = True
 
     @staticmethod
     def forward(a: Any) -> Any:

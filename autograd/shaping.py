@@ -18,6 +18,7 @@ import numpy as np
 
 from . import hooks
 from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError, type_name
+from .indexing import pytorch_places
 from .op import Op, value_shape
 
 
@@ -184,7 +185,8 @@ class SumTo(Op):
 
 # ---- indexing -----------------------------------------------------------------------------
 def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
-    """Turn a DG index (ints, slices, None, lists, int or bool tensors) into a NumPy index tuple."""
+    """Turn a DG index (ints, slices, None, lists, int or bool tensors) into a NumPy index tuple
+    that puts the result's axes where PyTorch does (indexing.py)."""
     if type(index) is int:  # x[i], the commonest (a row, a one-hot vector): nothing to check
         return (index,)
     parts = index if isinstance(index, tuple) else (index,)
@@ -213,7 +215,7 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
             out.extend(np.nonzero(part))  # a mask becomes the coordinates where it holds
         else:
             out.append(part)
-    return tuple(out)
+    return pytorch_places(tuple(out), shape)  # x[0, :, [0, 1]]: PyTorch's (3, 2), not NumPy's (2, 3)
 
 
 BASIC = (int, slice, type(None))  # (a tuple: `int | slice | ...` would be made anew at each call)

@@ -212,6 +212,7 @@ class Tensor:
     def flip(self, axes: Any) -> Tensor: return unary(arranging.Flip, self, axes)
     def cumsum(self, axis: int) -> Tensor: return unary(arranging.Cumsum, self, axis)
     def tile(self, *reps: Any) -> Tensor: return unary(arranging.Tile, self, *reps)
+    def repeat(self, *reps: Any) -> Tensor: return unary(arranging.Repeat, self, *reps)
     def einsum(self, equation: str, *others: Any) -> Tensor: return apply(contraction.Einsum, [self, *others], equation)
     def broadcast_to(self, shape: Any) -> Tensor: return unary(shaping.Broadcast, self, tuple(shape))
     def sum_to(self, shape: Any) -> Tensor: return self if self.shape == shape else unary(shaping.SumTo, self, shape)

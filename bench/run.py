@@ -53,6 +53,10 @@ class Workload:
     implementations: list[Implementation]  # DG first
     targets: list[Target]
     repeated: bool = True  # memory is measured once: a repeat in the same process would not start clean
+    # NumPy's BLAS and PyTorch both on one thread (OMP_NUM_THREADS=1 in every implementation's
+    # process): the references set torch.set_num_threads(1), and on a shared machine BLAS threads
+    # wait on each other over small products.
+    one_thread: bool = False
 
 
 DG = "DG"
@@ -90,6 +94,19 @@ WORKLOADS = [
         {"epochs": 101}, {"epochs": 2},
         [Implementation(DG, "char_rnn:dg"), Implementation("PyTorch", "char_rnn:pytorch", reference=True)],
         [Target("PyTorch", 0.6)],
+    ),
+    Workload(
+        "digits-cnn", "s", lambda s: f"{s['steps']:,} steps of programs/20_digits_cnn.dg's CNN, time per step",
+        {"steps": 200}, {"steps": 2},
+        [Implementation(DG, "digits_cnn:dg"), Implementation("PyTorch", "digits_cnn:pytorch", reference=True),
+         Implementation("NumPy by hand", "digits_cnn:hand_numpy")],
+        [Target("PyTorch", 1.0), Target("NumPy by hand", 1.5)], one_thread=True,
+    ),
+    Workload(
+        "tiny-gpt", "s", lambda s: f"{s['steps']:,} steps of programs/18_tiny_gpt.dg's GPT, time per step",
+        {"steps": 50, "characters": 200_000}, {"steps": 2, "characters": 5000},
+        [Implementation(DG, "tiny_gpt:dg"), Implementation("PyTorch", "tiny_gpt:pytorch", reference=True)],
+        [Target("PyTorch", 1.0)], one_thread=True,
     ),
     Workload(
         "big-matmul", "s", lambda s: f"{s['n']}x{s['n']}, 3 products, forward+backward",
@@ -162,18 +179,20 @@ class Measured:
     status: str = ""  # "not installed" or "error" when there is no value
     check: tuple[float, ...] = ()
     notes: list[str] = field(default_factory=list)
+    processor: float | None = None  # the median of the repeats' processor times, where measured
 
 
 def measure(
     workload: Workload, implementation: Implementation, sizes: dict[str, int], repeats: int, reference: str | None
 ) -> Measured:
     python = reference if implementation.reference else None
-    outcome = in_subprocess(implementation.target, sizes, repeats, python=python)
+    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"} if workload.one_thread else {}
+    outcome = in_subprocess(implementation.target, sizes, repeats, python=python, env=env)
     scale = 1
     while outcome.error and implementation.shrink and sizes[implementation.shrink] >= 2 and scale < 64:
         sizes = {**sizes, implementation.shrink: sizes[implementation.shrink] // 2}
         scale *= 2
-        outcome = in_subprocess(implementation.target, sizes, repeats, python=python)
+        outcome = in_subprocess(implementation.target, sizes, repeats, python=python, env=env)
     return summarize(workload, implementation, outcome, scale, sizes)
 
 
@@ -188,6 +207,8 @@ def summarize(
     first = outcome.results[0]
     values = [r.value * scale for r in outcome.results]
     measured = Measured(statistics.median(values), check=first.check)
+    if all(r.processor is not None for r in outcome.results):
+        measured.processor = statistics.median(r.processor * scale for r in outcome.results)
     if first.note:
         measured.notes.append(f"{where}: {first.note}")
     if max(values) - min(values) > NOISY * measured.value:
@@ -215,6 +236,17 @@ def disagreements(workload: Workload, results: dict[str, Measured]) -> list[str]
         ):
             out.append(f"{workload.name}: {label} computed {m.check}, DG {dg.check}")
     return out
+
+
+def processor_times(workload: Workload, results: dict[str, Measured]) -> list[str]:
+    """The processor times, where the workload measures them, and DG's ratio to each reference's."""
+    dg = results[DG].processor
+    if dg is None:
+        return []
+    shown = [f"{label} {show(m.processor, workload.unit)}" for label, m in results.items() if m.processor]
+    ratios = [f"{dg / m.processor:.2f} x {label}" for label, m in results.items() if label != DG and m.processor]
+    return [f"{workload.name}: processor time (this process's, not the clock's): {', '.join(shown)}; "
+            f"DG = {', '.join(ratios)}"]  # fmt: skip
 
 
 # ---- the table ----------------------------------------------------------------------------
@@ -301,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f" {m.status or 'done'} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
             notes += m.notes
             failed |= m.status == "error"
+        notes += processor_times(workload, results)
         differ = disagreements(workload, results)
         notes += [f"RESULTS DIFFER: {d}" for d in differ]
         failed |= bool(differ)

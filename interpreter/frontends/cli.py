@@ -49,7 +49,7 @@ commands:
   dg repl               open the REPL
   dg parse FILE.dg      print the syntax tree (--tokens: the token stream)
   dg check FILE.dg      every syntax and static error, and what would fail as it runs, without running it
-  dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png|.html] [--untaken]
+  dg graph FILE.dg --var NAME [-o OUT.dot|.svg|.png|.html|.txt] [--untaken] [--open FN | --expand]
                         run a program and draw the graph behind a variable
                         (.html: a page that steps through it, forward and backward)
   dg test FILE.dg       run a program, then each of its test_... functions, and report as pytest does

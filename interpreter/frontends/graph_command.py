@@ -2,7 +2,9 @@
 
 DOT goes to standard output (the program's own prints to standard error), or to OUT: `.dot` as it
 is, `.svg` and `.png` drawn by Graphviz (the system's `dot`, else graphviz-pure: seeing/render.py),
-`.html` a page that steps through the graph forward and backward. What needs Graphviz is refused
+`.html` a page that steps through the graph forward and backward, `.txt` the text picture. In a
+big graph each function call is one box (seeing/function_boxes.py): `--open NAME` draws the inside
+of NAME's calls, `--expand` every op. What needs Graphviz is refused
 before the program runs when neither is there; `--debug` says which one draws.
 """
 
@@ -20,18 +22,20 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.bounded import bounded
 from dglang.interpreter.library.runtime import MISSING
 from dglang.interpreter.seeing.dot import DotOptions
+from dglang.interpreter.seeing.function_boxes import Boxing
 from dglang.interpreter.seeing.render import graphviz, render
 from dglang.interpreter.seeing.tools import install
 
 from .options import RUNNING, ArgumentParser, library_option, limit_options, positive_int
 
 EXIT_OK, EXIT_USAGE, EXIT_UNAVAILABLE, EXIT_RUNTIME = 0, 2, 69, 70
-KINDS = ("dot", "gv", "svg", "png", "html")
+KINDS = ("dot", "gv", "svg", "png", "html", "txt")
 
 
 def options() -> argparse.ArgumentParser:
     """The command's options (`dg ... --help` lists them)."""
     from dglang.interpreter.seeing.dot import RANKDIRS, THEMES  # here, so `dg --help` starts fast
+    from dglang.interpreter.seeing.function_boxes import BOXES_ABOVE
     from dglang.interpreter.seeing.render import DEFAULT_DPI
 
     p = ArgumentParser(
@@ -43,7 +47,23 @@ def options() -> argparse.ArgumentParser:
         "-o",
         dest="output",
         metavar="OUT",
-        help="write .dot, .svg, .png, or .html (a page that steps through the graph); default: DOT to stdout",
+        help="write .dot, .svg, .png, .html (a page that steps through the graph) or .txt (the text picture); "
+        "default: DOT to stdout",
+    )
+    boxes = p.add_mutually_exclusive_group()
+    boxes.add_argument(
+        "--open",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="draw the inside of each call of the function NAME (again for more); the other calls stay boxes",
+    )
+    boxes.add_argument("--expand", action="store_true", help="draw every op, with no function call as a box")
+    boxes.add_argument(
+        "--boxes",
+        action="store_true",
+        help=f"draw each function call as one box even in a small graph (a graph of more than {BOXES_ABOVE} "
+        "nodes does unless --expand)",
     )
     p.add_argument("--untaken", action="store_true", help="also draw, greyed, each arm of an `if` that did not run")
     p.add_argument(
@@ -70,7 +90,7 @@ def draw(
         if kind not in KINDS:
             raise DGError(
                 "UsageError",
-                f"cannot write '{args.output}': the name must end in .dot, .svg, .png or .html",
+                f"cannot write '{args.output}': the name must end in .dot, .svg, .png, .html or .txt",
                 help="`dg graph --help` lists the options",
             )
         if kind in ("svg", "png", "html"):
@@ -93,11 +113,15 @@ def draw(
         what = "is not a variable of the program" if value is MISSING else f"is a {type_name(value)}, not a tensor"
         report(DGError("UsageError", f"'{args.var}' {what}", help="`dg graph --help` lists the options"))
         return EXIT_USAGE
-    options = DotOptions(rankdir=args.rankdir, theme=args.theme, untaken=args.untaken)
+    how = "expand" if args.expand else "boxes" if args.boxes else "auto"
+    boxing = Boxing(how, tuple(args.open))
+    options = DotOptions(rankdir=args.rankdir, theme=args.theme, untaken=args.untaken, boxing=boxing)
 
     def drawn() -> str | bytes:
         if kind == "html":
             return seeing.stepper(value, args.var, options)
+        if kind == "txt":
+            return seeing.text(value, args.var, options)
         dot = seeing.dot(value, args.var, options)
         return dot if kind in ("dot", "gv") else render(dot, kind, args.dpi)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT
@@ -28,6 +28,20 @@ class UsageError(DGError):
 
 class ArgumentParser(argparse.ArgumentParser):
     """argparse, whose complaints become UsageErrors for the one formatter instead of its own text."""
+
+    # argparse makes a help formatter for each option it adds (to check the option), and each asks
+    # shutil for the terminal's width; importing shutil brings zlib, bz2 and lzma into every start
+    # of `dg FILE`. The terminal is measured here only when help is written, the one time it matters.
+    width = 78
+
+    def __init__(self, *args: Any, formatter_class: Any = argparse.HelpFormatter, **kwargs: Any) -> None:
+        super().__init__(*args, formatter_class=lambda prog: formatter_class(prog, width=self.width), **kwargs)
+
+    def format_help(self) -> str:
+        import shutil
+
+        self.width = shutil.get_terminal_size().columns - 2  # as argparse does
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message, self.prog)

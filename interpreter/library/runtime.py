@@ -52,7 +52,9 @@ class Env:
         return [n for e in reversed(chain) for n, v in e.vars.items() if isinstance(v, WithContext)]
 
 
-@dataclass(slots=True, eq=False)
+# repr=False where a class writes its own __repr__: dataclass would otherwise compile one at import
+# only to leave it unused (every method it generates is compiled at start-up; see docs/performance.md).
+@dataclass(slots=True, eq=False, repr=False)
 class Function:
     """A function defined with `def`: its parameters, compiled body, and the scope it closes over."""
 
@@ -72,7 +74,7 @@ class Function:
         return f"<function {self.signature()}>"
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Builtin:
     """A function the language provides, implemented in Python."""
 
@@ -106,7 +108,7 @@ class CallContext:
         return tuple(self.stack[: self.depth])
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class BoundMethod:
     """`x.sum` before it is called: the method and the value it belongs to."""
 
@@ -119,7 +121,7 @@ class BoundMethod:
         return f"<method {self.name} of {type_name(self.obj)}>"
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Module:
     """A module a program imported (`import nn`): its name, its file as messages show it, and its
     own top-level scope, whose names are read as `nn.linear`."""
@@ -149,7 +151,7 @@ class WithContext:
         raise NotImplementedError
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class GradMode(WithContext):
     """The value of `no_grad` (and `enable_grad`): used as `with no_grad:` or `with no_grad():`."""
 

@@ -31,7 +31,7 @@ class AnomalyCheck:
                 raise anomaly(t, i, gi)
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)  # its own __repr__ below
 class AnomalyMode(WithContext):
     """The value of `detect_anomaly`, used as `with detect_anomaly:`: a check listens inside the block."""
 

@@ -34,13 +34,14 @@ def collapse_loops(graph: Graph, most: int = MOST) -> Graph:
         first, last = keep + 1, run.count - keep
         what = f"iterations {first} to {last} of the {run.loop.kind} on line {run.loop.line}"
         stand_in = GraphNode(number, Tensor(0.0), "collapsed", note=f"{what}: {len(hidden):,} nodes")
-        stand_in.stands_for = [graph.nodes[n] for n in sorted(hidden)]
-        nodes = reroute(nodes, hidden, stand_in)
+        # (a function's box among them stands for its own nodes: those are what a replay looks up)
+        stand_in.stands_for = [m for n in sorted(hidden) for m in graph.nodes[n].stands_for or [graph.nodes[n]]]
+        nodes = reroute(nodes, [graph.nodes[n] for n in sorted(hidden)], stand_in)
         notes.append(f"{what} are drawn as one node ({len(hidden):,} nodes), to keep the picture responsive")
     if len(nodes) > most:
         kept = sorted(nodes)[:most]
         left_out = len(nodes) - most
-        nodes = {n: with_edges(nodes[n], [e for e in nodes[n].edges if e.source in kept]) for n in kept}
+        nodes = {n: with_edges(nodes[n], [e for e in nodes[n].edges if e.drawn_from in kept]) for n in kept}
         notes.append(f"{left_out:,} nodes furthest from the output are not drawn")
     collapsed = Graph(graph.root, nodes, graph.truncated, graph.backward, graph.not_backpropagated)
     collapsed.not_run = [r for r in graph.not_run if r.beside in nodes]
@@ -74,7 +75,9 @@ def middle_iterations(graph: Graph, most: int) -> tuple[set[int], LoopRun | None
         hidden = {node.number for node, i in made[key] if keep < i <= run.count - keep and node.number != 1}
         # A leaf that only hidden nodes use (the constant in `y * w + 0.001`) goes with them.
         return hidden | {
-            n for n, node in graph.nodes.items() if node.op is None and n in users and users[n] <= hidden and n != 1
+            n
+            for n, node in graph.nodes.items()
+            if node.op is None and not node.stands_in and n in users and users[n] <= hidden and n != 1
         }
 
     keep = max(KEEP, (run.count * most) // (2 * len(graph.nodes)))  # a first guess, then fewer until it fits
@@ -87,19 +90,24 @@ def middle_iterations(graph: Graph, most: int) -> tuple[set[int], LoopRun | None
     return hidden, run, keep
 
 
-def reroute(nodes: dict[int, GraphNode], hidden: set[int], stand_in: GraphNode) -> dict[int, GraphNode]:
-    """Edges from hidden nodes are drawn from the stand-in; edges into them go to it (once per source)."""
+def reroute(nodes: dict[int, GraphNode], hidden: list[GraphNode], stand_in: GraphNode) -> dict[int, GraphNode]:
+    """Edges from the `hidden` nodes (as drawn) are drawn from the stand-in; edges into them go to
+    it (once per source)."""
+    numbers = {n.number for n in hidden}
     feeding: set[int] = set()
-    for hidden_node in stand_in.stands_for:
+    for hidden_node in hidden:
         for edge in hidden_node.edges:
-            if edge.source not in hidden and edge.source not in feeding:
-                feeding.add(edge.source)
-                stand_in.edges.append(Edge(edge.source, stand_in.number, len(stand_in.edges), "", edge.gradient))
-    stand_in.inputs = [e.source for e in stand_in.edges]
+            if edge.drawn_from not in numbers and edge.drawn_from not in feeding:
+                feeding.add(edge.drawn_from)
+                stand_in.edges.append(
+                    Edge(edge.source, stand_in.number, len(stand_in.edges), "", edge.gradient, via=edge.via)
+                )
+    stand_in.inputs = [e.drawn_from for e in stand_in.edges]
     rerouted = {}
     for n, node in nodes.items():
-        if any(e.source in hidden for e in node.edges):
-            node = with_edges(node, [replace(e, via=stand_in.number) if e.source in hidden else e for e in node.edges])
+        if any(e.drawn_from in numbers for e in node.edges):
+            moved = [replace(e, via=stand_in.number) if e.drawn_from in numbers else e for e in node.edges]
+            node = with_edges(node, moved)
         rerouted[n] = node
     return {**rerouted, stand_in.number: stand_in}
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from dglang.interpreter.diagnostics.errors import CallFrame
 
+from .function_boxes import AUTO, Boxing, box_lines
 from .graph import Edge, Graph, GraphNode, arm_phrase
 from .provenance import call_phrase, iteration_phrase, ran_phrase
 from .text_picture import backward_note, if_phrase
@@ -42,14 +43,22 @@ SCREEN = Theme(
         "data": 'shape=ellipse, style=filled, fillcolor="#f0f0f0"',
         "constant": 'shape=plaintext, fontcolor="#555555"',
         "collapsed": 'shape=box3d, style="filled,dashed", fillcolor="#fff7bc"',
+        "call": 'shape=box, style="filled", peripheries=2, fillcolor="#e5dcf2"',
     },
     edge='color="#31668f", fontcolor="#31668f"',
     no_gradient='style=dashed, color="#999999", fontcolor="#777777"',
     not_run='shape=note, style="filled,dashed", fillcolor="#f2f2f2", color="#999999", fontcolor="#777777"',
     call='style="rounded,dashed"; color="#888888";',
     font_size=10,
-    colours={"output": "#c7e9c0", "op": "#deebf7", "parameter": "#fdd0a2", "data": "#f0f0f0", "collapsed": "#fff7bc"},
-    looks={k: k for k in ("output", "op", "parameter", "data", "collapsed")},
+    colours={
+        "output": "#c7e9c0",
+        "op": "#deebf7",
+        "parameter": "#fdd0a2",
+        "data": "#f0f0f0",
+        "collapsed": "#fff7bc",
+        "call": "#e5dcf2",
+    },
+    looks={k: k for k in ("output", "op", "parameter", "data", "collapsed", "call")},
 )
 
 # For slides and paper: black on white, kinds told apart by outline rather than colour, larger type.
@@ -61,6 +70,7 @@ PRINT = Theme(
         "data": "shape=ellipse, style=dashed",
         "constant": "shape=plaintext",
         "collapsed": "shape=box3d, style=dashed",
+        "call": "shape=box, peripheries=2",
     },
     edge='color="#000000", fontcolor="#000000"',
     no_gradient='style=dashed, color="#666666", fontcolor="#444444"',
@@ -74,6 +84,7 @@ PRINT = Theme(
         "parameter": "bold oval: parameter",
         "data": "dashed oval: data",
         "collapsed": "dashed 3-d box",
+        "call": "double box: a call",
     },
 )
 THEMES = {"screen": SCREEN, "print": PRINT}
@@ -85,6 +96,7 @@ class DotOptions:
     theme: str = "screen"
     untaken: bool = False  # draw the arms of each `if` that did not run
     key: bool = True
+    boxing: Boxing = AUTO  # which function calls are drawn as one box each (function_boxes.py)
 
 
 DEFAULT = DotOptions()
@@ -104,6 +116,8 @@ def label_lines(node: GraphNode) -> tuple[list[str], int]:
     lines = [f"[{node.number}] {node.title}"]
     if node.kind == "collapsed":
         return lines, 0
+    if node.kind == "call":
+        return box_lines(node)
     if node.kind != "constant":
         lines.append(f"{t.shape}" + ("  requires grad" if node.kind == "parameter" else ""))
     where = node.where()
@@ -310,6 +324,7 @@ KINDS = [
     ("parameter", "a leaf that requires grad"),
     ("data", "a leaf that needs no gradient"),
     ("collapsed", "loop iterations drawn as one node"),
+    ("call", "a function call drawn as one box: dg graph --open NAME draws its inside"),
 ]
 
 

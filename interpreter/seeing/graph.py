@@ -51,8 +51,9 @@ class Edge:
 class GraphNode:
     number: int  # in the order the picture meets nodes, from the output
     tensor: Tensor
-    # "output", "op", "parameter", "data" (a leaf without requires_grad), "constant", or "collapsed":
-    # many iterations of a loop drawn as one node (collapse.py)
+    # "output", "op", "parameter", "data" (a leaf without requires_grad), "constant", "collapsed":
+    # many iterations of a loop drawn as one node (collapse.py), or "call": a call of a DG function
+    # drawn as one box (function_boxes.py)
     kind: str
     inputs: list[int] = field(default_factory=list)  # numbers of the input nodes, in argument order
     edges: list[Edge] = field(default_factory=list)  # the same inputs as edges, with their rules
@@ -62,7 +63,14 @@ class GraphNode:
     received: Tensor | None = None  # the gradient it received in the pass drawn
     grad: Tensor | None = None  # a leaf's `.grad`, when it is not just what the pass drawn sent
     stands_for: list[GraphNode] = field(default_factory=list)  # a "collapsed" node: the nodes it hides
-    note: str = ""  # a "collapsed" node: what it hides, in words
+    note: str = ""  # a "collapsed" node: what it hides, in words; a "call": the function's name
+    frame: CallFrame | None = None  # a "call": the call it stands for (`call` is the one around it)
+    outputs: list[GraphNode] = field(default_factory=list)  # a "call": the nodes it made that are used outside
+
+    @property
+    def stands_in(self) -> bool:
+        """Is it drawn in place of other nodes (loop iterations, a function call)?"""
+        return self.kind in ("collapsed", "call")
 
     @property
     def op(self) -> type[Op] | None:
@@ -72,7 +80,7 @@ class GraphNode:
     def title(self) -> str:
         """`Mul`, `y = Mul`, a leaf's name, or a constant's value."""
         t = self.tensor
-        if self.kind == "collapsed":
+        if self.stands_in:
             return self.note
         if self.kind == "constant":
             return compact(t.data)
@@ -122,7 +130,8 @@ class Graph:
 
     def steps(self) -> tuple[int, int] | None:
         """The first and last step of the pass drawn that ran a rule of this graph."""
-        numbers = [n.step for n in self.nodes.values() if n.step is not None]
+        every = [m for n in self.nodes.values() for m in (n.stands_for or [n])]
+        numbers = [n.step for n in every if n.step is not None]
         return (min(numbers), max(numbers)) if numbers else None
 
 

@@ -36,7 +36,7 @@
   const copies = new Map(); // id of a much-used leaf -> the <g> of each copy drawn beside a use
   const applied = new Map(); // id -> the classes it has now, so a step changes only what differs
   const backward = data.backward;
-  const isOp = (node) => node.kind === "op" || node.kind === "output" || node.kind === "collapsed";
+  const isOp = (node) => ["op", "output", "collapsed", "call"].includes(node.kind);
 
   const state = { mode: "forward", at: { forward: 0, backward: 0 }, zoom: 1, line: null };
 

@@ -74,7 +74,7 @@ def source_html(sources: list[dict[str, Any]]) -> str:
 def stepper_data(graph: Graph, name: str) -> dict[str, Any]:
     """Everything the page replays, as plain JSON-able values (node ids are the SVG's: `n3`, `e3_0`)."""
     sources: list[Source] = []
-    drawn = {id(n.tensor): n for n in graph.nodes.values() if n.kind != "collapsed"}
+    drawn = {id(n.tensor): n for n in graph.nodes.values() if not n.stands_in}
     shown_as: dict[int, GraphNode] = dict(drawn)  # a tensor's node, or the collapsed node hiding it
     for node in graph.nodes.values():
         for hidden in node.stands_for:
@@ -125,8 +125,8 @@ def node_data(node: GraphNode, at: tuple[int, int], copies: list[str]) -> dict[s
         "number": node.number,
         "title": node.title,
         "kind": node.kind,
-        "shape": str(node.tensor.shape) if node.kind != "collapsed" else "",
-        "value": summary(node.tensor.data) if node.kind not in ("collapsed", "constant") else "",
+        "shape": str(node.tensor.shape) if not node.stands_in else "",
+        "value": summary(node.tensor.data) if not node.stands_in and node.kind != "constant" else "",
         "where": node.where(),
         "when": node.when() + [f"called in {p}" for p in outer_iterations(node.site, node.call)],
         "call": call_phrase(node.call) if node.call is not None else "",
@@ -204,7 +204,7 @@ def backward_data(
     drawn = graph.backward
     if drawn is None:
         return None
-    nodes_of = {id(n.tensor): n for n in graph.nodes.values() if n.kind != "collapsed"}
+    nodes_of = {id(n.tensor): n for n in graph.nodes.values() if not n.stands_in}
     for stand_in in graph.nodes.values():
         nodes_of.update({id(h.tensor): h for h in stand_in.stands_for})
     by_number = {n.number: n for n in nodes_of.values()}

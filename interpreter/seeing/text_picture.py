@@ -12,6 +12,7 @@ takes no gradient (a constant, data) shares its edge's line.
 
 from __future__ import annotations
 
+from .function_boxes import box_lines
 from .graph import Edge, Graph, GraphNode, arm_phrase, from_edges_drawn
 from .passes import BackwardPass
 from .provenance import call_phrase, outer_iterations, ran_phrase
@@ -33,14 +34,15 @@ def text_picture(graph: Graph, name: str | None = None, untaken: bool = False) -
     stack: list[tuple[int, Edge | None, str, str]] = [(1, None, "", "")]
     while stack:
         number, edge, connector, indent = stack.pop()
+        number = edge.drawn_from if edge is not None else number
         node = graph.nodes[number]
         if edge is None:  # the output
             lead = ""
         elif edge.gradient:  # the edge on a line of its own, the node under it
-            lines.append(connector + edge.label)
+            lines.append(connector + (edge.label or "(used inside)"))
             lead = indent
         else:  # an input that takes no gradient shares its edge's line
-            lead = f"{connector}{edge.label}: "
+            lead = f"{connector}{edge.label or '(used inside)'}: "
         if number in drawn:
             lines.append(f"{lead}[{number}] {node.title} (drawn above)")
             continue
@@ -59,6 +61,8 @@ def text_picture(graph: Graph, name: str | None = None, untaken: bool = False) -
 
 
 def describe(graph: Graph, node: GraphNode) -> str:
+    if node.stands_in:
+        return "  ".join(box_lines(node)[0]) if node.kind == "call" else f"[{node.number}] {node.title}"
     t = node.tensor
     parts = [f"[{node.number}] {node.title}"]
     if node.kind != "constant":
@@ -109,6 +113,7 @@ def footer(graph: Graph, untaken: bool) -> list[str]:
         lines += [f"the if on line {b.if_line} ran its {arm_phrase(b)}" for b in graph.branches]
     if untaken:
         lines += [ran_phrase(run) for run in graph.loops]
+    lines += graph.notes
     lines += backward_note(graph)
     lines += key(graph)
     return lines
@@ -158,6 +163,8 @@ def key(graph: Graph) -> list[str]:
         )
         if any(n.grad is not None for n in graph.nodes.values()):
             text += ", and its .grad, the sum over every grad so far, where that differs"
+    if any(n.kind == "call" for n in graph.nodes.values()):
+        text += "; f() called at line k stands for every node that call made (dg graph --open f draws them)"
     return wrap(text, 100, "     ")
 
 

@@ -24,12 +24,13 @@ from dglang.interpreter.static import static_builtins
 from .anomaly import AnomalyCheck, AnomalyMode
 from .gradcheck_table import SIGNATURE, make_gradcheck
 from .passes import LastBackward
-from .provenance import Stamper
-from .values import source_text
 
-if TYPE_CHECKING:  # the pictures' modules load when a program first draws (see Seeing.graph)
+# What only a program that draws needs (the pictures' modules, the stamps on each node) is imported
+# where it is first used, in the functions below: a program that never draws starts without them.
+if TYPE_CHECKING:
     from .dot import DotOptions
     from .graph import Graph
+    from .provenance import Stamper
     from .trace import Tracer
 
 
@@ -55,6 +56,8 @@ class Seeing:
         is compiled, the REPL and `dg graph` from the start."""
         if self.keeping:
             return
+        from .provenance import Stamper
+
         self.keeping = True
         self.stamper = Stamper(self.session.context)
         for listener in (self.stamper, self.last_backward):
@@ -75,8 +78,19 @@ class Seeing:
     def dot(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
         """The picture of `y`'s graph as DOT text."""
         from .dot import DEFAULT, to_dot
+        from .function_boxes import boxed
 
-        return to_dot(self.graph(y), name, options or DEFAULT)
+        options = options or DEFAULT
+        return to_dot(boxed(self.graph(y), options.boxing), name, options)
+
+    def text(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
+        """The picture of `y`'s graph as the text tree `graph(y)` prints."""
+        from .dot import DEFAULT
+        from .function_boxes import boxed
+        from .text_picture import text_picture
+
+        options = options or DEFAULT
+        return text_picture(boxed(self.graph(y), options.boxing), name, untaken=options.untaken)
 
     def svg(self, y: Tensor, name: str, options: DotOptions | None = None) -> str:
         """The picture of `y`'s graph as SVG text, laid out by Graphviz (a GraphvizError without it)."""
@@ -88,9 +102,11 @@ class Seeing:
         """The page that steps through `y`'s graph, forward and backward, as HTML text (see stepper.py)."""
         from .collapse import collapse_loops
         from .dot import DEFAULT
+        from .function_boxes import boxed
         from .stepper import STEPPER_LIMIT, stepper_html
 
-        return stepper_html(collapse_loops(self.graph(y, STEPPER_LIMIT)), name, options or DEFAULT)
+        options = options or DEFAULT
+        return stepper_html(collapse_loops(boxed(self.graph(y, STEPPER_LIMIT), options.boxing)), name, options)
 
 
 INSTALLED: WeakKeyDictionary[Session, Seeing] = WeakKeyDictionary()
@@ -135,6 +151,8 @@ def add_builtins(seeing: Seeing) -> None:
         >>> graph(x * x + 1)
         ...
         """
+        from .values import source_text
+
         if not isinstance(y, Tensor):
             raise DGError("TypeError", f"graph() draws the graph behind a tensor, not {type_name(y)}")
         written = source_text(context.span)  # "graph(out_positive)": name the picture as the program does

@@ -14,6 +14,8 @@ from dglang.interpreter.diagnostics.source import Span
 # Nodes compare by identity (eq=False): nothing compares trees by value, and generating 36
 # __eq__ methods was a third of the time DG takes to import this module at start-up. Their repr
 # is Node's, written once (repr=False), rather than one generated and compiled for each class.
+# Each class has a docstring: for a class without one, dataclass writes one from its signature
+# (inspect.signature, at import).
 
 
 class Node:
@@ -31,6 +33,8 @@ class Node:
 
 @dataclass(slots=True, eq=False, repr=False)
 class Expr(Node):
+    """Every expression: where it is written."""
+
     span: Span
 
 
@@ -50,22 +54,30 @@ class FString(Expr):
 
 @dataclass(slots=True, eq=False, repr=False)
 class FormattedValue(Node):
+    """{expr:spec} inside an f-string."""
+
     expr: Expr
     spec: str
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class Name(Expr):
+    """x: a name, read (or assigned, as a target)."""
+
     name: str
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class TupleExpr(Expr):
+    """a, b or (a, b)"""
+
     items: list[Expr]
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class ListExpr(Expr):
+    """[a, b]"""
+
     items: list[Expr]
 
 
@@ -99,6 +111,8 @@ class DictComprehension(Expr):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Binary(Expr):
+    """left op right"""
+
     op: str  # + - * / // % @ **
     left: Expr
     right: Expr
@@ -106,6 +120,8 @@ class Binary(Expr):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Unary(Expr):
+    """-operand, +operand"""
+
     op: str  # + -
     operand: Expr
 
@@ -120,18 +136,24 @@ class Compare(Expr):
 
 @dataclass(slots=True, eq=False, repr=False)
 class And(Expr):
+    """left and right"""
+
     left: Expr
     right: Expr
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class Or(Expr):
+    """left or right"""
+
     left: Expr
     right: Expr
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class Not(Expr):
+    """not operand"""
+
     operand: Expr
 
 
@@ -146,12 +168,16 @@ class Conditional(Expr):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Attribute(Expr):
+    """obj.name"""
+
     obj: Expr
     name: str
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class Call(Expr):
+    """func(args, name=value)"""
+
     func: Expr
     args: list[Expr]
     kwargs: list[tuple[str, Expr]]
@@ -159,6 +185,8 @@ class Call(Expr):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Slice(Expr):
+    """start:stop:step inside an index; each part may be left out."""
+
     start: Expr | None
     stop: Expr | None
     step: Expr | None
@@ -177,17 +205,23 @@ class Index(Expr):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Stmt(Node):
+    """Every statement: where it is written."""
+
     span: Span
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class Assign(Stmt):
+    """target = value"""
+
     target: Expr  # Name, TupleExpr of targets, Index or Attribute
     value: Expr
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class AugAssign(Stmt):
+    """target op= value"""
+
     target: Expr  # Name or Index
     op: str  # + - * / // % ** @
     value: Expr
@@ -195,26 +229,30 @@ class AugAssign(Stmt):
 
 @dataclass(slots=True, eq=False, repr=False)
 class ExprStmt(Stmt):
+    """An expression on a line of its own (a call, most often)."""
+
     expr: Expr
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class Pass(Stmt):
-    pass
+    """pass"""
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class Break(Stmt):
-    pass
+    """break"""
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class Continue(Stmt):
-    pass
+    """continue"""
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class Return(Stmt):
+    """return [value]"""
+
     value: Expr | None
 
 
@@ -228,6 +266,8 @@ class Grad(Stmt):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Assert(Stmt):
+    """assert test[, message]"""
+
     test: Expr
     message: Expr | None
 
@@ -274,12 +314,16 @@ class If(Stmt):
 
 @dataclass(slots=True, eq=False, repr=False)
 class While(Stmt):
+    """while condition: body"""
+
     condition: Expr
     body: list[Stmt]
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class For(Stmt):
+    """for targets in iterable: body"""
+
     targets: list[str]
     iterable: Expr
     body: list[Stmt]
@@ -287,6 +331,8 @@ class For(Stmt):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Parameter(Node):
+    """A parameter of a def: name[=default]."""
+
     name: str
     default: Expr | None
     span: Span
@@ -294,6 +340,8 @@ class Parameter(Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class FunctionDef(Stmt):
+    """def name(params): body"""
+
     name: str
     params: list[Parameter]
     body: list[Stmt]
@@ -301,6 +349,8 @@ class FunctionDef(Stmt):
 
 @dataclass(slots=True, eq=False, repr=False)
 class With(Stmt):
+    """with context: body"""
+
     context: Expr
     body: list[Stmt]
 

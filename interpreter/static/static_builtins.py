@@ -6,7 +6,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from dglang.autograd.tensor import type_name
@@ -14,8 +14,11 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.runtime import Builtin, CallContext, Function
 
-from .listing import info_text
-from .static_calls import StaticFunction, Tracing
+# Every session gets these two builtins, but only a program that calls static() needs the tracer,
+# the code generator and the listing: they are imported at that first call (inside the functions
+# below), so a program that never calls static() starts without loading them.
+if TYPE_CHECKING:
+    from .static_calls import StaticFunction
 
 MAKERS = (
     "tensor",
@@ -36,6 +39,8 @@ RANDOM = frozenset(("randn", "rand", "moons", "seed"))
 
 def telling(fn: Callable[..., Any], random: bool) -> Callable[..., Any]:
     """`fn`, a builtin that makes tensors, telling each tracer at work what it made."""
+
+    from .static_calls import Tracing
 
     @functools.wraps(fn)
     def make(*args: Any, **kwargs: Any) -> Any:
@@ -87,6 +92,8 @@ def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> No
         >>> fast(tensor([1.0, 2.0]))
         tensor(5.)
         """
+        from .static_calls import StaticFunction
+
         if static_function(f) is not None:  # static(static(f)): a cache of its own, for the same f
             f = f.fn.__self__.f
         if not isinstance(f, Function):
@@ -116,6 +123,8 @@ def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> No
           trace 1: f(float[1]): 1 op, 0 guards, 0 tensors captured, 1 call
           guard failures: 0
         """
+        from .listing import info_text
+
         fn = static_function(f)
         if fn is None:
             raise DGError("TypeError", f"static_info() describes a function static() made, not {type_name(f)}")

@@ -145,6 +145,13 @@ def test_digits_mlp_reaches_its_bar_of_95_percent_test_accuracy() -> None:
     assert accuracy >= 0.95, f"test accuracy {accuracy} is below the lesson's bar of 0.95"
 
 
+def test_digits_cnn_reaches_its_bar_of_97_percent_test_accuracy() -> None:
+    accuracy = number_after(r"test accuracy: ([0-9.]+) \(the bar: 0\.970\)", "20_digits_cnn.dg")
+    assert accuracy >= 0.97, f"test accuracy {accuracy} is below the lesson's bar of 0.97"
+    filters = re.search(r"the first layer's filters:\n8 images 3×3", output_of(PROGRAMS / "20_digits_cnn.dg"))
+    assert filters, "20_digits_cnn.dg shows its first layer's eight 3×3 filters"
+
+
 def test_attention_reverses_95_percent_of_the_test_tokens_by_looking_at_the_mirrored_position() -> None:
     accuracy = number_after(r"test token accuracy: ([0-9.]+) \(the bar: 0\.950\)", "17_attention_reverse.dg")
     assert accuracy >= 0.95, f"test token accuracy {accuracy} is below the lesson's bar of 0.95"

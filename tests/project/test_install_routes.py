@@ -10,7 +10,8 @@ writes them: uv (`uv run dg programs/...`, `uv run pytest`) and pip in a virtual
 `pytest` here would run the whole suite, inside this one: PYTEST_ADDOPTS (which pytest reads as
 arguments before the command line's) picks a few tests instead, one of them needing pyte. The
 test needs PyPI and takes a minute or two: it is marked `network`, and skipped only when PyPI
-cannot be reached. The sizes it prints (`-s`) are the README's.
+cannot be reached. The size of `.venv` after each route's install is checked against the README's
+(within a tenth: the dependencies' own releases move it), and printed (`-s`).
 """
 
 from __future__ import annotations
@@ -75,8 +76,18 @@ def fresh_copy(to: Path) -> Path:
 
 
 def clean_environment() -> dict[str, str]:
-    """This process's environment without what ties it to this checkout's environment or test run."""
-    drop = ("VIRTUAL_ENV", "UV_RUN_RECURSION_DEPTH", "UV_PROJECT_ENVIRONMENT", "PYTHONPATH", "PYTEST_ADDOPTS", "UV")
+    """This process's environment without what ties it to this checkout's environment or test run,
+    nor a setting a student's shell does not have: PYTHONDONTWRITEBYTECODE (Python then writes no
+    bytecode into .venv as it imports NumPy and the rest, a few MB of what the README's sizes say)."""
+    drop = (
+        "VIRTUAL_ENV",
+        "UV_RUN_RECURSION_DEPTH",
+        "UV_PROJECT_ENVIRONMENT",
+        "PYTHONPATH",
+        "PYTEST_ADDOPTS",
+        "UV",
+        "PYTHONDONTWRITEBYTECODE",
+    )
     env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("PYTEST_")}
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not p.startswith(sys.prefix))
     return env
@@ -98,9 +109,20 @@ def run_route(commands: list[str], folder: Path) -> tuple[list[str], dict[str, s
     for command, output in zip(commands, outputs, strict=True):
         code = re.search(r"^@@ rc (\d+)$", output, re.M)
         assert code is not None and code.group(1) == "0", f"`{command}` failed:\n{output}\n{done.stderr}"
-        sizes[command] = f"{int(output.strip().splitlines()[-1].split()[0]) / 1024:.0f} MB"
-    print(f"\nenvironment sizes after each command: {sizes}")
+        sizes[command] = int(output.strip().splitlines()[-1].split()[0]) * 1024 / 1e6  # du's KiB, in MB
+    print(f"\nenvironment sizes after each command: { {c: f'{mb:.1f} MB' for c, mb in sizes.items()} }")
     return outputs, sizes
+
+
+def check_readme_size(measured: float, sentence: str) -> None:
+    """The README's "(N MB in `.venv`" in the paragraph that starts with `sentence` is within a
+    tenth of what was measured."""
+    said = re.search(r"\((\d+) MB in `\.venv`", README[README.index(sentence) :])
+    assert said is not None, f"no size after {sentence!r}"
+    stated = int(said.group(1))
+    assert abs(measured - stated) <= stated / 10, (
+        f"README says {stated} MB after {sentence!r}; measured {measured:.1f} MB"
+    )
 
 
 def installed(folder: Path) -> set[str]:
@@ -125,7 +147,8 @@ def test_the_uv_route_installs_only_what_dg_needs_and_fetches_test_tools_when_a_
 ) -> None:
     pypi_or_skip()
     folder = fresh_copy(tmp_path / "dg")
-    outputs, _ = run_route(UV_ROUTE[:1], folder)
+    outputs, sizes = run_route(UV_ROUTE[:1], folder)
+    check_readme_size(sizes[UV_ROUTE[0]], "`uv run dg` installs")
     golden = (ROOT / "tests" / "golden" / "programs" / "02_branches.out").read_text(encoding="utf-8")
     assert outputs[0].startswith(golden)
     lean = installed(folder)
@@ -144,7 +167,8 @@ def test_the_pip_route_runs_the_tests_and_skips_those_whose_tools_are_missing_sa
 ) -> None:
     pypi_or_skip()
     folder = fresh_copy(tmp_path / "dg")
-    outputs, _ = run_route(PIP_ROUTE, folder)
+    outputs, sizes = run_route(PIP_ROUTE, folder)
+    check_readme_size(sizes['pip install -e ".[test]"'], '`pip install -e ".[test]"` installs')
     golden = (ROOT / "tests" / "golden" / "programs" / "02_branches.out").read_text(encoding="utf-8")
     assert outputs[3].startswith(golden)
     tests = outputs[4]

@@ -80,7 +80,7 @@ TENSOR_METHODS = {
     "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu", "softmax", "log_softmax",
     "reshape", "flatten", "transpose", "item", "tolist", "detach", "numel",
     "prod", "clamp", "erf", "gather", "tril", "triu", "flip", "cumsum", "tile",
-    "pow", "squeeze", "unsqueeze", "permute", "t", "repeat", "sign",
+    "pow", "squeeze", "unsqueeze", "permute", "t", "repeat", "sign", "floor", "ceil",
 }  # fmt: skip
 
 

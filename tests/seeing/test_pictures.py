@@ -302,8 +302,8 @@ def test_dg_graph_options_reach_the_dot() -> None:
 def test_dg_graph_refuses_an_unknown_rankdir_and_output() -> None:
     result = dg("graph", "programs/02_branches.dg", "--var", "out", "--rankdir", "UP")
     assert result.returncode == 2 and "dg: UsageError: argument --rankdir: invalid choice: 'UP'" in result.stderr
-    result = dg("graph", "programs/02_branches.dg", "--var", "out", "-o", "out.txt")
-    assert result.returncode == 2 and "the name must end in .dot, .svg, .png or .html" in result.stderr
+    result = dg("graph", "programs/02_branches.dg", "--var", "out", "-o", "out.jpg")
+    assert result.returncode == 2 and "the name must end in .dot, .svg, .png, .html or .txt" in result.stderr
     assert "Before backward" not in result.stderr  # refused before the program ran
 
 

@@ -1,0 +1,90 @@
+"""Indexing that mixes ints, slices and index lists puts the result's axes where PyTorch does
+(autograd/indexing.py): shapes and values PyTorch 2.13 printed for the same indices, gradients
+too, against central differences at first and second order, and item assignment the same way."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gradcheck_util import check_gradients
+
+from dglang.autograd import Tensor, tensor
+from dglang.interpreter.host.session import Session
+
+X = np.arange(24.0).reshape(2, 3, 4)
+Y = np.arange(120.0).reshape(2, 3, 4, 5)
+
+# (tensor, index, PyTorch's shape, PyTorch's first values (flattened)); NumPy's shape differs
+# wherever an int and an index list are separated by a slice or None
+PRINTED = [
+    (X, (0, slice(None), [0, 1]), (3, 2), [0.0, 1.0, 4.0, 5.0, 8.0, 9.0]),  # NumPy: (2, 3)
+    (X, (0, None, [0, 1]), (1, 2, 4), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]),  # NumPy: (2, 1, 4)
+    (X, (1, slice(None), [[0], [1]]), (3, 2, 1), [12.0, 13.0, 16.0, 17.0, 20.0, 21.0]),  # NumPy: (2, 1, 3)
+    (X, (0, slice(1, None), [2, 2, 0]), (2, 3), [6.0, 6.0, 4.0, 10.0, 10.0, 8.0]),  # NumPy: (3, 2)
+    (Y, (0, slice(None), [0, 1], 1), (3, 2), [1.0, 6.0, 21.0, 26.0, 41.0, 46.0]),  # NumPy: (2, 3)
+    (Y, (slice(None), 0, slice(None), [1, 2]), (2, 4, 2), [1.0, 2.0, 6.0, 7.0, 11.0, 12.0]),  # NumPy: (2, 2, 4)
+    (Y, (0, slice(None), 1, [3, 0]), (3, 2), [8.0, 5.0, 28.0, 25.0, 48.0, 45.0]),  # NumPy: (2, 3)
+    (Y, (0, slice(None), [True, False, True, False]), (3, 2, 5), [0.0, 1.0, 2.0, 3.0, 4.0, 10.0]),  # NumPy: (2, 3, 5)
+    # where NumPy and PyTorch agree, nothing changes
+    (X, ([0, 1], slice(None), 0), (2, 3), [0.0, 4.0, 8.0, 12.0, 16.0, 20.0]),
+    (X, (0, [0, 2], [1, 3]), (2,), [1.0, 11.0]),
+    (X, ([1, 0], 1, [2, 3]), (2,), [18.0, 7.0]),
+    (X, (slice(None), 1, [0, 3]), (2, 2), [4.0, 7.0, 16.0, 19.0]),
+    (X, ([0, 1], slice(None), [1, 2]), (2, 3), [1.0, 5.0, 9.0, 14.0, 18.0, 22.0]),
+    (X, ([True, False], slice(None), 1), (1, 3), [1.0, 5.0, 9.0]),
+    (Y, ([0, 1], 0, slice(None), [1, 2]), (2, 4), [1.0, 6.0, 11.0, 16.0, 62.0, 67.0]),
+    (Y, ([1], 0, slice(1, 3), [0]), (1, 2), [65.0, 70.0]),
+    (Y, ([0, 1], 1, 2), (2, 5), [30.0, 31.0, 32.0, 33.0, 34.0, 90.0]),
+]
+
+
+@pytest.mark.parametrize(("values", "index", "shape", "first"), PRINTED, ids=[str(p[1]) for p in PRINTED])
+def test_shapes_and_values_pytorch_printed(values, index, shape, first) -> None:
+    result = Tensor(values)[index]
+    assert result.shape == shape
+    assert result.data.flatten().tolist()[: len(first)] == first
+
+
+def test_the_gradient_pytorch_printed() -> None:
+    x = Tensor(X.copy(), requires_grad=True)
+    picked = x[0, 1:, [2, 2, 0]]  # a place picked twice: its gradient adds up
+    (picked * tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    assert picked.data.tolist() == [[6.0, 6.0, 4.0], [10.0, 10.0, 8.0]]
+    assert x.grad.data.tolist() == [
+        [[0.0, 0.0, 0.0, 0.0], [3.0, 0.0, 3.0, 0.0], [6.0, 0.0, 9.0, 0.0]],
+        [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]],
+    ]
+
+
+def test_item_assignment_puts_values_in_the_same_places() -> None:
+    y = Tensor(np.zeros((2, 3, 4)))
+    y[0, :, [0, 1]] = Tensor(np.arange(6.0).reshape(3, 2))  # PyTorch: a (3, 2) value
+    assert y.data[0].tolist() == [[0.0, 1.0, 0.0, 0.0], [2.0, 3.0, 0.0, 0.0], [4.0, 5.0, 0.0, 0.0]]
+
+
+rng = np.random.default_rng(2)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        (0, slice(None), [0, 1]),
+        (1, None, [2, 0, 2]),
+        (slice(None), 0, slice(None), [1, 1]),
+        (0, slice(1, None), [[0], [2]]),
+    ],
+    ids=str,
+)
+def test_derivatives_against_central_differences(index) -> None:
+    shape = (2, 3, 4, 2) if len(index) == 4 else (2, 3, 4)
+    check_gradients(f"x{list(index)}", lambda x: x[index] * x[index], rng.normal(size=shape))
+
+
+def test_a_program_gets_pytorch_s_shape() -> None:
+    session = Session()
+    session.run("x = randn(2, 3, 4, requires_grad=True)\ny = x[0, :, [0, 1]]\ngrad (y * y).sum()\n")
+    x = session.globals.vars["x"]
+    assert session.globals.vars["y"].shape == (3, 2)
+    expected = np.zeros((2, 3, 4))
+    expected[0, :, :2] = 2 * x.data[0, :, :2]
+    assert np.allclose(x.grad.data, expected)
