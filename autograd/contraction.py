@@ -57,11 +57,7 @@ class Einsum(Op):
         sizes = letter_sizes(terms, operands)
         shape = tuple(sizes[c] for c in output)
         hooks.allocating(math.prod(shape), "the result of einsum()", shape=shape)
-        plain = ",".join(terms) + "->" + output
-        work = math.prod(sizes.values())  # multiply-adds, computed naively
-        if work >= hooks.long_product and sizes:  # a long one in slices, so that a timeout can stop it between two
-            return _in_slices(plain, terms, output, operands, sizes)
-        return np.einsum(plain, *operands, optimize=len(operands) > 1)
+        return _computed(",".join(terms) + "->" + output, terms, output, operands)
 
     @staticmethod
     def backward(g: Any, out: Any, operands: tuple[Any, ...], equation: str) -> tuple[Any, ...]:
@@ -161,10 +157,16 @@ def letter_sizes(terms: list[Any], values: list[Any]) -> dict[str, int]:
     return sizes
 
 
-def _in_slices(plain: str, terms: list[Any], output: str, operands: list[Any], sizes: dict[str, int]) -> Any:
-    """np.einsum(plain, *operands), computed a slice of the longest letter at a time."""
+def _computed(plain: str, terms: list[str], output: str, operands: list[Any]) -> Any:
+    """np.einsum(plain, *operands); a long one (as many multiply-adds as the hooks' long_product,
+    counted naively) a slice of its longest letter at a time, each slice sliced again while it is
+    still long, so that a timeout can stop it between two."""
+    sizes = letter_sizes(terms, operands)
+    work = math.prod(sizes.values())
+    if work < hooks.long_product:  # (a letter of length 1 each: work is 1)
+        return np.einsum(plain, *operands, optimize=len(operands) > 1)
     letter = max(sizes, key=sizes.__getitem__)
-    step = max(1, sizes[letter] * hooks.long_product // (2 * math.prod(sizes.values())))
+    step = max(1, sizes[letter] * hooks.long_product // (2 * work))
     parts = []
     for start in range(0, sizes[letter], step):
         cut = slice(start, start + step)
@@ -172,7 +174,7 @@ def _in_slices(plain: str, terms: list[Any], output: str, operands: list[Any], s
             v[tuple(cut if c == letter and n > 1 else slice(None) for c, n in zip(t, np.shape(v), strict=True))]
             for t, v in zip(terms, operands, strict=True)
         ]
-        parts.append(np.einsum(plain, *sliced, optimize=len(operands) > 1))
+        parts.append(_computed(plain, terms, output, sliced))
     if letter in output:
         return np.concatenate(parts, axis=output.index(letter))
     return sum(parts[1:], parts[0])

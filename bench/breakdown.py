@@ -1,6 +1,7 @@
 """Where the time goes in the two rows DG does not meet: parsing and start-up.
 
     uv run python bench/breakdown.py
+    uv run python bench/breakdown.py start-up    # the start-up part alone
 
 parse: the generated 10,000-line program of parse_program.py, timed stage by stage (best of 3):
 the fast parser's tokens, then its LALR parse straight to the AST; the resolver; the AST compiled
@@ -126,12 +127,16 @@ def start_up() -> list[tuple[str, Timing]]:
 
 def main() -> None:
     print(f"{'':47s} {'wall':>8s} {'CPU':>8s}")
-    print("parse: the 10,000-line program, stage by stage (best of 3)")
-    for label, (wall, cpu) in parse_stages():
-        print(f"  {label:45s} {wall * 1000:5.0f} ms {cpu * 1000:5.0f} ms")
+    if sys.argv[1:] != ["start-up"]:
+        print("parse: the 10,000-line program, stage by stage (best of 3)")
+        for label, (wall, cpu) in parse_stages():
+            print(f"  {label:45s} {wall * 1000:5.0f} ms {cpu * 1000:5.0f} ms")
     print("start-up: whole processes (best of 15)")
-    for label, (wall, cpu) in start_up():
+    timings = dict(start_up())
+    for label, (wall, cpu) in timings.items():
         print(f"  {label:45s} {wall * 1000:5.0f} ms {cpu * 1000:5.0f} ms")
+    (dg_wall, dg_cpu), (np_wall, np_cpu) = timings["dg bench/hello.dg"], timings["import numpy"]
+    print(f"  {'dg bench/hello.dg / import numpy':45s} {dg_wall / np_wall:7.2f}x {dg_cpu / np_cpu:7.2f}x")
 
 
 if __name__ == "__main__":

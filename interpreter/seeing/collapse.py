@@ -45,7 +45,7 @@ def collapse_loops(graph: Graph, most: int = MOST) -> Graph:
         notes.append(f"{left_out:,} nodes furthest from the output are not drawn")
     collapsed = Graph(graph.root, nodes, graph.truncated, graph.backward, graph.not_backpropagated)
     collapsed.not_run = [r for r in graph.not_run if r.beside in nodes]
-    collapsed.loops, collapsed.notes = graph.loops, notes
+    collapsed.loops, collapsed.notes, collapsed.static = graph.loops, notes, graph.static
     return collapsed
 
 

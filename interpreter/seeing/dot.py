@@ -16,6 +16,7 @@ from dglang.interpreter.diagnostics.errors import CallFrame
 from .function_boxes import AUTO, Boxing, box_lines
 from .graph import Edge, Graph, GraphNode, arm_phrase
 from .provenance import call_phrase, iteration_phrase, ran_phrase
+from .static_pictures import GuardMark, static_of
 from .text_picture import backward_note, if_phrase
 from .untaken import NotRun
 from .values import summary
@@ -30,6 +31,8 @@ class Theme:
     no_gradient: str  # an edge into an input that takes none
     not_run: str  # the box of an arm that did not run
     call: str  # the box around a call
+    guard: str  # a guard of a static call (a diamond)
+    retrace: str  # what a guard failure does (a dashed note)
     font_size: int  # of a node's label; the rest are scaled from it
     colours: dict[str, str]  # for the key: the fill of each kind
     looks: dict[str, str]  # for the key: what each kind is called there
@@ -49,6 +52,8 @@ SCREEN = Theme(
     no_gradient='style=dashed, color="#999999", fontcolor="#777777"',
     not_run='shape=note, style="filled,dashed", fillcolor="#f2f2f2", color="#999999", fontcolor="#777777"',
     call='style="rounded,dashed"; color="#888888";',
+    guard='shape=diamond, style=filled, fillcolor="#fde0ef", color="#c51b7d"',
+    retrace='shape=note, style=dashed, color="#c51b7d", fontcolor="#8e0152"',
     font_size=10,
     colours={
         "output": "#c7e9c0",
@@ -76,6 +81,8 @@ PRINT = Theme(
     no_gradient='style=dashed, color="#666666", fontcolor="#444444"',
     not_run='shape=note, style=dashed, color="#666666", fontcolor="#555555"',
     call='style="rounded,dashed"; color="#444444";',
+    guard="shape=diamond",
+    retrace="shape=note, style=dashed",
     font_size=12,
     colours={},
     looks={
@@ -169,12 +176,18 @@ def to_dot(graph: Graph, name: str, options: DotOptions = DEFAULT) -> str:
         inner.setdefault(id(drawn_caller(call, calls)), []).append(call)
 
     clusters: list[CallFrame] = []
+    guards_in = place_guards(graph, calls)
 
     def block(call: CallFrame | None, indent: str) -> None:
         for node in members.get(id(call), []):
             out.append(
                 f"{indent}n{node.number} [id=n{node.number}, label={quote(label(node))}, {theme.node[node.kind]}];"
             )
+        for g in guards_in.get(id(call), []):
+            out.append(f"{indent}{g.key} [id={g.key}, label={quote(g.text)}, {theme.guard}];")
+            lines = [g.retrace] + [f"{n:>4} | {code}" for n, code in g.not_run]
+            text = "".join(escaped(line) + "\\l" for line in lines)
+            out.append(f'{indent}{g.key}r [id={g.key}r, label="{text}", {theme.retrace}];')
         for i, run in not_run:
             if run.call is call:
                 lines = [f"not run: {arm_list(run)}"]
@@ -203,6 +216,8 @@ def to_dot(graph: Graph, name: str, options: DotOptions = DEFAULT) -> str:
                 f"  {source} [id={source}, label={quote(f'[{leaf.number}] {leaf.title}')}, {theme.node[leaf.kind]}];"
             )
         out.append(f"  {source} -> n{edge.target} [id={edge_id}, label={quote(edge_label(edge))}, {style}];")
+    for guards in guards_in.values():
+        out += guard_edges(graph, guards)
     for i, run in not_run:
         out.append(
             f'  n{run.beside} -> u{i} [style=dotted, arrowhead=none, color="#999999", '
@@ -237,6 +252,35 @@ def copy_id(edge: Edge) -> str:
     return f"n{edge.drawn_from}_e{edge.target}_{edge.position}"
 
 
+def place_guards(graph: Graph, drawn: dict[int, CallFrame]) -> dict[int, list[GuardMark]]:
+    """The guards to draw, by id of the call whose box they sit in (None: the top): those whose
+    nodes are drawn (a static call inside a function's box is drawn with the box)."""
+    placed: dict[int, list[GuardMark]] = {}
+    for mark in graph.static:
+        frame = mark.drawn.frame
+        where = frame if id(frame) in drawn else drawn_caller(frame, drawn)
+        for g in mark.guards:
+            if g.then in graph.nodes or any(r in graph.nodes for r in g.reads):
+                placed.setdefault(id(where), []).append(g)
+    return placed
+
+
+def guard_edges(graph: Graph, guards: list[GuardMark]) -> list[str]:
+    """Dotted edges from what a condition read into its diamond, from the diamond to the node made
+    after it (labelled with the value traced), and dashed to what a failure would do."""
+    style = 'style=dotted, color="#c51b7d", fontcolor="#8e0152"'
+    out = []
+    for g in guards:
+        out += [f"  n{r} -> {g.key} [id={g.key}_r{r}, {style}];" for r in g.reads if r in graph.nodes]
+        value = str(g.observed) if isinstance(g.observed, bool) else "as traced"
+        if g.then in graph.nodes:
+            out.append(f"  {g.key} -> n{g.then} [id={g.key}_then, label={quote(value)}, {style}];")
+        failed = f"not {value}" if value == "as traced" else str(not g.observed)
+        out.append(f"  {g.key} -> {g.key}r [id={g.key}_fail, label={quote(failed)}, style=dashed, "
+                   'color="#c51b7d", fontcolor="#8e0152"];')  # fmt: skip
+    return out
+
+
 def escaped(text: str) -> str:
     """Text inside a quoted DOT string."""
     return quote(text)[1:-1]
@@ -256,7 +300,8 @@ def drawn_caller(call: CallFrame, drawn: dict[int, CallFrame]) -> CallFrame | No
 
 def cluster_label(call: CallFrame, drawn: dict[int, CallFrame], graph: Graph) -> str:
     """`f() called at line 9`, its recursion level, and the iterations running where it was called."""
-    lines = [call_phrase(call)]
+    mark = static_of(graph, call)
+    lines = ([mark.title] if mark is not None else []) + [call_phrase(call)]
     outer = drawn_caller(call, drawn)
     between = set()
     frame = call.caller
@@ -309,6 +354,9 @@ def key(graph: Graph, theme: Theme, options: DotOptions) -> list[str]:
         cells.append(row("dashed edge", "an input that takes no gradient"))
     if options.untaken and graph.not_run:
         cells.append(row("grey note", "code of an if that did not run: a static graph would hold it too"))
+    if any(m.guards for m in graph.static):
+        cells.append(row("diamond", "a guard of a static call: what its trace assumed, and its value when traced"))
+        cells.append(row("dashed note", "what a failed guard does: static(f) traces f again, for the new path"))
     table = '<table border="0" cellborder="1" cellspacing="0" cellpadding="3">' + "".join(cells) + "</table>"
     return [
         "  subgraph cluster_key {",

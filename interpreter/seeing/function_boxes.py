@@ -104,7 +104,7 @@ def boxed(graph: Graph, boxing: Boxing = AUTO) -> Graph:
         nodes[box.number] = box
     result = Graph(graph.root, nodes, graph.truncated, graph.backward, graph.not_backpropagated)
     result.not_run = [r for r in graph.not_run if r.beside in nodes]
-    result.loops, result.notes = graph.loops, list(graph.notes)
+    result.loops, result.notes, result.static = graph.loops, list(graph.notes), graph.static
     result.notes.append(
         f"{len(boxes)} function call{'s' * (len(boxes) != 1)} drawn as boxes, {len(box_of):,} nodes inside them"
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from dglang.autograd import Tensor
 from dglang.autograd.op import Op
@@ -117,6 +118,7 @@ class Graph:
     not_run: list[NotRun] = field(default_factory=list)  # the arms of each `if` that did not run
     loops: list[LoopRun] = field(default_factory=list)  # each loop run that made a node, in line order
     notes: list[str] = field(default_factory=list)  # what was left out to keep a big graph drawable
+    static: list[Any] = field(default_factory=list)  # its static calls (static_pictures.StaticMark)
 
     @property
     def branches(self) -> list[Branch]:

@@ -114,8 +114,25 @@ def footer(graph: Graph, untaken: bool) -> list[str]:
     if untaken:
         lines += [ran_phrase(run) for run in graph.loops]
     lines += graph.notes
+    lines += static_lines(graph)
     lines += backward_note(graph)
     lines += key(graph)
+    return lines
+
+
+def static_lines(graph: Graph) -> list[str]:
+    """Each static call: the trace it ran as, and each guard with what a failure would do."""
+    lines = []
+    for mark in graph.static:
+        lines.append(f"{mark.title}, {call_phrase(mark.drawn.frame)}: its nodes are the trace's ops")
+        for g in mark.guards:
+            read = ", ".join(f"[{n}]" for n in g.reads)
+            value = g.text.split("\n")[1]
+            read = f" (read {read})" if read else ""
+            lines.append(f"  guard {g.number}: {g.condition} on line {g.line} {value}{read}; {g.retrace}")
+            lines += [f"    {n:>4} | {code}" for n, code in g.not_run]
+        if mark.more_guards:
+            lines.append(f"  and {mark.more_guards} more guards")
     return lines
 
 

@@ -71,7 +71,12 @@ class Seeing:
         as the pictures' below do, so a program that never draws starts no slower."""
         from .graph import MAX_NODES, collect
 
-        return collect(y, self.last_backward.last, MAX_NODES if limit is None else limit)
+        graph = collect(y, self.last_backward.last, MAX_NODES if limit is None else limit)
+        if static_builtins.MADE.get(self.session):  # a static call is drawn as the trace it ran as
+            from .static_pictures import drawn_calls, mark_static
+
+            mark_static(graph, drawn_calls(self.session))
+        return graph
 
     # What a front end shows (the command line writes them to files; a notebook shows them inline).
     # Their modules load when first asked for, so a program that never draws starts no slower.

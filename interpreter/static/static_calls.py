@@ -93,6 +93,7 @@ class StaticFunction:
     where: Any = None  # the span of the call running now, for notes
     drawing: Callable[[], bool] = lambda: False  # see Entry.drawing
     tracing: Callable[[], Any] = contextlib.nullcontext  # a context around each trace (static_builtins)
+    drawn: list[DrawnCall] = field(default_factory=list)  # runs kept for the pictures (see DrawnCall)
 
     def __call__(self, args: list[Any]) -> Any:
         if Tracing.depth:  # inside another static function's trace: its ops must be seen
@@ -113,7 +114,7 @@ class StaticFunction:
                 self.once(f"static({self.name}) runs {self.name} as it is while graphs are kept for drawing "
                           "(graph(), the REPL, dg graph): a picture shows the graph it records", None)  # fmt: skip
                 self.dynamic_calls += 1
-                return self.call_dynamic(args)
+                return self.traced_run(args, tensors, key)[0]
             if type(result) is GuardFailed:
                 failed = failed or failure(self.name, entry.trace.guards[result.number], result.value)
             elif type(result) is str:
@@ -146,8 +147,10 @@ class StaticFunction:
             self.note(message, help, self.where)
 
     # ---- tracing ---------------------------------------------------------------------------------
-    def trace(self, key: Any, args: list[Any], tensors: list[Tensor]) -> Any:
-        start, printed = time.perf_counter(), self.printed()
+    def traced_run(self, args: list[Any], tensors: list[Tensor], key: Any = None) -> tuple[Any, Tracer]:
+        """f run as it is, with a tracer listening. With `key` (a call while graphs are kept for
+        drawing) the run is only remembered for the pictures, as the cached trace it matches."""
+        outer = recording.call
         tracer = Tracer(tensors)
         saved = recording.save()
         recording.listen(tracer)
@@ -160,6 +163,56 @@ class StaticFunction:
             Tracing.depth -= 1
             Tracing.tracers.remove(tracer)
             recording.restore(saved)
+        tracer.outer = outer
+        if key is not None:
+            self.drawn_run(key, tracer, result)
+        return result, tracer
+
+    def drawn_run(self, key: Any, tracer: Tracer, result: Any) -> None:
+        """A run made while graphs are kept for drawing: on a path no trace of its signature took,
+        the guard that failed is noted and the run becomes a trace, as a call would have re-traced."""
+        trace = tracer.trace
+        trace.result = tracer.encode_result(result)
+        tracer.finish()
+        entries = self.entries.get(key, [])
+        path = [(g.how, g.observed) for g in trace.guards]
+        matched = next((e for e in entries if same_path(e, path)), None)
+        if matched is not None:
+            matched.calls += 1  # as many calls as a replay would have counted
+        elif trace.refused is None and self.traces < MAX_TRACES:
+            if entries:
+                last = entries[-1].trace.guards
+                i = next(i for i, g in enumerate(last) if i >= len(path) or (g.how, g.observed) != path[i])
+                failed = failure(self.name, last[i], path[i][1] if i < len(path) else None)
+                self.failures.append(failed)
+                self.note(failed, None, self.where)
+            self.traces += 1
+            entry = compile_entry(self.name, key, trace)
+            entry.calls, entry.number, entry.drawing = 1, self.traces, self.drawing
+            self.entries.setdefault(key, []).append(entry)
+        self.remember(tracer, self.entries.get(key, []))
+
+    def remember(self, tracer: Tracer, entries: list[Entry]) -> None:
+        """Keep what a picture needs of a run made while graphs are kept for drawing (DrawnCall)."""
+        trace = tracer.trace
+        frame = own_frame(trace, tracer.outer)
+        if frame is None:
+            return
+        path = [(g.how, g.observed) for g in trace.guards]
+        entry = next((e for e in reversed(entries) if same_path(e, path)), None)
+        tensors: dict[int, Tensor] = {}
+        for t in tracer.alive:
+            var = tracer.by_id.get(id(t))
+            if var is not None and type(t) is Tensor:
+                tensors.setdefault(var.number, t)
+        shown = entry.trace if entry is not None else trace
+        self.drawn.append(DrawnCall(self.name, frame, shown, trace, tensors, entry.number if entry else 0,
+                                    entry.described if entry else ""))  # fmt: skip
+        del self.drawn[:-MAX_DRAWN]
+
+    def trace(self, key: Any, args: list[Any], tensors: list[Tensor]) -> Any:
+        start, printed = time.perf_counter(), self.printed()
+        result, tracer = self.traced_run(args, tensors)
         trace = tracer.trace
         trace.result = tracer.encode_result(result)
         tracer.finish()
@@ -175,8 +228,44 @@ class StaticFunction:
             entry = compile_entry(self.name, key, trace)
             entry.calls, entry.number, entry.drawing = 1, self.traces, self.drawing
             self.entries.setdefault(key, []).append(entry)
+            if self.drawing():
+                self.remember(tracer, [entry])
         self.tracing_time += time.perf_counter() - start
         return result
+
+
+MAX_DRAWN = 32  # runs kept per static function for the pictures, the latest
+
+
+@dataclass
+class DrawnCall:
+    """A call of a static function while the session keeps graphs to draw, as its pictures need it
+    (seeing/static_pictures.py): its nodes carry `frame`; `trace` is the cached trace it ran as
+    (number `number`; 0: none, a guard of each failed), `run` its own, with the guards' values."""
+
+    name: str
+    frame: Any
+    trace: Trace
+    run: Trace
+    tensors: dict[int, Tensor]  # this run's tensor of each variable of the trace
+    number: int
+    described: str
+
+
+def same_path(entry: Entry, path: list[tuple[str, Any]]) -> bool:
+    """Did the entry's trace see the same values at its guards (the same path through f)?"""
+    return [(g.how, g.observed) for g in entry.trace.guards] == path
+
+
+def own_frame(trace: Trace, outer: Any) -> Any:
+    """The CallFrame of the function's own call: the one called from `outer`, around every step."""
+    for step in trace.steps:
+        frame = step.call
+        while frame is not None and frame.caller is not outer:
+            frame = frame.caller
+        if frame is not None:
+            return frame
+    return None
 
 
 class Tracing:

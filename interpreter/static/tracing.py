@@ -115,6 +115,7 @@ class Tracer:
         self.grad_of: dict[int, Var] = {}  # id of a leaf's .grad when a backward pass began: the leaf
         self.in_rule = False  # between on_visit and on_step: a rule's own ops are not steps
         self.made: dict[int, Tensor] = {}  # tensors the function made, by id: a private copy of each
+        self.outer: Any = None  # the DG call the traced call was made from (recording.call then)
         for t in arguments:
             if id(t) not in self.by_id:
                 self.trace.inputs.append(self._met(t))

@@ -117,9 +117,12 @@ def test_more_derivatives(name, fn, arrays) -> None:
     check_gradients(name, fn, *arrays)
 
 
-def test_a_long_einsum_is_computed_in_slices() -> None:
+def test_a_long_einsum_is_computed_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the hooks' long_product, the same values, a slice at a time (a timeout can stop it between two)."""
     from dglang.autograd import hooks
+
+    calls, einsum = [], np.einsum
+    monkeypatch.setattr(np, "einsum", lambda *args, **kw: calls.append(1) or einsum(*args, **kw))
 
     class Short(hooks.Hooks):
         long_product = 50
@@ -129,9 +132,15 @@ def test_a_long_einsum_is_computed_in_slices() -> None:
     try:
         batched = autograd.einsum("bij,bjk->bik", Tensor(a), Tensor(b)).data
         summed = autograd.einsum("bij,bjk->", Tensor(a), Tensor(b)).data
+        c = normal(3, 3, 3, 3, 3, 3)
+        everything = autograd.einsum("abcdef->", Tensor(c)).data  # each letter short: sliced again and again
+        d = normal(4, 4, 3, 5)
+        traced = autograd.einsum("iijk->jk", Tensor(d)).data  # a repeated letter: both its axes sliced alike
     finally:
         hooks.install(previous)
-    assert np.allclose(batched, a @ b) and np.allclose(summed, (a @ b).sum())
+    assert np.allclose(batched, a @ b) and np.allclose(summed, (a @ b).sum()) and np.isclose(everything, c.sum())
+    assert len(calls) > 10  # in slices
+    assert np.allclose(traced, einsum("iijk->jk", d))
 
 
 @pytest.mark.parametrize(
