@@ -11,7 +11,10 @@ of DG's files (anything under this repository but .venv/):
 - outside the command-line front end (interpreter/frontends/), set-up included: everything
   `dg FILE` does after the command line is read, until the program has ended;
 - from the moment the pipeline receives the text (interpreter/pipeline.py's `compile`) to the
-  end of the run, front ends included (none is entered then).
+  end of the run, front ends included (none is entered then), in the thread that runs the
+  program: what a debugger stepping through it walks through. (The watchdog's thread wakes on a
+  clock, so what it enters while the program runs depends on how long that takes: counted with
+  the set-up, which starts it, not here.)
 The code of a module or a class body, run once when it is imported, is not a function and is
 not counted.
 """
@@ -46,7 +49,8 @@ class Counter:
 
         self.start = pipeline.compile.__code__
         self.entered: dict[Path, None] = {}  # every file, in the order first entered
-        self.after: dict[Path, None] = {}  # those entered once the pipeline had the text
+        self.after: dict[Path, None] = {}  # those entered once the pipeline had the text, in its thread
+        self.thread: int | None = None  # the thread the pipeline got the text in
         self.known: dict[str, Path | None] = {}
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
@@ -56,6 +60,7 @@ class Counter:
         if code is self.start:
             self.after.setdefault(ROOT / "interpreter" / "pipeline.py")
             self.start = None  # type: ignore[assignment]  # counting from here on
+            self.thread = threading.get_ident()
         if not code.co_flags & CO_OPTIMIZED:  # a module's or a class's own body, run once when imported
             return
         path = self.known.get(code.co_filename, ...)
@@ -63,7 +68,7 @@ class Counter:
             path = self.known[code.co_filename] = project_file(code.co_filename)
         if path is not None:
             self.entered.setdefault(path)
-            if self.start is None:
+            if self.start is None and threading.get_ident() == self.thread:
                 self.after.setdefault(path)
 
 

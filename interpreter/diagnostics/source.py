@@ -138,14 +138,16 @@ class LoopRun:
 Iteration = tuple[LoopRun, int]  # a loop run, and which of its iterations (from 1) had begun
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Site:
     """Where an op is written: its span and the `if` arms around it (outermost first).
 
     Made once when the code is compiled; the engine stamps it on each node the op records, so a
     graph picture can say which line made a node and which branch of each `if` ran. A session
     that may draw replaces it on each node by a copy that also says when: the loop iterations
-    running (outermost first) and the node's place in the recording (`order`, from 1; 0 unknown)."""
+    running (outermost first) and the node's place in the recording (`order`, from 1; 0 unknown).
+    A value, like Span, and not frozen for the same reason: the compiler makes one per operation
+    written, and a frozen one took a tenth of the time of compiling a long program."""
 
     span: Span
     branches: tuple[Branch, ...] = ()

@@ -106,7 +106,8 @@ def boxed(graph: Graph, boxing: Boxing = AUTO) -> Graph:
     result.not_run = [r for r in graph.not_run if r.beside in nodes]
     result.loops, result.notes, result.static = graph.loops, list(graph.notes), graph.static
     result.notes.append(
-        f"{len(boxes)} function call{'s' * (len(boxes) != 1)} drawn as boxes, {len(box_of):,} nodes inside them"
+        f"{len(boxes)} function call{'s' * (len(boxes) != 1)} drawn as {'boxes' if len(boxes) != 1 else 'a box'}, "
+        f"{len(box_of):,} nodes inside {'them' if len(boxes) != 1 else 'it'}"
     )
     return result
 

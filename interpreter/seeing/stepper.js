@@ -4,6 +4,9 @@
  *
  *   Forward   each step is one op, in the order the program recorded it: the line that ran is
  *             highlighted in the source and the node it made in the graph, with its value.
+ *   Static    (when the graph holds a call of static(f)) each step is one line of the code the
+ *             call runs as, as `dg static` lists it: the line is highlighted beside the graph, and so
+ *             are the nodes it made, the guard it checks, or the node whose rule it runs.
  *   Backward  step 0 seeds the output; each step after it is one rule of the backward pass
  *             (numbered as `dg --trace` numbers them): the gradient g arriving at the node, the
  *             rule and the numbers it sent to each input, and what each leaf has received so
@@ -25,6 +28,7 @@
   const buttons = {
     forward: document.getElementById("mode-forward"),
     backward: document.getElementById("mode-backward"),
+    static: document.getElementById("mode-static"),
     first: document.getElementById("first"),
     prev: document.getElementById("prev"),
     next: document.getElementById("next"),
@@ -38,7 +42,9 @@
   const backward = data.backward;
   const isOp = (node) => ["op", "output", "collapsed", "call"].includes(node.kind);
 
-  const state = { mode: "forward", at: { forward: 0, backward: 0 }, zoom: 1, line: null };
+  const state = { mode: "forward", at: { forward: 0, backward: 0, static: 0 }, zoom: 1, line: null };
+  // Every line of every static call's listing, in order: [call index, line index].
+  const listed = data.static.flatMap((call, c) => call.lines.map((_, n) => [c, n]));
 
   // ---- when each thing happens, worked out once ------------------------------------------------
   const madeAt = new Map(); // node id -> index of the forward step that made it
@@ -67,6 +73,15 @@
       const g = document.getElementById(node.id);
       if (!g) continue;
       elements.set(node.id, g);
+      if (node.kind === "call") {
+        // A function's box opens by clicking (or Enter on it): its nodes, listed in the panel.
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.addEventListener("click", () => openBox(node));
+        g.addEventListener("keydown", (event) => {
+          if (event.key === "Enter") openBox(node);
+        });
+      }
       applied.set(node.id, "");
       // The last lines of a node's label tell the pass drawn: shown only once it has happened.
       const texts = g.querySelectorAll("text");
@@ -83,6 +98,19 @@
       for (let i = Math.max(texts.length - edge.numberLines, 1); i < texts.length; i++) {
         texts[i].classList.add("number-line");
       }
+    }
+    for (const call of data.static) {
+      for (const id of Object.keys(call.guards)) {
+        const g = document.getElementById(id);
+        if (g) {
+          elements.set(id, g);
+          applied.set(id, "");
+        }
+      }
+    }
+    if (listed.length) {
+      buttons.static.hidden = false;
+      buttons.static.addEventListener("click", () => setMode("static"));
     }
     if (!backward) {
       buttons.backward.disabled = true;
@@ -115,6 +143,7 @@
       End: () => go(lastPosition()),
       f: () => setMode("forward"),
       b: () => setMode("backward"),
+      s: () => setMode("static"),
       "+": () => zoom(state.zoom * 1.25),
       "-": () => zoom(state.zoom / 1.25),
       0: fit,
@@ -132,6 +161,7 @@
 
   function lastPosition() {
     if (state.mode === "forward") return data.forward.length;
+    if (state.mode === "static") return listed.length;
     return backward ? backward.steps.length + 1 : 0;
   }
 
@@ -141,10 +171,13 @@
   }
 
   function setMode(mode) {
-    if (mode === "backward" && !backward) return;
+    if ((mode === "backward" && !backward) || (mode === "static" && !listed.length)) return;
     state.mode = mode;
-    buttons.forward.setAttribute("aria-pressed", String(mode === "forward"));
-    buttons.backward.setAttribute("aria-pressed", String(mode === "backward"));
+    for (const name of ["forward", "backward", "static"]) {
+      buttons[name].setAttribute("aria-pressed", String(mode === name));
+    }
+    document.getElementById("source-panel").hidden = mode === "static";
+    document.getElementById("listing-panel").hidden = mode !== "static";
     show();
   }
 
@@ -155,11 +188,12 @@
     slider.value = String(position);
     buttons.first.disabled = buttons.prev.disabled = position === 0;
     buttons.next.disabled = buttons.last.disabled = position === last;
-    const view = state.mode === "forward" ? forwardView(position) : backwardView(position);
+    const views = { forward: forwardView, backward: backwardView, static: staticView };
+    const view = views[state.mode](position);
     for (const [id, g] of elements) {
       const classes = view.classes.get(id) || "";
       if (applied.get(id) !== classes) {
-        const kind = id.startsWith("n") ? "node " : "edge ";
+        const kind = id.startsWith("e") ? "edge " : "node ";
         g.setAttribute("class", kind + classes);
         for (const copy of copies.get(id) || []) copy.setAttribute("class", kind + classes);
         applied.set(id, classes);
@@ -168,8 +202,51 @@
     positionText.value = view.position;
     slider.setAttribute("aria-valuetext", view.position);
     info.replaceChildren(...view.info);
-    highlightLine(view.source, view.line);
+    highlightLine(view.lineId || (view.source >= 0 ? `s${view.source}-l${view.line}` : null));
     reveal();
+  }
+
+  function openBox(node) {
+    info.replaceChildren(
+      heading(`Inside [${node.number}] ${node.title}`),
+      paragraph(`the ${node.inside.length} nodes this call made or alone used, from the output down:`),
+      list(node.inside),
+      paragraph("dg graph --open ", code(node.function), " draws them in the graph"),
+    );
+  }
+
+  // ---- static: the generated code, line by line -------------------------------------------------
+  function staticView(position) {
+    const classes = new Map();
+    if (position === 0) {
+      return {
+        classes,
+        position: `before line 1 of ${listed.length}`,
+        info: [
+          heading("Static: the code each static call runs as"),
+          paragraph(
+            "Each step is one line of a trace's listing, as dg static prints it: the ops it runs " +
+              "(their nodes are highlighted), the guards it checks (the diamonds), and the backward rules.",
+          ),
+        ],
+      };
+    }
+    const [c, n] = listed[position - 1];
+    const call = data.static[c];
+    const row = call.lines[n];
+    for (const id of row.nodes) classes.set(id, "current");
+    const lines = [heading(`Static: line ${position} of ${listed.length}`), paragraph(call.title), paragraph(code(row.text.trim()))];
+    const made = row.nodes.map((id) => nodes.get(id)).filter((node) => node);
+    if (made.length && row.text.includes(".backward(")) {
+      lines.push(paragraph(`runs the rule of ${made.map((m) => `[${m.number}] ${m.title}`).join(", ")}`));
+    } else if (made.length) {
+      lines.push(paragraph(`made ${made.map((m) => `[${m.number}] ${m.title}: ${m.value}`).join(", ")}`));
+    }
+    if (row.guard && call.guards[row.guard]) {
+      classes.set(row.guard, "current");
+      lines.push(paragraph(call.guards[row.guard].text), paragraph(`on failure: ${call.guards[row.guard].retrace}`));
+    }
+    return { classes, position: `line ${position} of ${listed.length}`, info: lines, lineId: `c${c}-l${n}` };
   }
 
   // ---- forward: the recording ------------------------------------------------------------------
@@ -307,9 +384,9 @@
   }
 
   // ---- the source, the view ---------------------------------------------------------------------
-  function highlightLine(source, line) {
+  function highlightLine(id) {
     if (state.line) state.line.classList.remove("current");
-    state.line = source !== undefined && source >= 0 ? document.getElementById(`s${source}-l${line}`) : null;
+    state.line = id ? document.getElementById(id) : null;
     if (state.line) {
       state.line.classList.add("current");
       state.line.scrollIntoView({ block: "nearest" });

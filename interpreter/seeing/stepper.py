@@ -44,6 +44,7 @@ def stepper_html(graph: Graph, name: str, options: DotOptions = DEFAULT) -> str:
         "HEADING": html.escape(f"graph of {name}"),
         "NOTES": "".join(f"<li>{html.escape(n)}</li>" for n in data["notes"]),
         "SOURCE": source_html(data["sources"]),
+        "LISTING": listing_html(data["static"]),
         "SVG": drawing,
         "DATA": script_json(data),
         "STYLE": (HERE / "stepper.css").read_text(encoding="utf-8"),
@@ -56,6 +57,32 @@ def stepper_html(graph: Graph, name: str, options: DotOptions = DEFAULT) -> str:
 def script_json(data: dict[str, Any]) -> str:
     """JSON that cannot end the <script> it sits in, whatever text a program put in its names."""
     return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def listing_html(static: list[dict[str, Any]]) -> str:
+    """The listings of the graph's static calls, as `dg static` prints them, one line per element."""
+    out = []
+    for i, call in enumerate(static):
+        out.append(f'<h2 class="source-name">{html.escape(call["title"])}</h2><pre class="source listing">')
+        for n, row in enumerate(call["lines"]):
+            out.append(f'<span class="line" id="c{i}-l{n}">{html.escape(row["text"]) or " "}</span>')
+        out.append("</pre>")
+    return "".join(out)
+
+
+def static_data(graph: Graph) -> list[dict[str, Any]]:
+    """Each static call's listing, line by line with the nodes and the guard each line is about,
+    and its guards as the info panel tells them."""
+    if not graph.static:
+        return []
+    from .static_pictures import listing_lines
+
+    calls = []
+    for mark in graph.static:
+        lines = listing_lines(mark, graph)
+        guards = {g.key: {"text": g.text.replace("\n", " "), "retrace": g.retrace} for g in mark.guards}
+        calls.append({"title": mark.title, "lines": lines, "guards": guards})
+    return calls
 
 
 def source_html(sources: list[dict[str, Any]]) -> str:
@@ -95,6 +122,7 @@ def stepper_data(graph: Graph, name: str) -> dict[str, Any]:
         ],
         "backward": backward_data(graph, shown_as, where, sources),
     }
+    data["static"] = static_data(graph)
     data["notes"] = backward_note(graph) + graph.notes
     if graph.truncated:
         data["notes"].append(f"{graph.truncated:,} more nodes are not drawn")
@@ -137,7 +165,21 @@ def node_data(node: GraphNode, at: tuple[int, int], copies: list[str]) -> dict[s
         "step": node.step,
         "received": summary(node.received.data) if node.received is not None else None,
         "grad": summary(node.grad.data) if node.grad is not None else None,
+        "function": node.frame.function if node.frame is not None else "",
+        "inside": [inside_data(n) for n in node.stands_for] if node.kind == "call" else [],
     }
+
+
+def inside_data(node: GraphNode) -> str:
+    """One node a function's box stands for, as the box lists it when opened in the page."""
+    parts = [f"[{node.number}] {node.title}", str(node.tensor.shape)]
+    if node.kind != "constant":
+        parts.append(summary(node.tensor.data))
+    if node.step is not None and node.received is not None:
+        parts.append(f"step {node.step}: g = {summary(node.received.data)}")
+    elif node.received is not None:
+        parts.append(f"received {summary(node.received.data)}")
+    return "  ".join(parts + node.when())
 
 
 def edge_data(edge: Edge) -> dict[str, Any]:

@@ -180,7 +180,7 @@ class Blocks(CompilerBase):
                 vars[only] = item
 
             return bind_one
-        items = self.locating(iterable, unpack)
+        items = self.operation(iterable, unpack)
 
         def bind_many(vars: dict[str, Any], item: Any) -> None:
             for name, value in zip(targets, items(item, len(targets)), strict=True):

@@ -7,7 +7,8 @@ The cases (expressions.py, statements.py) speak a small vocabulary:
     self.apply(node, operation, *operands)      the operands' values, then the operation on them
     self.apply_call(node, invoke, callee)       the callee, the arguments, then the call
     self.test(node), self.truth(node)           whether a condition (or a value made at node) is true
-    self.locating(node, operation)              an operation the case calls itself
+    self.operation(node, operation)             an operation at node the case calls itself, on
+                                                values it has only at run time
     self.items(node)                            what a loop takes its items from
     self.loop_body(node), self.binder(node)     what runs for each item or iteration
     self.function_body(node)                    what runs for each call
@@ -186,8 +187,10 @@ class CompilerBase:
 
         return run
 
-    def locating(self, node: Any, operation: Callable[..., Any]) -> Callable[..., Any]:
-        """`operation`, with any error it raises located at `node` (for one a case calls itself)."""
+    def operation(self, node: Any, operation: Callable[..., Any]) -> Callable[..., Any]:
+        """`operation` as `node`'s, for one a case calls itself, on values it has only at run time
+        (the value a store stores, the item a loop binds, the next operand of a chain): what
+        escapes it is located at `node` with its arguments as clues, as with `apply`."""
 
         def run(*args: Any) -> Any:
             try:

@@ -23,7 +23,7 @@ from .compiling import Eval
 class Displays(Blocks):
     def dict_expr(self, node: ast.DictExpr) -> Eval:
         """Each key, then its value, in order (as Python evaluates them), stored in a new dict."""
-        items = [(self.expr(k), self.expr(v), self.locating(k, put)) for k, v in node.items]
+        items = [(self.expr(k), self.expr(v), self.operation(k, put)) for k, v in node.items]
 
         def run(env: Env) -> dict[Any, Any]:
             out: dict[Any, Any] = {}
@@ -36,7 +36,7 @@ class Displays(Blocks):
     def dict_comprehension(self, node: ast.DictComprehension) -> Eval:
         """A key and a value for each item that passes the condition; the names bound in a scope of their own."""
         items, bind = self.items(node.iterable), self.binder(node)  # type: ignore[arg-type]
-        key, value, store_at = self.expr(node.key), self.expr(node.value), self.locating(node.key, put)
+        key, value, store_at = self.expr(node.key), self.expr(node.value), self.operation(node.key, put)
         keep = self.test(node.condition) if node.condition is not None else None
 
         def run(env: Env) -> dict[Any, Any]:

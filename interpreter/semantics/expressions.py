@@ -104,7 +104,7 @@ class Expressions(Blocks):
         if len(node.ops) == 1:
             return self.apply(node, COMPARE[node.ops[0]], *node.operands)
         operands = [self.expr(o) for o in node.operands]
-        ops, truth = [self.locating(node, COMPARE[o]) for o in node.ops], self.truth(node)
+        ops, truth = [self.operation(node, COMPARE[o]) for o in node.ops], self.truth(node)
 
         def chain(env: Env) -> Any:
             a = operands[0](env)
@@ -154,20 +154,19 @@ class Expressions(Blocks):
     def grad_attribute(self, node: ast.Attribute) -> Eval:
         """`t.grad`. `grad` fills .grad only for leaves, so a tensor computed by a recorded op has
         None there: reading it warns, once for this place in the program (as PyTorch warns)."""
-        obj, other, warn, warned = self.expr(node.obj), self.locating(node, get_attribute), self.context.warn, False
+        warn, warned = self.context.warn, False
 
-        def run(env: Env) -> Any:
+        def grad_of(value: Any) -> Any:
             nonlocal warned
-            value = obj(env)
             if type(value) is not Tensor:  # .grad of something else: whatever get_attribute says
-                return other(value, "grad")
+                return get_attribute(value, "grad")
             if value.grad is None and value.grad_fn is not None and not warned:
                 warned = True
                 message = ".grad of a tensor that is not a leaf is being read: grad does not fill it, so it is None"
                 warn(DGError("Warning", message, node=node, clues=made_by(value, node.span)))
             return value.grad
 
-        return run
+        return self.apply(node, grad_of, node.obj)
 
     def call(self, node: ast.Call) -> Eval:
         if isinstance(node.func, ast.Attribute):  # x.sum(axis=0): the method found by name, no bound method made

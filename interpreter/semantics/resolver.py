@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import cached_property
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Arm, Branch
@@ -44,11 +45,17 @@ class Resolution:
     in_no_grad: set[ast.Stmt] = field(default_factory=set)  # assignments written inside `with no_grad:`
     free_names: set[str] = field(default_factory=set)  # read somewhere, assigned nowhere in this text
     branches: dict[ast.Stmt, tuple[Branch, ...]] = field(default_factory=dict)  # the `if` arms around each statement
-    top_names: frozenset[str] = frozenset()  # what the text's top level binds (a module's names)
+    body: list[ast.Stmt] = field(default_factory=list)  # the program's top level, as resolved
     imports: list[ast.Import | ast.FromImport] = field(default_factory=list)  # in the order written
     module_reads: list[ast.Attribute] = field(default_factory=list)  # `nn.x` where `nn` can only be a module
     # Filled by the linker: for each import statement, the module of each name it imports.
     modules: dict[ast.Stmt, list[ModuleInterface]] = field(default_factory=dict)
+
+    @cached_property
+    def top_names(self) -> frozenset[str]:
+        """What the text's top level binds: a module's names (found when a module is compiled, so
+        a program that is not one does not pay for a second walk of its top level)."""
+        return assigned_names(self.body)
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,7 @@ def resolve(module: ast.Module) -> Resolution:
     resolver.block(module.body, Scope("module"))
     found = resolver.found
     found.free_names = resolver.read - resolver.assigned - resolver.imported
-    found.top_names = assigned_names(module.body)
+    found.body = module.body
     # `nn.x` names a module's `x` only when nothing binds `nn` but `import nn` (no parameter, no
     # assignment, no `from m import nn` anywhere in the text): then the linker can check `x`.
     modules = resolver.imported_modules - resolver.assigned - resolver.imported_from
@@ -198,6 +205,8 @@ class Resolver:
                     self.found.lookups[node] = Lookup.HERE
                 else:
                     self.found.lookups[node] = Lookup.LOCAL if name in scope.local_names else Lookup.ENCLOSING
+            case ast.Constant():
+                pass
             case ast.ListComprehension(element=element, targets=targets, iterable=iterable, condition=condition):
                 self.expr(iterable, scope)
                 inner = Scope("comprehension", frozenset(targets))
@@ -217,16 +226,6 @@ class Resolver:
                 self.expr(obj, scope)
                 if isinstance(obj, ast.Name):
                     self.attributes.append(node)
-            case ast.DictExpr(items=items):
-                for key, value in items:
-                    self.expr(key, scope)
-                    self.expr(value, scope)
-            case ast.DictComprehension(key=key, value=value, targets=targets, iterable=iterable, condition=condition):
-                self.expr(iterable, scope)
-                inner = Scope("comprehension", frozenset(targets))
-                self.assigned.update(targets)
-                self.exprs([key, value], inner)
-                self.optional(condition, inner)
             case ast.Call(func=func, args=args, kwargs=kwargs):
                 self.expr(func, scope)
                 self.exprs(args, scope)
@@ -239,8 +238,16 @@ class Resolver:
                     self.optional(part, scope)
             case ast.FString(parts=parts):
                 self.exprs([p.expr for p in parts if isinstance(p, ast.FormattedValue)], scope)
-            case ast.Constant():
-                pass
+            case ast.DictExpr(items=items):
+                for key, value in items:
+                    self.expr(key, scope)
+                    self.expr(value, scope)
+            case ast.DictComprehension(key=key, value=value, targets=targets, iterable=iterable, condition=condition):
+                self.expr(iterable, scope)
+                inner = Scope("comprehension", frozenset(targets))
+                self.assigned.update(targets)
+                self.exprs([key, value], inner)
+                self.optional(condition, inner)
             case _:
                 raise TypeError(f"the resolver has no case for {type(node).__name__}")
 

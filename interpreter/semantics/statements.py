@@ -38,21 +38,15 @@ from .linking import defines
 
 class Statements(Blocks):
     def expr_stmt(self, node: ast.ExprStmt) -> Exec:
+        if self.echo:  # a REPL cell shows the value
+            show = self.context.show
+            return self.apply(node, lambda result: None if result is None else show(result), node.expr)
         value = self.expr(node.expr)
-        if not self.echo:
 
-            def run(env: Env) -> None:
-                value(env)
+        def run(env: Env) -> None:
+            value(env)
 
-            return run
-        show = self.locating(node, self.context.show)
-
-        def echoed(env: Env) -> None:  # a REPL cell shows the value
-            result = value(env)
-            if result is not None:
-                show(result)
-
-        return echoed
+        return run
 
     # ---- assignment ---------------------------------------------------------------------------
     def assign(self, node: ast.Assign) -> Exec:
@@ -74,7 +68,7 @@ class Statements(Blocks):
         if isinstance(target, ast.Name):
             return self.name_store(target.name)
         if isinstance(target, ast.TupleExpr):
-            stores, split = [self.target_store(t) for t in target.items], self.locating(target, unpack)
+            stores, split = [self.target_store(t) for t in target.items], self.operation(target, unpack)
 
             def store_tuple(env: Env, value: Any) -> None:
                 for store, v in zip(stores, split(value, len(stores)), strict=True):
@@ -82,10 +76,10 @@ class Statements(Blocks):
 
             return store_tuple
         if isinstance(target, ast.Index):
-            obj, key, put = self.expr(target.obj), self.index_key(target.items), self.locating(target, set_item)
+            obj, key, put = self.expr(target.obj), self.index_key(target.items), self.operation(target, set_item)
             return lambda env, value: put(obj(env), key(env), value)
         assert isinstance(target, ast.Attribute)
-        owner, attr, put = self.expr(target.obj), target.name, self.locating(target, set_attribute)
+        owner, attr, put = self.expr(target.obj), target.name, self.operation(target, set_attribute)
         return lambda env, value: put(owner(env), attr, value)
 
     def index_key(self, items: list[ast.Expr]) -> Eval:
@@ -119,15 +113,15 @@ class Statements(Blocks):
     def assert_(self, node: ast.Assert) -> Exec:
         """assert test [, message]: an AssertionError at the test when it is false. A builtin that
         answered no (gradcheck) says why, unless the program gave its own message."""
-        test, context, said = self.test(node.test), self.context, self.locating(node.test, text)
-        message = self.expr(node.message) if node.message is not None else None
+        test, context = self.test(node.test), self.context
+        message = self.apply(node.test, text, node.message) if node.message is not None else None
 
         def run(env: Env) -> None:
             context.why_not = None  # only what a builtin says while this test runs explains it
             if not test(env):
                 why, help = context.why_not or ("assertion failed", None)
                 if message is not None:
-                    why, help = said(message(env)), (why if context.why_not is not None else help)
+                    why, help = message(env), (why if context.why_not is not None else help)
                 raise DGError("AssertionError", why, help=help, node=node.test)
 
         return run
@@ -152,22 +146,23 @@ class Statements(Blocks):
         """import nn: run the module (the first time any program of the session imports it), bind it."""
         load = self.context.modules.load  # type: ignore[union-attr]  # the linker found the modules
         found = zip(node.modules, self.resolution.modules[node], strict=True)
-        modules = [(m.name, self.locating(m, load), module, m.span) for m, module in found]
+        modules = [(m.name, self.apply(m, load, module, m.span)) for m, module in found]
 
         def run(env: Env) -> None:
-            for name, loaded, module, span in modules:
-                env.vars[name] = loaded(module, span)
+            for name, loaded in modules:
+                env.vars[name] = loaded(env)
 
         return run
 
     def from_import(self, node: ast.FromImport) -> Exec:
         """from nn import linear: run the module as `import` does, then bind the names it defined."""
         (module,) = self.resolution.modules[node]
-        load, at = self.locating(node.module, self.context.modules.load), node.module.span  # type: ignore[union-attr]
-        names = [(n.name, self.locating(n, taken)) for n in node.names]
+        load = self.context.modules.load  # type: ignore[union-attr]
+        loaded = self.apply(node.module, load, module, node.module.span)
+        names = [(n.name, self.operation(n, taken)) for n in node.names]
 
         def run(env: Env) -> None:
-            scope = load(module, at).env.vars
+            scope = loaded(env).env.vars
             for name, take in names:
                 env.vars[name] = take(scope, name, module)
 

@@ -46,7 +46,7 @@ def test_case(case: Case) -> None:
             run(case, arrays)
         return
     out, inputs = run(case, arrays, requires_grad=case.grad)
-    if case.reference is not None:  # (the few without one are compared with PyTorch only)
+    if case.reference is not None:
         expected = np.asarray(case.reference(*arrays))
         got = np.asarray(out.data if isinstance(out, Tensor) else out)
         assert got.shape == expected.shape, f"{case.test}: shape {got.shape}, NumPy {expected.shape}"

@@ -217,8 +217,9 @@ def test_no_two_modules_share_a_file_name() -> None:
 
 
 def test_the_cases_say_only_what_a_node_means() -> None:
-    """The evaluator's cases import nothing that locates errors, stamps provenance or writes hints:
-    compiling.py and blocks.py put those around every node, and the host calls the hint writer."""
+    """The evaluator's cases import nothing that locates errors, stamps provenance or writes hints,
+    and ask for none of it: compiling.py and blocks.py put those around every node (an operation a
+    case runs itself is `self.operation(node, fn)`), and the host calls the hint writer."""
     forbidden = {
         "dglang.autograd.tensor": {"recording"},
         "dglang.interpreter.diagnostics.source": {"Site", "Branch", "Arm", "Loop", "LoopRun"},
@@ -226,7 +227,7 @@ def test_the_cases_say_only_what_a_node_means() -> None:
         "dglang.interpreter.semantics.hints": None,  # nothing at all
     }
     wrong = []
-    for case_file in ("expressions.py", "statements.py"):
+    for case_file in ("expressions.py", "statements.py", "displays.py"):
         path = ROOT / "interpreter" / "semantics" / case_file
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
@@ -242,7 +243,7 @@ def test_the_cases_say_only_what_a_node_means() -> None:
                     wrong.append(
                         f"{case_file}:{node.lineno} imports {sorted(taken if names is None else taken & names)}"
                     )
-            if isinstance(node, ast.Attribute) and node.attr in ("fail", "site", "where"):
+            if isinstance(node, ast.Attribute) and node.attr in ("fail", "site", "where", "locating", "located"):
                 wrong.append(f"{case_file}:{node.lineno} uses .{node.attr}")
     assert not wrong, "\n".join(wrong)
 

@@ -368,3 +368,77 @@ def test_an_op_made_in_a_module_highlights_the_module_s_line(browser: Any, tmp_p
     assert page.page.get_attribute(".line.current", "id") == "s1-l2"  # the second source's line 2
     assert "layers.dg:2" in page.info() or "line 2" in page.info()
     assert page.errors == [] and page.requests == [page.url]
+
+
+STATIC_PROGRAM = """\
+def f(x):
+    if x.sum() > 0:
+        y = x * 2
+    else:
+        y = x - 2
+    return (y * y).sum()
+
+fast = static(f)
+x = tensor([1.0, 2.0], requires_grad=True)
+first = fast(x)
+out = fast(x)
+grad out
+"""
+
+
+def test_a_static_call_s_generated_code_steps_line_by_line_beside_the_graph(browser: Any, tmp_path: Path) -> None:
+    program = tmp_path / "fast.dg"
+    program.write_text(STATIC_PROGRAM)
+    listing = subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter", "static", str(program), "--fn", "f"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    ).stdout
+    page = Page(browser, write_page(tmp_path, str(program), "out"))
+    assert page.page.is_visible("#mode-static") and not page.page.is_visible("#listing-panel")
+    page.page.keyboard.press("s")
+    assert page.page.get_attribute("#mode-static", "aria-pressed") == "true"
+    assert page.page.is_visible("#listing-panel") and not page.page.is_visible("#source-panel")
+    shown = page.page.eval_on_selector_all("#listing-panel .line", "els => els.map(e => e.textContent)")
+    assert "\n".join(shown) + "\n" == listing  # the listing as dg static prints it
+    guard_line = next(i for i, text in enumerate(shown) if text.strip().startswith("guard bool("))
+    mul_line = next(i for i, text in enumerate(shown) if "= Mul(t0," in text)
+    for _ in range(guard_line + 1):
+        page.page.keyboard.press("ArrowRight")
+    assert page.current_line().strip().startswith("guard bool(")
+    assert page.with_class("current") == ["s1g1"]  # the guard's diamond
+    assert "guard x.sum() > 0 was True when traced" in page.info()
+    assert "on failure: re-trace if x.sum() > 0 is False" in page.info()
+    for _ in range(mul_line - guard_line):
+        page.page.keyboard.press("ArrowRight")
+    mul = page.page.evaluate(
+        "JSON.parse(document.getElementById('dg-data').textContent).nodes.find(n => n.title === 'y = Mul').id"
+    )
+    assert page.with_class("current") == [mul] and "made [" in page.info() and "y = Mul: [2, 4]" in page.info()
+    page.page.keyboard.press("f")  # back to the recording: the program's source again
+    assert page.page.is_visible("#source-panel") and not page.page.is_visible("#listing-panel")
+    assert page.errors == [] and page.requests == [page.url]
+
+
+def test_a_function_call_drawn_as_a_box_steps_inside_it(browser: Any, tmp_path: Path) -> None:
+    program = tmp_path / "boxes.dg"
+    program.write_text(
+        "def layer(x, w):\n    return relu(x @ w)\n\n"
+        "w = tensor([[1.0, -1.0], [0.5, 2.0]], requires_grad=True)\n"
+        "loss = layer(tensor([[1.0, 2.0]]), w).sum()\ngrad loss\n"
+    )
+    page = Page(browser, write_page(tmp_path, str(program), "loss", "--boxes"))
+    assert not page.page.is_visible("#mode-static")  # no static call: no third mode
+    box = page.page.evaluate(
+        "JSON.parse(document.getElementById('dg-data').textContent).nodes.find(n => n.kind === 'call').id"
+    )
+    assert "layer() called at line 5" in page.page.text_content(f"[id='{box}']")
+    page.page.keyboard.press("ArrowRight")  # the first op, x @ w, made inside the call
+    assert page.with_class("current") == [box] and "(inside layer())" in page.info()
+    page.page.click(f"[id='{box}']")  # opened: what it stands for, listed
+    info = page.info()
+    assert "Inside [" in info and "layer()" in info and "dg graph --open layer draws them" in info
+    assert "Relu (1, 2) [[2, 3]]" in info and "MatMul (1, 2) [[2, 3]]" in info and "w (2, 2)" in info
+    assert page.errors == [] and page.requests == [page.url]

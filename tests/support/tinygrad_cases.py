@@ -123,16 +123,49 @@ def np_conv3d(x, w, padding=0):
     return np.stack([sum(np_conv2d(x[:, :, d + k], w[:, :, k]) for k in range(kd)) for d in range(depth)], axis=2)
 
 
-def np_conv_transpose2d(x, w, stride=1, padding=0):
+def np_conv_transpose2d(x, w, stride=1, padding=0, dilation=1, output_padding=0):
+    """Each input value spreads its kernel over the output, placed at stride and dilation."""
+    (sh, sw), (dh, dw), (oh, ow) = pair(stride), pair(dilation), pair(output_padding)
     n, _, h, wd = x.shape
     _, o, kh, kw = w.shape
-    full = np.zeros((n, o, (h - 1) * stride + kh, (wd - 1) * stride + kw))
+    full = np.zeros((n, o, (h - 1) * sh + dh * (kh - 1) + 1 + oh, (wd - 1) * sw + dw * (kw - 1) + 1 + ow))
     for i in range(kh):
         for j in range(kw):
-            full[:, :, i : i + stride * (h - 1) + 1 : stride, j : j + stride * (wd - 1) + 1 : stride] += np.einsum(
+            full[:, :, i * dh : i * dh + sh * (h - 1) + 1 : sh, j * dw : j * dw + sw * (wd - 1) + 1 : sw] += np.einsum(
                 "nchw,co->nohw", x, w[:, :, i, j]
             )
     return full[:, :, padding : full.shape[2] - padding, padding : full.shape[3] - padding]
+
+
+def np_pool_indices(x, k):
+    """max_pool2d's indices: each window's largest, as a position in its flattened image."""
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, h // k, w // k), dtype=int)
+    for i in range(h // k):
+        for j in range(w // k):
+            window = x[:, :, i * k : (i + 1) * k, j * k : (j + 1) * k].reshape(n, c, -1)
+            place = window.argmax(-1)
+            out[:, :, i, j] = (i * k + place // k) * w + j * k + place % k
+    return out
+
+
+def np_unpool(x, k):
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, h * w))
+    np.put_along_axis(out, np_pool_indices(x, k).reshape(n, c, -1), np_pool(x, k).reshape(n, c, -1), -1)
+    return out.reshape(n, c, h, w)
+
+
+def np_average_inside(x, k, stride, padding, size_out):
+    """avg_pool2d with ceil_mode and count_include_pad=False: each window's mean over its elements inside the image."""
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, size_out, size_out))
+    for i in range(size_out):
+        for j in range(size_out):
+            r0, c0 = max(i * stride - padding, 0), max(j * stride - padding, 0)
+            r1, c1 = min(i * stride - padding + k, h), min(j * stride - padding + k, w)
+            out[:, :, i, j] = x[:, :, r0:r1, c0:c1].mean(axis=(2, 3))
+    return out
 
 
 def np_pool(x, k, stride=None, padding=0, kind="max", dilation=1, fill=None):
@@ -1104,9 +1137,8 @@ T(
     conv_transposed("a", "b", 4, 2),
     (2, 4, 9, 9),
     (4, 4, 3, 3),
-    ref=None,
+    ref=lambda a, b: np_conv_transpose2d(a, b, dilation=2),
     torch="torch.nn.functional.conv_transpose2d(a, b, dilation=2)",
-    note="its reference: PyTorch's, in the script",
 )
 T(
     "test_strided_conv_transpose2d",
@@ -1122,9 +1154,8 @@ T(
     (2, 4, 6, 5),
     (4, 4, 3, 3),
     (4,),
-    ref=None,
+    ref=lambda a, b, c: np_conv_transpose2d(a, b, (2, 3), output_padding=1) + c.reshape(1, 4, 1, 1),
     torch="torch.nn.functional.conv_transpose2d(a, b, c, output_padding=(1, 1), stride=(2, 3))",
-    note="its reference: PyTorch's, in the script",
 )
 T(
     "test_simple_conv_transpose3d",
@@ -1339,10 +1370,9 @@ T(
     "test_max_pool2d_return_indices",
     MAX_INDEX,
     (2, 3, 6, 6),
-    ref=None,
+    ref=lambda a: np_pool_indices(a, 2),
     grad=False,
     torch="torch.nn.functional.max_pool2d(a, 2, return_indices=True)[1]",
-    note="its reference: PyTorch's, in the script",
 )
 # unpooling puts each value back at its position: a sum over windows of (position == index) * value
 UNPOOL = (
@@ -1353,19 +1383,17 @@ T(
     "test_max_unpool2d",
     UNPOOL,
     (2, 3, 6, 6),
-    ref=None,
+    ref=lambda a: np_unpool(a, 2),
     torch="torch.nn.functional.max_unpool2d(*torch.nn.functional.max_pool2d(a, 2, return_indices=True), 2)",
-    note="its reference: PyTorch's, in the script",
 )
 _WITH_INF = np.where(np.arange(216).reshape(2, 3, 6, 6) % 7 == 0, np.inf, np.arange(216.0).reshape(2, 3, 6, 6) % 11)
 T(
     "test_max_unpool2d_inf",
     UNPOOL,
     V(_WITH_INF.tolist()),
-    ref=None,
+    ref=lambda a: np_unpool(a, 2),
     grad=False,
     torch="torch.nn.functional.max_unpool2d(*torch.nn.functional.max_pool2d(a, 2, return_indices=True), 2)",
-    note="its reference: PyTorch's, in the script",
 )
 T("test_avg_pool2d", "avg_pool2d(a, (3, 3))", (32, 2, 11, 28), ref=lambda a: P(a, 3, kind="avg"))
 T(
@@ -1394,17 +1422,16 @@ T(
     "test_avg_pool2d_ceil_mode",
     "avg_pool2d(pad(a, (0, 1, 0, 1)), (2, 2)) / avg_pool2d(pad(ones_like(a), (0, 1, 0, 1)), (2, 2))",
     (1, 1, 5, 5),
-    ref=None,
+    ref=lambda a: np_average_inside(a, 2, 2, 0, 3),
     torch="torch.nn.functional.avg_pool2d(a, 2, ceil_mode=True)",
-    note="ceil_mode: the last window over its elements inside; reference: PyTorch's, in the script",
+    note="ceil_mode: the last window over its elements inside",
 )
 T(
     "test_avg_pool2d_ceil_mode_padding_not_counted",
     "avg_pool2d(pad(a, (1, 2, 1, 2)), (3, 3), stride=3) / avg_pool2d(pad(ones_like(a), (1, 2, 1, 2)), (3, 3), stride=3)",
     (1, 1, 5, 5),
-    ref=None,
+    ref=lambda a: np_average_inside(a, 3, 3, 1, 2),
     torch="torch.nn.functional.avg_pool2d(a, 3, stride=3, padding=1, ceil_mode=True, count_include_pad=False)",
-    note="reference: PyTorch's, in the script",
 )
 T(
     "test_avg_pool2d_ceil_mode_output_size_reduce_by_one",
