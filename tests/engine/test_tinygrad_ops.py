@@ -38,6 +38,8 @@ def loss_of(out: Tensor, weights: np.ndarray) -> Tensor:
     return (out * Tensor(weights)).sum()
 
 
+# rows on infinities and NaNs (tinygrad's naninf, zero-power, log2-of-zero tests) compute them on purpose
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.test}-{i}" for i, c in enumerate(CASES)])
 def test_case(case: Case) -> None:
     arrays = case.arrays()
