@@ -14,8 +14,7 @@ differences of the gradient. Everything runs in float64, with recording on (f ma
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -34,8 +33,7 @@ RTOL = 1e-3
 Function = Callable[[Tensor], Any]
 
 
-@dataclass(frozen=True)
-class GradcheckResult:
+class GradcheckResult(NamedTuple):
     """Both derivatives, each of shape x.shape repeated `order` times (entry [i, j] is d²f/dx[i]dx[j])."""
 
     order: int

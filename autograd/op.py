@@ -85,6 +85,7 @@ class Op:
     backward: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
     records: ClassVar[bool] = False  # it has a rule: applying it records a node (set from `backward`)
     places: ClassVar[frozenset[int]] = frozenset()  # set from `inputs` and forward's parameters
+    signature: ClassVar[inspect.Signature]  # forward's, read once here: what a function of the op takes
 
     def __init_subclass__(cls) -> None:
         cls.name = cls.__name__
@@ -94,7 +95,9 @@ class Op:
             raise ValueError(f"{cls.name}: give one rule per input ({cls.inputs} and {cls.rules})")
         if (cls.backward is None) != (not cls.rules) and not cls.composed:
             raise ValueError(f"{cls.name}: an op with a derivative rule declares its text in `rules`, and only then")
-        names = list(inspect.signature(cls.forward).parameters) if hasattr(cls, "forward") else []
+        if hasattr(cls, "forward"):
+            cls.signature = inspect.signature(cls.forward)
+        names = list(cls.signature.parameters) if hasattr(cls, "forward") else []
         if names and not cls.variadic and any(name not in names for name in cls.inputs):
             raise ValueError(f"{cls.name}: each name in `inputs` {cls.inputs} is a parameter of forward")
         # where forward's tensor parameters stand: those `inputs` names, or a variadic op's first (the list)

@@ -15,9 +15,8 @@ import functools
 import importlib
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import (
     arithmetic,
@@ -96,8 +95,7 @@ def _unary_or_apply(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
 OPS: dict[str, type[Op]] = {op.name: op for module in OP_MODULES for op in declared_in(module) if not op.composed}
 
 
-@dataclass(frozen=True, slots=True)
-class PublicFunction:
+class PublicFunction(NamedTuple):
     """A function of the engine's API, and how a DG program reaches it.
 
     fn       the Python function (for an op, `function(op)`)

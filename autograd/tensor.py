@@ -12,7 +12,6 @@ the NumPy call.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import operator
 from collections.abc import Callable, Iterator
@@ -355,10 +354,9 @@ def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
 PYTORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axes"}  # its keywords, and the engine's
 
 
-@functools.cache
 def signature(op: type[Op]) -> inspect.Signature:
     """The signature of an op's forward: what a function of it takes."""
-    return inspect.signature(op.forward)
+    return op.signature
 
 
 def _record(out: Tensor, op: type[Op], inputs: tuple[Tensor, ...], args: tuple[Any, ...]) -> None:

@@ -13,10 +13,12 @@ from typing import Any
 from .source import Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class CallFrame:
     """One DG function call: its name, the span of the call expression, and the call it was made in
-    (None at the top level), so a picture can tell a recursive call from the one that made it."""
+    (None at the top level), so a picture can tell a recursive call from the one that made it.
+
+    A value, not frozen for the reasons Span is not (source.py), and made at every DG call."""
 
     function: str
     call_site: Span

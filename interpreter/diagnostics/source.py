@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 # DG's lexer ends a line at "\n", "\r\n" or "\r" (hosts read "\r\n" and "\r" as "\n" before it
 # sees them), and nowhere else: Python's str.splitlines also breaks at a form feed, "\v",
@@ -34,10 +34,14 @@ def program_text(data: bytes) -> str:
     return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Source:
     """A program's text and the name errors call it by (a path, `<stdin>`, `<repl>`); for the text
-    of an imported module, the module's name too (pictures then say `nn.dg:9` for `line 9`)."""
+    of an imported module, the module's name too (pictures then say `nn.dg:9` for `line 9`).
+
+    Nothing changes a Source once made (its lines are split once, when first asked for). It is not
+    a frozen dataclass, nor are the spans and sites below: a frozen class has four more methods
+    compiled from text each time DG starts (see "Start-up" in docs/performance.md)."""
 
     name: str
     text: str
@@ -49,8 +53,8 @@ class Source:
         """The text's lines (split_lines), split once: a language server's outline asks for the
         line of every definition, and splitting a long program each time made it quadratic."""
         if self._lines is None:
-            object.__setattr__(self, "_lines", split_lines(self.text))
-        return self._lines  # type: ignore[return-value]
+            self._lines = split_lines(self.text)
+        return self._lines
 
     def line(self, number: int) -> str:
         """Line `number` (1-based) without its line end, or '' past the end."""
@@ -76,17 +80,17 @@ class Span:
         return f"{self.source.name}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True, slots=True)
-class Arm:
-    """One arm of an `if` as written: which kind, and the lines from its `if`/`elif`/`else` to its end."""
+class Arm(NamedTuple):
+    """One arm of an `if` as written: which kind, and the lines from its `if`/`elif`/`else` to its end.
+
+    A value, as Branch and Loop are: a named tuple, compared and hashed field by field."""
 
     kind: str  # "then", "elif", "else"
     line: int
     end_line: int
 
 
-@dataclass(frozen=True, slots=True)
-class Branch:
+class Branch(NamedTuple):
     """One arm of an `if` that a piece of code sits in: the `if`'s line, which arm, where it starts.
 
     `arms` are all the arms of that `if`, so a picture can show the ones that did not run."""
@@ -94,11 +98,10 @@ class Branch:
     if_line: int
     arm: str  # "then", "elif", "else"
     line: int
-    arms: tuple[Arm, ...] = field(default=(), compare=False)
+    arms: tuple[Arm, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Loop:
+class Loop(NamedTuple):
     """A loop as written: its kind and its head (the `while` condition, the `for` iterable)."""
 
     kind: str  # "while", "for", "comprehension"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import os
 import sys
@@ -191,6 +192,16 @@ def dispatch(argv: list[str]) -> int:
 
 
 def new_session(args: argparse.Namespace) -> Session:
+    if "numpy" not in sys.modules:
+        # NumPy's and DG's modules load here, once per process, making objects that live as long as
+        # it does: the collector would only scan them, again and again (start-up, docs/performance.md).
+        # Kept out of its way while they load, then frozen (moved where no collection looks).
+        gc.disable()
+        try:
+            from . import sessions  # noqa: F401
+        finally:
+            gc.freeze()
+            gc.enable()
     from .sessions import new_session as make_session
 
     folder = program_folder(args.file) if args.file not in (None, "-") else Path.cwd()

@@ -19,20 +19,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Span, program_text
-from dglang.interpreter.semantics.hints import MODULE_FILES, python_module
 
 from .limits import MAX_PROGRAM_BYTES
 
 LIBRARY_VARIABLE = "DG_LIB"
 
 
-@dataclass(frozen=True)
-class Folder:
+class Folder(NamedTuple):
     """A folder modules are looked for in: where it is, and how messages write it."""
 
     path: Path  # links followed
@@ -56,8 +54,7 @@ def library_folders(given: Iterable[str | Path], environment: str | None = None)
     return found
 
 
-@dataclass(frozen=True)
-class ModuleFile:
+class ModuleFile(NamedTuple):
     """A module's file, found (`read` gives its text)."""
 
     name: str
@@ -84,6 +81,8 @@ def find_module_file(
             raise refused(name, at, f"{folder.display(name + '.dg')} cannot be followed") from None
         shown = folder.display(f"{name}.dg")
         if not any(file.is_relative_to(root) for root in [folder.path, *roots]):
+            from dglang.interpreter.semantics.hints import MODULE_FILES  # (the hints load at the first error)
+
             raise refused(
                 name, at, f"{shown} is a link that leads outside the folders DG reads modules from", MODULE_FILES
             )
@@ -103,6 +102,8 @@ def check_name(name: str, at: Span) -> None:
             "program or in a folder of the library path (--lib DIR, DG_LIB)",
         )
     if "." in name:
+        from dglang.interpreter.semantics.hints import python_module
+
         help = python_module(name) or (
             f"a module is one .dg file, named by one name: put {name.replace('.', '/')}.dg's folder on the "
             f"library path (--lib DIR) and write `import {name.split('.')[-1]}`"
@@ -111,6 +112,8 @@ def check_name(name: str, at: Span) -> None:
 
 
 def missing(name: str, at: Span, folders: Sequence[Folder]) -> DGError:
+    from dglang.interpreter.semantics.hints import python_module
+
     python_file = next((f.display(name + ".py") for f in folders if (f.path / f"{name}.py").is_file()), None)
     if python_file is not None:
         help = f"{python_file} is Python; DG runs only DG programs: write the module in DG as {name}.dg"

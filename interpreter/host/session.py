@@ -32,7 +32,6 @@ from dglang.interpreter.library.runtime import Builtin, CallContext, Env, show
 from dglang.interpreter.semantics import ast_nodes as ast
 from dglang.interpreter.semantics.context import RunContext
 from dglang.interpreter.semantics.evaluator import Program, compile_expression
-from dglang.interpreter.semantics.hints import explain
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.linking import link
 from dglang.interpreter.semantics.locating import interruption
@@ -176,7 +175,9 @@ class Session:
                 watchdog.resume()
 
     def explained(self, error: DGError) -> DGError:
-        """The error with its hint written (hints.py), now that it is reported."""
+        """The error with its hint written (hints.py, loaded when the first error is reported)."""
+        from dglang.interpreter.semantics.hints import explain
+
         return explain(error, self.context.rebound_parameter)
 
     # ---- services for builtins ------------------------------------------------------------

@@ -20,7 +20,7 @@ from . import python_functions as python_builtins
 from . import shipped_data
 from .assert_close import assert_close
 from .dictionaries import dict_
-from .help import describe_value, everything, register, render, signature_text
+from .help import describe_value, everything, register, render
 from .runtime import Builtin, CallContext, GradMode, show_short, text
 
 
@@ -33,7 +33,7 @@ def make_builtins(
 
     def builtin(fn: Callable[..., Any], name: str | None = None) -> None:
         name = name or fn.__name__.rstrip("_")
-        table[name] = Builtin(name, fn, signature_text(name, fn))
+        table[name] = Builtin(name, fn)
 
     # ---- output and conversions --------------------------------------------------------
     def print_(*values: Any, sep: str = " ", end: str = "\n") -> None:
@@ -69,12 +69,12 @@ def make_builtins(
         python_builtins.mean,
     ):
         builtin(fn)
-    table["range"].signature = "range([start,] stop[, step])"  # Python's own way of writing it
+    table["range"].written = "range([start,] stop[, step])"  # Python's own way of writing it
 
     # ---- tensors: the engine's functions declared builtins (autograd/table.py) --------------
     for f in FUNCTIONS:
         if f.numbers:  # exp(x): a tensor gives a tensor, a number a number
-            table[f.dg_name] = Builtin(f.dg_name, numeric(f.fn), signature_text(f.dg_name, f.fn))
+            table[f.dg_name] = Builtin(f.dg_name, numeric(f.fn))  # (numeric keeps f.fn's signature)
         elif f.builtin:
             builtin(f.fn, f.dg_name)
     builtin(zero_grad)

@@ -18,8 +18,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from dglang.autograd import Tensor
 from dglang.autograd.op import Op
@@ -29,19 +28,17 @@ from dglang.autograd.tensor import type_name
 from .attributes import TENSOR_METHODS, TENSOR_PROPERTIES
 from .habits import instead
 from .keyword_help import KEYWORDS
-from .runtime import BoundMethod, Builtin, Function, Module, show
+from .runtime import BoundMethod, Builtin, Function, Module, show, signature_text
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(NamedTuple):
     """One cell typed at the REPL (a line, or a `def` with its body) and what it prints."""
 
     code: str
     output: str = ""
 
 
-@dataclass(frozen=True)
-class Help:
+class Help(NamedTuple):
     """What help says about one name.
 
     name       as it is looked up: "relu", "x.sum", "x.grad", "+", "if", ":step"
@@ -111,27 +108,6 @@ def documented(
 ) -> Help:
     summary, example = docstring_parts(getattr(fn, "__doc__", None))
     return Help(name, kind, signature, summary, rule, example, also)
-
-
-@functools.lru_cache(maxsize=512)  # each session makes its builtins anew; inspecting signatures is the slow part
-def signature_text(name: str, fn: Callable[..., Any], method: bool = False) -> str:
-    """`zeros(*shape, requires_grad=False)`, or for a method `x.sum(axis=None, keepdims=False)`:
-    a signature as DG writes it, without Python's annotations (and without the tensor itself)."""
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        return f"{name}(...)"
-    parts = []
-    for p in params[1:] if method else params:
-        if p.kind is p.VAR_POSITIONAL:
-            parts.append(f"*{p.name}")
-        elif p.kind is p.VAR_KEYWORD:
-            parts.append(f"{p.name}=value, ...")
-        elif p.default is p.empty:
-            parts.append(p.name)
-        else:
-            parts.append(f"{p.name}={show(p.default)}")
-    return f"{'x.' if method else ''}{name}({', '.join(parts)})"
 
 
 # ---- derivative rules, from the ops' declarations -----------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -80,18 +82,26 @@ class Builtin:
 
     name: str
     fn: Callable[..., Any]
-    signature: str  # as shown in help and error messages: "zeros(*shape, requires_grad=False)"
+    written: str = ""  # its signature where fn's own would not say it: "range([start,] stop[, step])"
     wants_context: bool = False  # called as fn(CallContext, ...), like breakpoint()
     # Called once when a program that names this builtin is compiled: a tool that must watch the
     # run for the builtin to work (graph() needs the backward passes kept) starts watching then.
     when_used: Callable[[], None] | None = None
     dg_type_name: ClassVar[str] = "builtin function"
 
+    @property
+    def signature(self) -> str:
+        """As help and error messages show it: "zeros(*shape, requires_grad=False)". Read from fn
+        when first asked for: reading the signatures of all the builtins slowed every start."""
+        if not self.written:
+            self.written = signature_text(self.name, self.fn)
+        return self.written
+
     def __repr__(self) -> str:
         return f"<builtin {self.signature}>"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class CallContext:
     """What a builtin such as breakpoint() sees of the code that called it."""
 
@@ -297,3 +307,24 @@ def suggest(name: str, candidates: Iterable[str]) -> str | None:
 
     close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("_")], n=1, cutoff=0.7)
     return f"did you mean '{close[0]}'?" if close else None
+
+
+@functools.lru_cache(maxsize=512)  # each session makes its builtins anew; inspecting signatures is the slow part
+def signature_text(name: str, fn: Callable[..., Any], method: bool = False) -> str:
+    """`zeros(*shape, requires_grad=False)`, or for a method `x.sum(axis=None, keepdims=False)`:
+    a signature as DG writes it, without Python's annotations (and without the tensor itself)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return f"{name}(...)"
+    parts = []
+    for p in params[1:] if method else params:
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+        elif p.kind is p.VAR_KEYWORD:
+            parts.append(f"{p.name}=value, ...")
+        elif p.default is p.empty:
+            parts.append(p.name)
+        else:
+            parts.append(f"{p.name}={show(p.default)}")
+    return f"{'x.' if method else ''}{name}({', '.join(parts)})"

@@ -7,7 +7,7 @@ may also ask for the trace (`dg --trace`) and an anomaly check of every run (`--
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -23,23 +23,23 @@ from dglang.interpreter.static import static_builtins
 
 from .anomaly import AnomalyCheck, AnomalyMode
 from .gradcheck_table import SIGNATURE, make_gradcheck
-from .passes import LastBackward
 
 # What only a program that draws needs (the pictures' modules, the stamps on each node) is imported
 # where it is first used, in the functions below: a program that never draws starts without them.
 if TYPE_CHECKING:
     from .dot import DotOptions
     from .graph import Graph
+    from .passes import LastBackward
     from .provenance import Stamper
     from .trace import Tracer
 
 
-@dataclass
+@dataclass(eq=False)
 class Seeing:
     """The tools installed in one session, and what they keep of its runs."""
 
     session: Session
-    last_backward: LastBackward = field(default_factory=LastBackward)
+    _last_backward: LastBackward | None = None
     stamper: Stamper | None = None
     keeping: bool = False
     # How `graph(y)` shows its picture: None prints the text picture; a notebook kernel shows it inline.
@@ -47,6 +47,15 @@ class Seeing:
     # How plot() and show_image() show theirs: given the text form and a function that draws the
     # SVG (with matplotlib). None prints the text; a notebook kernel shows the SVG inline.
     show_picture: Callable[[str, Callable[[], bytes]], None] | None = None
+
+    @property
+    def last_backward(self) -> LastBackward:
+        """What the last backward pass did (kept once `keep_backward` has been asked for)."""
+        if self._last_backward is None:
+            from .passes import LastBackward
+
+            self._last_backward = LastBackward()
+        return self._last_backward
 
     def keep_backward(self) -> None:
         """From now on stamp each node with when it was made (its loop iterations, its place in the

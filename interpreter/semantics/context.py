@@ -18,7 +18,7 @@ from dglang.interpreter.library.runtime import Module
 from . import ast_nodes as ast
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(slots=True, eq=False)
 class ModuleInterface:
     """A module as the programs importing it know it before anything runs: found, read, parsed,
     resolved and compiled, but not run. The linker (linking.py) checks what is imported against

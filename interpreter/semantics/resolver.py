@@ -37,7 +37,7 @@ class Lookup(Enum):
     HERE = "here"  # read at top level or in a comprehension: this scope, then the ones around it
 
 
-@dataclass
+@dataclass(eq=False)
 class Resolution:
     """What the resolver found, for the evaluator: keyed by the AST nodes themselves."""
 
