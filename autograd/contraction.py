@@ -14,7 +14,6 @@ diagonal) by multiplying with an identity, so the gradient lands on the diagonal
 from __future__ import annotations
 
 import math
-import string
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,9 @@ from .op import Op, value_shape
 
 EQUATION_FIRST = 'einsum: the first argument is the equation, a string such as "ij,jk->ik"'
 Subscripts = tuple[list[str], str]  # each operand's letters, and the output's
+# The letters an equation may use, as NumPy's einsum takes them (string.ascii_letters, spelled out:
+# importing `string` compiles its Template class's pattern, at every start of DG).
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 class Einsum(Op):
@@ -81,7 +83,7 @@ def _received(k: int, g: Any, operands: tuple[Any, ...], terms: list[str], outpu
     if grad.shape != full:  # letters only k has, or that broadcast elsewhere: the same gradient along each
         grad = grad.reshape(tuple(grad.shape[kept.index(c)] if c in kept else 1 for c in letters)).broadcast_to(full)
     if len(letters) != len(own):  # a repeated letter: onto the diagonal, by identities
-        spare = iter(c for c in string.ascii_letters if c not in letters)
+        spare = iter(c for c in LETTERS if c not in letters)
         placed, eyes, names = [], [], [letters]
         for position, c in enumerate(own):
             if c in own[:position]:
@@ -110,14 +112,14 @@ def subscripts(equation: Any, shapes: list[tuple[int, ...]]) -> Subscripts:
             f"einsum: the equation {equation!r} names {len(terms)} operands, and {len(shapes)} were given"
         )
     for part in (*terms, output):
-        if part.count("...") > 1 or any(c not in string.ascii_letters for c in part.replace("...", "", 1)):
+        if part.count("...") > 1 or any(c not in LETTERS for c in part.replace("...", "", 1)):
             raise TensorValueError(
                 f"einsum: {equation!r} is not an equation",
                 help='a letter for each axis, "," between operands, "->" before the output, "..." for leading axes',
             )
     # `...` in an operand stands for the axes its letters leave over; they line up from the right
     leftover = [len(s) - len(t.replace("...", "")) if "..." in t else 0 for t, s in zip(terms, shapes, strict=True)]
-    dots = "".join([c for c in string.ascii_letters if c not in text][: max(leftover, default=0)])
+    dots = "".join([c for c in LETTERS if c not in text][: max(leftover, default=0)])
     named = []
     for t, shape, n in zip(terms, shapes, leftover, strict=True):
         written = t.replace("...", dots[len(dots) - n :]) if n >= 0 else t

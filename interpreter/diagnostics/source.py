@@ -31,7 +31,8 @@ def split_lines(text: str, keep_ends: bool = False) -> list[str]:
 def program_text(data: bytes) -> str:
     """A program file's text: UTF-8, without the byte-order mark some Windows editors write first,
     and with Windows' "\r\n" (and old Macs' "\r") line ends read as "\n", as Python reads a file."""
-    return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    text = data.decode("utf-8").removeprefix("\ufeff")  # as "utf-8-sig" reads it, without loading that codec
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 @dataclass(slots=True, eq=False)
