@@ -20,7 +20,7 @@ from . import python_functions as python_builtins
 from . import shipped_data
 from .assert_close import assert_close
 from .dictionaries import dict_
-from .help import describe_value, everything, register, render
+from .keyword_help import written
 from .runtime import Builtin, CallContext, GradMode, show_short, text
 
 
@@ -94,6 +94,8 @@ def make_builtins(
               >>> pi
               3.141592653589793
         """
+        from .help import describe_value, render  # help's data loads when help is asked for
+
         if len(name) > 1:
             raise DGError("TypeError", "help() takes one name", help='help(relu), help(x.sum), help("if")')
         write((render(describe_value(name[0], table)) if name else overview(table)) + "\n")
@@ -127,7 +129,7 @@ def make_builtins(
     return table
 
 
-register(
+written(
     "pi",
     "constant",
     "pi",
@@ -137,7 +139,7 @@ register(
     3.141592653589793
     """,
 )
-register(
+written(
     "inf",
     "constant",
     "inf",
@@ -147,7 +149,7 @@ register(
     (True, 0.0)
     """,
 )
-register(
+written(
     "no_grad",
     "context",
     "with no_grad:",
@@ -160,7 +162,7 @@ register(
     tensor(0.5000, requires_grad=True)
     """,
 )
-register(
+written(
     "enable_grad",
     "context",
     "with enable_grad:",
@@ -178,6 +180,8 @@ register(
 
 def overview(table: dict[str, Any]) -> str:
     """What `help()` without a name prints: how to ask, and every name there is help for."""
+    from .help import everything
+
     groups: dict[str, list[str]] = {}
     for entry in everything(table):
         groups.setdefault(entry.kind, []).append(entry.name)

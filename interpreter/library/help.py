@@ -7,9 +7,9 @@ Each fact has one home, beside what it describes:
   one-sentence summary; an example is written as REPL input (`>>> ...`) with what it prints under
   it, and tests/language/test_help.py runs every example and compares;
 - a derivative rule: the declaration (`Op`) of the op the engine function records, in autograd;
-- what is not a function (keywords, constants, `with` contexts, REPL commands): an entry
-  registered with `register` where that thing is defined (keyword_help.py, builtins.py, the
-  seeing tools, the REPL's commands).
+- what is not a function: an entry written where that thing is defined, as text
+  (keyword_help.py's KEYWORDS; constants and `with` contexts with `keyword_help.written`, in
+  builtin_table.py and the seeing tools), or with `register` (the REPL's commands).
 docs/language.md is checked against this data by tests/language/test_help.py, so the two cannot drift.
 """
 
@@ -27,7 +27,7 @@ from dglang.autograd.tensor import type_name
 
 from .attributes import TENSOR_METHODS, TENSOR_PROPERTIES
 from .habits import instead
-from .keyword_help import KEYWORDS
+from .keyword_help import KEYWORDS, WRITTEN
 from .runtime import BoundMethod, Builtin, Function, Module, show, signature_text
 
 
@@ -73,6 +73,14 @@ def register(name: str, kind: str, signature: str, doc: str) -> Help:
     summary, example = docstring_parts(doc)
     entry = ENTRIES[name] = Help(name, kind, signature, summary, example=example)
     return entry
+
+
+def entries() -> dict[str, Help]:
+    """ENTRIES, with the constants and contexts registered as text (keyword_help.WRITTEN) added."""
+    for name, (kind, signature, doc) in WRITTEN.items():
+        if name not in ENTRIES:
+            register(name, kind, signature, doc)
+    return ENTRIES
 
 
 # ---- reading docstrings -----------------------------------------------------------------------
@@ -132,18 +140,19 @@ def describe(name: str, builtins: Mapping[str, Any] | None = None) -> Help | Non
     `builtins` is a session's builtin scope (with the tools' builtins). None if nothing is known."""
     name = name.strip()
     builtins = builtins or {}
+    known = entries()
     if name.startswith(":"):
-        return ENTRIES.get(name)
-    if "." in name and name not in ENTRIES:
+        return known.get(name)
+    if "." in name and name not in known:
         member = name.rpartition(".")[2]
         return tensor_member(member) or habit_help(member)
     if name in OPERATORS:
         return operator_help(name)
-    if name in ENTRIES and ENTRIES[name].kind == "keyword":
-        return ENTRIES[name]
+    if name in known and known[name].kind == "keyword":
+        return known[name]
     if name in builtins:
         return builtin_help(name, builtins[name], builtins)
-    found = tensor_member(name) or ENTRIES.get(name) or ENTRIES.get(":" + name)
+    found = tensor_member(name) or known.get(name) or known.get(":" + name)
     return found or habit_help(name)
 
 
@@ -175,8 +184,8 @@ def builtin_help(name: str, value: Any, builtins: Mapping[str, Any]) -> Help:
         method = TENSOR_METHODS.get(name)
         also = f"also {signature_text(name, method, method=True)}" if method is not None else None
         return documented(name, "builtin function", value.signature, value.fn, rule_of(name), also)
-    if name in ENTRIES:
-        return ENTRIES[name]
+    if name in entries():
+        return entries()[name]
     return Help(name, type_name(value), name, f"a builtin {type_name(value)}: {show(value)}")
 
 
@@ -199,7 +208,7 @@ def operator_help(symbol: str) -> Help:
 def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
     """Help for a value, as `help(value)` gives it: a builtin, a method, a function, a tensor..."""
     if value is None or value is True or value is False:
-        return ENTRIES[str(value)]
+        return entries()[str(value)]
     if isinstance(value, str):
         found = describe(value, builtins)
         if found is not None:
@@ -242,7 +251,7 @@ def tensor_names() -> list[str]:
 
 def everything(builtins: Mapping[str, Any]) -> Iterator[Help]:
     """Help for every name there is help for, grouped: keywords, builtins, tensor members, operators, commands."""
-    yield from (e for e in ENTRIES.values() if e.kind == "keyword")
+    yield from (e for e in entries().values() if e.kind == "keyword")
     for name, value in builtins.items():
         yield builtin_help(name, value, builtins)
     for name in tensor_names():
@@ -251,7 +260,7 @@ def everything(builtins: Mapping[str, Any]) -> Iterator[Help]:
             yield found
     for symbol in OPERATORS:
         yield operator_help(symbol)
-    yield from (e for e in ENTRIES.values() if e.name.startswith(":"))
+    yield from (e for e in entries().values() if e.name.startswith(":"))
 
 
 # ---- as text --------------------------------------------------------------------------------------

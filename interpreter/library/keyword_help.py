@@ -1,8 +1,21 @@
-"""Help for each keyword of the grammar: how it is written, one sentence, and an example, written
-as a docstring is (help.py reads them; tests/language/test_help.py runs every example and checks that every
-keyword of grammar/dg.lark has an entry)."""
+"""Help written as text for what is not a function: each keyword of the grammar (KEYWORDS), and the
+constants and `with` contexts registered with `written` by the modules that define them. Each is how
+it is written, one sentence and an example, written as a docstring is (help.py reads them;
+tests/language/test_help.py runs every example and checks that every keyword of grammar/dg.lark has
+an entry)."""
 
 from __future__ import annotations
+
+# Constants and contexts by name: (kind, signature, doc), as `written` was told them. Plain data, so
+# that registering costs nothing at start-up: help.py, which reads a doc into its summary and
+# example, loads when help is first asked for.
+WRITTEN: dict[str, tuple[str, str, str]] = {}
+
+
+def written(name: str, kind: str, signature: str, doc: str) -> None:
+    """Register help for `name`, which is not a function (a constant, a `with` context)."""
+    WRITTEN[name] = (kind, signature, doc)
+
 
 IF_EXAMPLE = """
     >>> x = 3

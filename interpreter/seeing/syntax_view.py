@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
-from dataclasses import fields, is_dataclass
 from typing import Any
 
 from dglang.interpreter.diagnostics.source import Source, Span
@@ -20,7 +19,7 @@ def is_plain(value: Any) -> bool:
     """A field printed on the node's own line (a name, an operator, a literal), not as a child."""
     if isinstance(value, list):
         return all(isinstance(v, str) for v in value) and bool(value)
-    return not is_dataclass(value) and not isinstance(value, tuple)
+    return not isinstance(value, ast.Node) and not isinstance(value, tuple)
 
 
 def dump_ast(module: ast.Module) -> str:
@@ -50,9 +49,9 @@ def indent(depth: int) -> str:
 
 def headline(node: Any) -> str:
     parts = [type(node).__name__]
-    for f in fields(node):
-        value = getattr(node, f.name)
-        if f.name in SKIP or not is_plain(value) or (value is None and not isinstance(node, ast.Constant)):
+    for name in node.fields():
+        value = getattr(node, name)
+        if name in SKIP or not is_plain(value) or (value is None and not isinstance(node, ast.Constant)):
             continue
         if isinstance(value, list):
             parts.append(", ".join(value))
@@ -89,20 +88,20 @@ def children(node: Any, depth: int) -> list[tuple[Any, int, str]]:
             if not isinstance(part, str):
                 out.append((part.expr, depth, f"format {part.spec!r}" if part.spec else "format"))
         return out
-    for f in fields(node):
-        value = getattr(node, f.name)
-        if f.name in SKIP or is_plain(value):
+    for name in node.fields():
+        value = getattr(node, name)
+        if name in SKIP or is_plain(value):
             continue
         if isinstance(value, list) and value and isinstance(value[0], ast.Stmt):
-            out.append((value, depth, f.name))
+            out.append((value, depth, name))
         elif isinstance(value, list):
             for item in value:
                 if isinstance(item, tuple):  # keyword arguments: (name, value)
                     out.append((item[1], depth, f"{item[0]}="))
                 else:
-                    out.append((item, depth, f.name))
-        elif is_dataclass(value):
-            out.append((value, depth, f.name))
+                    out.append((item, depth, name))
+        elif isinstance(value, ast.Node):
+            out.append((value, depth, name))
     return out
 
 

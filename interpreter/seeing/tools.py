@@ -17,7 +17,7 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording, type_name
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.session import Session
-from dglang.interpreter.library.help import register
+from dglang.interpreter.library.keyword_help import written
 from dglang.interpreter.library.runtime import Builtin, CallContext
 from dglang.interpreter.static import static_builtins
 
@@ -125,7 +125,7 @@ class Seeing:
 
 INSTALLED: WeakKeyDictionary[Session, Seeing] = WeakKeyDictionary()
 
-register(
+written(
     "detect_anomaly",
     "context",
     "with detect_anomaly:",

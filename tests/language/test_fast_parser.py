@@ -15,7 +15,6 @@ import random
 import re
 import subprocess
 import sys
-from dataclasses import fields, is_dataclass
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from hypothesis import strategies as st
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, Span
+from dglang.interpreter.semantics import ast_nodes as ast
 from dglang.interpreter.syntax import parser
 from dglang.interpreter.syntax.fast import fast_parser
 from dglang.interpreter.syntax.fast import lalr_tables as grammar_tables
@@ -45,8 +45,8 @@ def difference(a: object, b: object) -> str | None:
         if isinstance(x, Span):
             if x != y:
                 return f"{path}: {where(x)} against {where(y)}"  # type: ignore[arg-type]
-        elif is_dataclass(x):
-            stack.extend((getattr(x, f.name), getattr(y, f.name), f"{path}.{f.name}") for f in fields(x))
+        elif isinstance(x, ast.Node):
+            stack.extend((getattr(x, name), getattr(y, name), f"{path}.{name}") for name in x.fields())
         elif isinstance(x, list | tuple):
             if len(x) != len(y):  # type: ignore[arg-type]
                 return f"{path}: {len(x)} items against {len(y)}"  # type: ignore[arg-type]

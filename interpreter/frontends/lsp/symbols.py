@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from dglang.interpreter.diagnostics.source import Span
 from dglang.interpreter.semantics import ast_nodes as ast
@@ -180,8 +180,8 @@ FIELDS: dict[type, tuple[str, ...] | None] = {}
 
 def children_of(kind: type) -> tuple[str, ...] | None:
     """The fields of an AST node class that may hold nodes (all but its span), read once per
-    class; None for what is not a node (not a dataclass)."""
+    class; None for what is not a node."""
     if kind not in FIELDS:
-        is_node = hasattr(kind, "__dataclass_fields__")
-        FIELDS[kind] = tuple(f.name for f in fields(kind) if f.name != "span") if is_node else None  # type: ignore[arg-type]
+        is_node = issubclass(kind, ast.Node)
+        FIELDS[kind] = tuple(name for name in kind.fields() if name != "span") if is_node else None
     return FIELDS[kind]
