@@ -95,9 +95,10 @@ class Op:
             raise ValueError(f"{cls.name}: give one rule per input ({cls.inputs} and {cls.rules})")
         if (cls.backward is None) != (not cls.rules) and not cls.composed:
             raise ValueError(f"{cls.name}: an op with a derivative rule declares its text in `rules`, and only then")
+        names: list[str] = []
         if hasattr(cls, "forward"):
             cls.signature = inspect.signature(cls.forward)
-        names = list(cls.signature.parameters) if hasattr(cls, "forward") else []
+            names = list(cls.signature.parameters)
         if names and not cls.variadic and any(name not in names for name in cls.inputs):
             raise ValueError(f"{cls.name}: each name in `inputs` {cls.inputs} is a parameter of forward")
         # where forward's tensor parameters stand: those `inputs` names, or a variadic op's first (the list)
