@@ -117,3 +117,21 @@ def test_a_real_process_prints_no_traceback() -> None:
     )
     assert result.returncode == cli.EXIT_RUNTIME
     assert "ShapeError" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", [[], ["check"]], ids=["run", "check"])
+def test_a_real_process_reports_deep_nesting_without_a_traceback(command: list[str]) -> None:
+    """After a syntax error `dg FILE` and `dg check` read on for the others; a tree nested deeper
+    than the resolver can follow is then the first error's business, not a logged traceback (which
+    pytest's own log capture would hide from an in-process test)."""
+    path = CATALOGUE / "syntax_nested_too_deeply.dg"
+    result = subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter", *command, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == cli.EXIT_SYNTAX
+    assert "Traceback" not in result.stderr and "InternalError" not in result.stderr
+    assert result.stderr.count("SyntaxError: this is nested too deeply for DG") == 1

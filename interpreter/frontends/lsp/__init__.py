@@ -10,3 +10,9 @@ What it knows of a document comes from reading it the way `dg` does before a run
 - server.py     the protocol: pygls's server, positions and ranges in the editor's units
 - command.py    `dg lsp` itself, and what it says when pygls is not installed
 """
+
+import logging
+
+# What the server logs goes where `dg lsp` sends it (its log, standard error); where no one set a
+# place (`dg check`, `dg FILE` reading on after an error) it goes nowhere, never to the user.
+logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -133,7 +133,9 @@ def read_on(analysis: Analysis, source: Source, first: DGError) -> None:
 
 def resolved(module: ast.Module) -> tuple[Resolution | None, list[DGError]]:
     """The resolution of the program, and each static error in it: the resolver stops at the first
-    (`return` outside a function), which is set aside as a `pass` for the next try."""
+    (`return` outside a function), which is set aside as a `pass` for the next try. A tree read on
+    past a syntax error may be nested deeper than the resolver can follow (the compile, which
+    reports that as a SyntaxError, stopped before it): then no resolution, and no more errors."""
     errors: list[DGError] = []
     while len(errors) < MAX_PROBLEMS:
         try:
@@ -142,6 +144,8 @@ def resolved(module: ast.Module) -> tuple[Resolution | None, list[DGError]]:
             errors.append(e)
             if e.span is None or not set_aside(module.body, e.span):
                 break
+        except RecursionError:
+            break
     return None, errors
 
 
