@@ -242,3 +242,27 @@ def test_the_summary_table_is_aligned_whatever_the_points(tmp_path: Path) -> Non
     columns = {line.index(word) for line, word in zip(table, ["status", "ok", "ok"], strict=True)}
     assert len(columns) == 1, table
     assert table[1].split() == ["alice.dg", "4.5/4.5", "ok"] and table[2].split() == ["bob.dg", "0/4.5", "ok"]
+
+
+def test_a_correct_program_beside_the_handout_s_tests_gets_full_marks(tmp_path: Path) -> None:
+    """The handout's tests file (`from submission import ...`, test_ functions) handed in beside
+    the program is not the program; a `main.dg` that imports its own `submission.dg` runs as
+    `dg main.dg` runs it, its import finding the student's file, not itself."""
+    correct, tests = (SAMPLE / "submissions" / "correct.dg").read_text(), (SAMPLE / "tests.dg").read_text()
+    uses = "from submission import leaky_relu, mse\nprint(leaky_relu(tensor([-1.0, 2.0])))\n"
+    class_ = {
+        "with_handout": {"submission.dg": correct, "tests.dg": tests},
+        "main_and_helper": {"main.dg": uses, "submission.dg": correct},
+        "handout_only": {"tests.dg": tests},
+    }
+    for name, files in class_.items():
+        (tmp_path / "class" / name).mkdir(parents=True)
+        for file, text in files.items():
+            (tmp_path / "class" / name / file).write_text(text)
+    result = dg("grade", "class", "--tests", str(SAMPLE / "tests.dg"), "--out", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "out"
+    assert (results(out, "with_handout")["score"], results(out, "main_and_helper")["score"]) == (6, 6), result.stdout
+    assert "tensor([-0.1000,  2.0000])" in results(out, "main_and_helper")["output"]
+    only = results(out, "handout_only")["output"]
+    assert only.startswith("the submission has no program: tests.dg is a tests file"), only

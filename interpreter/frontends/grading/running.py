@@ -39,12 +39,11 @@ from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.runtime import Env
 from dglang.interpreter.semantics.resolver import Resolution
 
-from .collecting import Case
+from .collecting import SUBMISSION, Case
 from .snapshot import Snapshot, snapshot
 
 # Where grading's random numbers start, before the program and again before the tests file.
 GRADING_SEED = 0
-SUBMISSION = "submission"  # the name a tests file imports the student's program by
 # Errors in a test report the call that started it from this source, as `<dg test>:1:1  test_relu()`.
 CALLER = "<dg test>"
 
