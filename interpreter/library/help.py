@@ -225,7 +225,7 @@ def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
             value.name, kind, f"{type_name(value.obj)}.{value.name}(...)", f"a method of every {type_name(value.obj)}"
         )
     if isinstance(value, Function):
-        return Help(value.name, "function", f"def {value.signature()}", f"a function defined at {value.span}")
+        return function_help(value)
     if isinstance(value, Module):
         names = sorted(value.env.vars)
         listed = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
@@ -238,6 +238,15 @@ def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
         summary = f"a {value.dtype} tensor of shape {value.shape}{state}"
         return Help("tensor", "value", "x", summary, also="its attributes and methods: " + ", ".join(tensor_names()))
     return Help(type_name(value), "value", show_value(value), f"a value of type {type_name(value)}")
+
+
+def function_help(f: Function) -> Help:
+    """A function the program defined: its signature, where, and its docstring (one line: DG's
+    strings are written on one line)."""
+    signature, where = f"def {f.signature()}", f"defined at {f.span}"
+    if not f.doc or not f.doc.strip():
+        return Help(f.name, "function", signature, f"a function {where}")
+    return Help(f.name, "function", signature, f.doc.strip(), also=where)
 
 
 def show_value(value: Any) -> str:

@@ -112,6 +112,21 @@ def test_help_of_keywords_methods_values_and_commands() -> None:
     assert ":step    (debugger command)" in out and "help(name)    (builtin function)" in out and not err
 
 
+def test_help_of_a_function_of_the_program_shows_its_signature_and_docstring(tmp_path: Path) -> None:
+    square = 'def square(x, p=2):\n    """x to the power p, elementwise."""\n    return x ** p\n'
+    out, err = run(square, ":help square", "help(square)", "f = square", ":help f")  # was: "no help for 'square'"
+    entry = "def square(x, p=2)    (function; defined at <cell 1>:1:1)\n    x to the power p, elementwise.\n"
+    assert out == entry * 3 and not err
+    out, _ = run("def bare(x):\n    return x\n", ":help bare")
+    assert out == "def bare(x)    (function)\n    a function defined at <cell 1>:1:1\n"
+    (tmp_path / "lib.dg").write_text('def scale(x):\n    """x times 3."""\n    return 3 * x\n')
+    repl = Repl(new_session(out=(printed := io.StringIO()), base_dir=tmp_path), err=io.StringIO())
+    for cell in ("import lib", ":help lib.scale", "step = 3", ":help step"):
+        repl.run_cell(cell)
+    assert printed.getvalue().startswith("def scale(x)    (function; defined at lib.dg:1:1)\n    x times 3.\n")
+    assert ":step    (debugger command)" in printed.getvalue()  # a variable named step hides no command's help
+
+
 def test_help_of_something_unknown_says_so() -> None:
     _, err = run(":help relux", "help(3, 4)")
     assert "CommandError: no help for 'relux'" in err and "did you mean 'relu'?" in err
