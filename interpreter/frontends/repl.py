@@ -282,9 +282,9 @@ def _load(repl: Repl, argument: str) -> Outcome:
     ":reload NAME",
     """Read a module's file again after editing it and run it; the names taken from it are rebound.
 
-    >>> from nn import mlp
+    >>> from nn import batches
     >>> :reload nn
-    (nn.dg run again; mlp rebound)
+    (programs/nn.dg run again; batches rebound)
     """,
 )
 def _reload(repl: Repl, argument: str) -> Outcome:

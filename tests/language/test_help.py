@@ -14,6 +14,7 @@ from dglang.interpreter.frontends import debugger  # noqa: F401  (registers the 
 from dglang.interpreter.frontends.completion import completions
 from dglang.interpreter.frontends.repl import Outcome, Repl
 from dglang.interpreter.frontends.sessions import new_session
+from dglang.interpreter.host.module_files import Folder
 from dglang.interpreter.library.help import ENGINE, ENTRIES, Help, describe, everything, render, transcript
 from dglang.interpreter.syntax.grammar import keywords
 
@@ -63,7 +64,9 @@ EXAMPLES = [e for e in ALL if e.example and e.kind != "debugger command"]
 def test_the_example_prints_what_it_says(entry: Help, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT / "docs")  # where :load and load_csv find the files the examples name
     out, err = io.StringIO(), io.StringIO()
-    repl = Repl(new_session(out=out, base_dir=ROOT / "docs"), err=err)
+    session = new_session(out=out, base_dir=ROOT / "docs")
+    session.modules.library = [Folder(ROOT / "programs", "programs")]  # `import nn`: the course library
+    repl = Repl(session, err=err)
     for cell in entry.example:
         before = len(out.getvalue())
         outcome = repl.run_cell(cell.code)
