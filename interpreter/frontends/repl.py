@@ -18,7 +18,7 @@ from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.session import Session
-from dglang.interpreter.library.help import Help, describe, describe_value, everything, register, render
+from dglang.interpreter.library.help import describe_in, everything, register, render
 from dglang.interpreter.library.runtime import MISSING, Env, Function, Module, show_short, suggest
 from dglang.interpreter.seeing.text_picture import text_picture
 from dglang.interpreter.seeing.tools import install
@@ -176,7 +176,7 @@ def _help(repl: Repl, argument: str) -> Outcome:
     if not argument:
         repl.write(repl.cheat_sheet())
         return Outcome.OK
-    found = help_for(repl, argument)
+    found = describe_in(argument, repl.env, repl.session.builtins.vars)
     if found is None:
         names = [e.name for e in everything(repl.session.builtins.vars)]
         hint = suggest(argument, names) or "`:help` alone lists the commands; `help()` lists every name"
@@ -184,23 +184,6 @@ def _help(repl: Repl, argument: str) -> Outcome:
         return Outcome.ERROR
     repl.write(render(found))
     return Outcome.OK
-
-
-def help_for(repl: Repl, name: str) -> Help | None:
-    """What `:help NAME` says: of a function or module the program defined, its own help (a
-    function's signature and docstring); else DG's help for the name; else what help(NAME) says
-    of the variable's value. None if there is nothing."""
-    builtins = repl.session.builtins.vars
-    owner, _, member = name.rpartition(".")
-    module = repl.env.lookup(owner) if owner.isidentifier() else MISSING
-    if isinstance(module, Module) and member in module.env.vars:  # :help nn.linear
-        return describe_value(module.env.vars[member], builtins)
-    value = repl.env.lookup(name) if name.isidentifier() else MISSING
-    own = value is not MISSING and value is not builtins.get(name, MISSING)
-    if own and isinstance(value, Function | Module):
-        return describe_value(value, builtins)
-    found = describe(name, builtins)
-    return describe_value(value, builtins) if found is None and own else found
 
 
 @command(

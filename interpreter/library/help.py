@@ -28,7 +28,7 @@ from dglang.autograd.tensor import type_name
 from .attributes import TENSOR_METHODS, TENSOR_PROPERTIES
 from .habits import instead
 from .keyword_help import KEYWORDS, WRITTEN
-from .runtime import BoundMethod, Builtin, Function, Module, show, signature_text
+from .runtime import MISSING, BoundMethod, Builtin, Env, Function, Module, show, signature_text
 
 
 class Example(NamedTuple):
@@ -154,6 +154,22 @@ def describe(name: str, builtins: Mapping[str, Any] | None = None) -> Help | Non
         return builtin_help(name, builtins[name], builtins)
     found = tensor_member(name) or known.get(name) or known.get(":" + name)
     return found or habit_help(name)
+
+
+def describe_in(name: str, env: Env, builtins: Mapping[str, Any]) -> Help | None:
+    """What `:help NAME` says where `env` is the program's scope: of a function or module the
+    program defined, its own help (a function's signature and docstring); else DG's help for the
+    name; else what help(NAME) says of the variable's value. None if there is nothing."""
+    owner, _, member = name.rpartition(".")
+    module = env.lookup(owner) if owner.isidentifier() else MISSING
+    if isinstance(module, Module) and member in module.env.vars:  # :help nn.linear
+        return describe_value(module.env.vars[member], builtins)
+    value = env.lookup(name) if name.isidentifier() else MISSING
+    own = value is not MISSING and value is not builtins.get(name, MISSING)
+    if own and isinstance(value, Function | Module):
+        return describe_value(value, builtins)
+    found = describe(name, builtins)
+    return describe_value(value, builtins) if found is None and own else found
 
 
 HABIT_EXAMPLES = {
