@@ -1,8 +1,8 @@
 """What a chart's numbers are: a y axis of round ticks, and the points it cannot draw.
 
-Both the text chart and matplotlib's picture (charts.py) read their y axis from here, so a label
-is always a round number (0.5, 1, 1.5: never 0.005025, the smallest loss to seven digits) and the
-same in both. A point whose y is nan or inf has no place on any axis; a training loss that went
+The text chart (charts.py) and matplotlib's picture (chart_pictures.py) read their y axis here,
+so a label is always a round number (0.5, 1, 1.5: never 0.005025, the smallest loss to seven
+digits) and the same in both. A point whose y is nan or inf has no place on any axis; a training loss that went
 nan is the one thing its chart must not hide, so such points are counted here, for the chart to
 mark and say in words.
 """

@@ -1,8 +1,8 @@
 """Seeing training: `plot(ys)`, `plot(xs, ys)` and `show_image(t)`.
 
 In a terminal they print text: a line chart drawn with characters, an image in shades of
-characters. With `file="loss.svg"` (or `.png`), and inline in a notebook, matplotlib draws them,
-when it is installed (DG's optional extra `plot`: `pip install "dglang[plot]"`); the text is the
+characters. With `file="loss.svg"` (or `.png`), and inline in a notebook, matplotlib draws them
+(chart_pictures.py), when it is installed (DG's optional extra `plot`: `pip install "dglang[plot]"`); the text is the
 fallback everywhere, and what a notebook shows as the picture's plain-text form. A program names
 a file only under its own folder, as load_csv reads only there.
 """
