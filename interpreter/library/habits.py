@@ -4,6 +4,9 @@ gives there (semantics/hints.py), and what `:help backward` says (help.py)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 # What a method a tensor does not have is called in PyTorch, and what DG writes instead; `{obj}`
 # is the tensor as the program wrote it.
 TENSOR_HABITS = {
@@ -71,6 +74,17 @@ COURSE_LIBRARY = {  # name: (how PyTorch writes it, how DG's course library does
     "SGD": ("torch.optim.SGD(params, lr)", "nn.sgd_step(params, lr) after each grad"),
     "Adam": ("torch.optim.Adam(params, lr)", "state = nn.adam_state(params), then nn.adam_step(params, state, lr)"),
 }
+
+
+def in_course_module(name: str, defined: Iterable[str]) -> str | None:
+    """`nn.Linear` read from a module that is the course library (it defines what the DG way
+    calls): that way, else None."""
+    if name not in COURSE_LIBRARY:
+        return None
+    pytorch, dg = COURSE_LIBRARY[name]
+    if not set(re.findall(r"\bnn\.(\w+)\(", dg)) <= set(defined):  # another module called nn
+        return None
+    return f"{pytorch} is PyTorch's; the course library's way: {dg}"
 
 
 def course_library(name: str) -> str:

@@ -139,3 +139,24 @@ def test_the_pair_x_max_dim_gives_says_how_to_take_its_values_or_indices() -> No
     with pytest.raises(DGError) as caught:
         run("pair = (1, 2)\nv = pair.values\n")  # a tuple that no max() gave: no hint to give
     assert caught.value.help is None
+
+
+@pytest.mark.parametrize(
+    ("line", "help"),
+    [
+        (
+            "loss_fn = nn.CrossEntropyLoss()",
+            "nn.CrossEntropyLoss() is PyTorch's; the course library's way: nn.cross_entropy(",
+        ),
+        (
+            "from nn import Linear",
+            "nn.Linear(n_in, n_out) is PyTorch's; the course library's way: nn.init_linear(params, \"fc\"",
+        ),
+        ("h = nn.lienar", "did you mean 'linear'?"),  # a slip of the course library's own name: the near name
+    ],
+)
+def test_a_pytorch_name_read_from_the_course_library_gets_its_way_not_a_near_name(line: str, help: str) -> None:
+    session = new_session(out=io.StringIO(), library=[COURSE.parent])
+    with pytest.raises(DGError) as caught:  # was: "did you mean 'linear'?" for nn.Linear, which takes other arguments
+        session.run("import nn\n" + line + "\n", "lesson.dg")
+    assert (caught.value.help or "").startswith(help), caught.value.help
