@@ -83,6 +83,26 @@ def spread(cols: np.ndarray, into: np.ndarray, stride: tuple[int, ...], dilation
 
 
 # ---- the shared checks -----------------------------------------------------------------------
+def reshape_help(shape: tuple[int, ...], channels: int | None, dims: int) -> str:
+    """How to give an input of `shape` the (N, C, spatial...) shape a convolution or pooling over
+    `dims` axes reads, with `channels` channels (None: any). Rows of flat pixels, as digits() gives
+    them (N, 64), are square images of one channel: x.reshape(-1, 1, 8, 8)."""
+    c = channels or 1
+    sizes, rest = ", ".join(map(str, shape)), ", ".join(map(str, shape[1:]))
+    if len(shape) == dims + 1 and (channels is None or shape[0] == channels):
+        return f"a single example: add the batch axis, x.reshape(1, {sizes})"
+    if len(shape) == dims + 1 and c == 1:
+        return f"a batch of one-channel examples: add the channel axis, x.reshape({shape[0]}, 1, {rest})"
+    pixels = shape[-1] // c
+    side = math.isqrt(pixels)
+    if len(shape) == 2 == dims and shape[0] != shape[1] and side * side * c == shape[1]:
+        image = f"an image of {c} channels, each {side}×{side}" if c != 1 else f"one {side}×{side} image"
+        return f"each row of {shape[1]} numbers is {image}, flattened: x.reshape(-1, {c}, {side}, {side})"
+    if len(shape) == dims and c == 1:
+        return f"a single one-channel example: x.reshape(1, 1, {sizes})"
+    return f"the input is N examples of C channels, each {'H × W' if dims == 2 else 'L long'}: reshape it to that"
+
+
 class Geometry:
     """A convolution's arguments, checked once: the spatial axes, stride, padding, dilation, groups."""
 
@@ -92,7 +112,7 @@ class Geometry:
             raise ShapeError(
                 f"{name}: the input has shape {x_shape}; it needs {dims + 2} dimensions, (N, C, "
                 f"{'H, W' if dims == 2 else 'L'}), for a weight of shape {w_shape}",
-                help="add a batch axis of 1 with x.reshape(1, ...) for a single example",
+                help=reshape_help(x_shape, w_shape[1], dims),
             )
         if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
             raise TensorValueError(f"{name}: groups must be a positive int, not {groups!r}")

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .convolution import output_size, padded, sizes, windows
+from .convolution import output_size, padded, reshape_help, sizes, windows
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
 from .op import Op
 
@@ -27,7 +27,7 @@ class Window:
         if len(shape) != 4:
             raise ShapeError(
                 f"{name}: the input has shape {shape}; it needs 4 dimensions, (N, C, H, W)",
-                help="add a batch axis of 1 with x.reshape(1, ...) for a single image",
+                help=reshape_help(shape, None, 2),
             )
         self.kernel = sizes(kernel_size, 2, "kernel_size", 1)
         self.stride = self.kernel if stride is None else sizes(stride, 2, "stride", 1)

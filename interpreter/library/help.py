@@ -28,7 +28,7 @@ from dglang.autograd.tensor import type_name
 from .attributes import TENSOR_METHODS, TENSOR_PROPERTIES
 from .habits import instead
 from .keyword_help import KEYWORDS, WRITTEN
-from .runtime import BoundMethod, Builtin, Function, Module, show, signature_text
+from .runtime import MISSING, BoundMethod, Builtin, Env, Function, Module, show, signature_text
 
 
 class Example(NamedTuple):
@@ -156,6 +156,22 @@ def describe(name: str, builtins: Mapping[str, Any] | None = None) -> Help | Non
     return found or habit_help(name)
 
 
+def describe_in(name: str, env: Env, builtins: Mapping[str, Any]) -> Help | None:
+    """What `:help NAME` says where `env` is the program's scope: of a function or module the
+    program defined, its own help (a function's signature and docstring); else DG's help for the
+    name; else what help(NAME) says of the variable's value. None if there is nothing."""
+    owner, _, member = name.rpartition(".")
+    module = env.lookup(owner) if owner.isidentifier() else MISSING
+    if isinstance(module, Module) and member in module.env.vars:  # :help nn.linear
+        return describe_value(module.env.vars[member], builtins)
+    value = env.lookup(name) if name.isidentifier() else MISSING
+    own = value is not MISSING and value is not builtins.get(name, MISSING)
+    if own and isinstance(value, Function | Module):
+        return describe_value(value, builtins)
+    found = describe(name, builtins)
+    return describe_value(value, builtins) if found is None and own else found
+
+
 HABIT_EXAMPLES = {
     "backward": docstring_parts(
         """backward
@@ -225,7 +241,7 @@ def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
             value.name, kind, f"{type_name(value.obj)}.{value.name}(...)", f"a method of every {type_name(value.obj)}"
         )
     if isinstance(value, Function):
-        return Help(value.name, "function", f"def {value.signature()}", f"a function defined at {value.span}")
+        return function_help(value)
     if isinstance(value, Module):
         names = sorted(value.env.vars)
         listed = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
@@ -238,6 +254,15 @@ def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
         summary = f"a {value.dtype} tensor of shape {value.shape}{state}"
         return Help("tensor", "value", "x", summary, also="its attributes and methods: " + ", ".join(tensor_names()))
     return Help(type_name(value), "value", show_value(value), f"a value of type {type_name(value)}")
+
+
+def function_help(f: Function) -> Help:
+    """A function the program defined: its signature, where, and its docstring (one line: DG's
+    strings are written on one line)."""
+    signature, where = f"def {f.signature()}", f"defined at {f.span}"
+    if not f.doc or not f.doc.strip():
+        return Help(f.name, "function", signature, f"a function {where}")
+    return Help(f.name, "function", signature, f.doc.strip(), also=where)
 
 
 def show_value(value: Any) -> str:

@@ -60,6 +60,11 @@ def made_in(session: Session, name: str) -> list[StaticFunction]:
     return [fn for fn in MADE.get(session, []) if fn.name == name]
 
 
+def wrapped_names(session: Session) -> list[str]:
+    """The functions static() wrapped in this session, each once, in the order they were wrapped."""
+    return list(dict.fromkeys(fn.name for fn in MADE.get(session, [])))
+
+
 def static_function(value: Any) -> StaticFunction | None:
     """The StaticFunction behind a value `static(f)` returned, else None."""
     fn = getattr(value, "fn", None)

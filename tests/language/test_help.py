@@ -14,6 +14,7 @@ from dglang.interpreter.frontends import debugger  # noqa: F401  (registers the 
 from dglang.interpreter.frontends.completion import completions
 from dglang.interpreter.frontends.repl import Outcome, Repl
 from dglang.interpreter.frontends.sessions import new_session
+from dglang.interpreter.host.module_files import Folder
 from dglang.interpreter.library.help import ENGINE, ENTRIES, Help, describe, everything, render, transcript
 from dglang.interpreter.syntax.grammar import keywords
 
@@ -63,7 +64,9 @@ EXAMPLES = [e for e in ALL if e.example and e.kind != "debugger command"]
 def test_the_example_prints_what_it_says(entry: Help, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT / "docs")  # where :load and load_csv find the files the examples name
     out, err = io.StringIO(), io.StringIO()
-    repl = Repl(new_session(out=out, base_dir=ROOT / "docs"), err=err)
+    session = new_session(out=out, base_dir=ROOT / "docs")
+    session.modules.library = [Folder(ROOT / "programs", "programs")]  # `import nn`: the course library
+    repl = Repl(session, err=err)
     for cell in entry.example:
         before = len(out.getvalue())
         outcome = repl.run_cell(cell.code)
@@ -110,6 +113,21 @@ def test_help_of_keywords_methods_values_and_commands() -> None:
     assert "x.sum(axis=None, keepdims=False)    (tensor method" in out
     assert "a float tensor of shape (1,) that requires grad" in out
     assert ":step    (debugger command)" in out and "help(name)    (builtin function)" in out and not err
+
+
+def test_help_of_a_function_of_the_program_shows_its_signature_and_docstring(tmp_path: Path) -> None:
+    square = 'def square(x, p=2):\n    """x to the power p, elementwise."""\n    return x ** p\n'
+    out, err = run(square, ":help square", "help(square)", "f = square", ":help f")  # was: "no help for 'square'"
+    entry = "def square(x, p=2)    (function; defined at <cell 1>:1:1)\n    x to the power p, elementwise.\n"
+    assert out == entry * 3 and not err
+    out, _ = run("def bare(x):\n    return x\n", ":help bare")
+    assert out == "def bare(x)    (function)\n    a function defined at <cell 1>:1:1\n"
+    (tmp_path / "lib.dg").write_text('def scale(x):\n    """x times 3."""\n    return 3 * x\n')
+    repl = Repl(new_session(out=(printed := io.StringIO()), base_dir=tmp_path), err=io.StringIO())
+    for cell in ("import lib", ":help lib.scale", "step = 3", ":help step"):
+        repl.run_cell(cell)
+    assert printed.getvalue().startswith("def scale(x)    (function; defined at lib.dg:1:1)\n    x times 3.\n")
+    assert ":step    (debugger command)" in printed.getvalue()  # a variable named step hides no command's help
 
 
 def test_help_of_something_unknown_says_so() -> None:
