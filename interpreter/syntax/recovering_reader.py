@@ -26,6 +26,7 @@ from .syntax_errors import syntax_error
 NEWLINE, INDENT, DEDENT, END = Indentation.NL_type, Indentation.INDENT_type, Indentation.DEDENT_type, "$END"
 HEADERS = {"if", "elif", "else", "while", "for", "def", "with", "class", "try", "except"}  # a header's first word
 PARSING, SKIPPING_LINE, AFTER_HEADER, SKIPPING_BLOCK = range(4)
+ENDINGS = [(DEDENT, ""), (NEWLINE, "\n"), ("PASS", "pass")]  # what closes an open block, in that order
 NOT_NEWLINE = re.compile(r"[^\r\n]")
 
 
@@ -77,6 +78,7 @@ class Reading:
         self.statement: list[Token] = []  # the tokens fed since the statement started
         self.broken: Token | None = None  # the first token of the broken statement being skipped
         self.tree: Tree | None = None  # the parse tree, once the input has ended
+        self.retried: Token | None = None  # a statement's last token, fed again after its mistake
         self.checkpoint = self.save()
 
     # ---- errors ---------------------------------------------------------------------------------
@@ -237,7 +239,7 @@ class Reading:
         levels = self.indentation.indent_level
         while len(levels) > 1:
             levels.pop()
-            yield from self.leveled([Token(DEDENT, "")], len(levels))
+            yield from self.leveled([self.borrowed(DEDENT, "", self.before)], len(levels))
         yield self.borrowed(END, "", None)
 
     # ---- the reading ----------------------------------------------------------------------------
@@ -252,9 +254,13 @@ class Reading:
         if self.mode == SKIPPING_BLOCK:
             if isinstance(token, Token) and token.type in (INDENT, DEDENT):
                 self.depth += 1 if token.type == INDENT else -1
-                if self.depth == 0:
+                if self.depth == 0:  # the next statement starts at the broken header's level
                     self.mode = PARSING
-            return None
+                    self.started()
+                return None
+            if not isinstance(token, Token) or token.type != END:
+                return None
+            self.mode = PARSING  # the input ended in the block (whose dedents were levels no block had)
         if self.mode == AFTER_HEADER:
             self.mode = PARSING
             if isinstance(token, Token) and token.type == INDENT:  # the broken header's block
@@ -292,6 +298,9 @@ class Reading:
         try:
             result = self.feed(token)
         except UnexpectedToken as e:
+            if token is self.retried:  # where a statement starts, too: the indenter's, not the parser's
+                self.unplaced(token)
+                return
             self.mistake(self.failure(e), token)
             return
         if token.type == END:
@@ -332,7 +341,25 @@ class Reading:
             return
         self.mode, self.broken = SKIPPING_LINE, first
         if token is not None and token.type in (NEWLINE, DEDENT, END):
+            self.retried = token
             self.step(token)  # the statement's end: not skipped
+            self.retried = None
+
+    def unplaced(self, token: Token) -> None:
+        """A line's end, a block's end or the input's that the parser does not take even where a
+        statement starts: the indenter closed a block the parser never opened (its line was
+        misread after an earlier mistake, already reported). A newline or a dedent is dropped; at
+        the end of the input, the parser's blocks still open are closed."""
+        if token.type != END:
+            return
+        for _ in range(4 * len(self.state.state_stack) + 4):  # each round closes a block, or fills one
+            accepts = self.state.parse_conf.states[self.state.position]
+            if END in accepts:
+                self.tree = self.feed(token)
+                return
+            kind, value = next(((k, v) for k, v in ENDINGS if k in accepts), ENDINGS[-1])
+            self.feed(self.borrowed(kind, value, None))
+        raise AssertionError("the parser's blocks did not close")  # (recover() reports what was found)
 
     def unclosed(self, token: Token | None) -> Token | None:
         """The bracket left open on a line before the failing token's, if any (and not read again
@@ -364,7 +391,9 @@ class Reading:
         self.lexing = LexerState(self.lexing.text, counter, None)
         self.brackets = Brackets()
         self.indentation.paren_level = 0
-        self.indentation.indent_level = list(self.checkpoint.levels)
+        levels = self.indentation.indent_level = list(self.checkpoint.levels)
+        self.virtual = {level for level in self.virtual if level < len(levels)}  # (of blocks now closed)
+        self.dropped = {level for level in self.dropped if level < len(levels)}
         self.before = None
 
 

@@ -37,7 +37,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source
 from dglang.interpreter.semantics import ast_nodes as ast
 
-from .grammar import LARK, TreeToAST
+from .grammar import TreeToAST
 from .parser import too_deeply_nested
 from .recovered_tree import RecoveringBuilder
 from .recovering_reader import Reading
@@ -55,9 +55,10 @@ class Recovered:
 def recover(source: Source) -> Recovered:
     """The program's syntax tree with each broken statement as a `pass`, and an error for each."""
     reading = Reading(source)
+    tree = reading.run()
     try:
-        module = TreeToAST(RecoveringBuilder(source, reading.errors)).transform(reading.run())
+        module = TreeToAST(RecoveringBuilder(source, reading.errors)).transform(tree)
     except RecursionError:  # nested deeper than the tree builder can go: one error for the whole text
-        return Recovered(ast.Module([]), [too_deeply_nested(LARK.parse(reading.text, start="start"), source)])
+        return Recovered(ast.Module([]), [too_deeply_nested(tree, source)])
     errors = sorted(reading.errors, key=lambda e: (e.span.line, e.span.column) if e.span is not None else (0, 0))
     return Recovered(module, errors, reading.unfinished)

@@ -179,9 +179,10 @@ class Failure:
     def tokens_before(self) -> list[Token]:
         """The program's tokens before the failing one (all of them, when the input ended too soon)."""
         before: list[Token] = []
+        end = self.token.start_pos if self.token.type != "$END" else None
         try:
             for token in tokens(self.text):
-                if self.token.type != "$END" and token.start_pos >= self.token.start_pos:
+                if end is not None and token.start_pos is not None and token.start_pos >= end:
                     break
                 before.append(token)
         except (LarkError, SyntaxProblem):  # the text goes wrong further on than the parser got

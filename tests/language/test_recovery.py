@@ -9,6 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
+from broken_lines import lines, program
+from fuzz_programs import watchdog
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
@@ -215,3 +219,23 @@ def test_an_unfinished_f_string_expression_is_pointed_at_where_it_ends() -> None
     """Not at the column just past the file's last line, as it was: `+}` here, on line 1."""
     error = first_error('s = f"{x +}"\nand_a_longer_last_line = 12345\n')
     assert (error.span.line, error.span.column) == (1, 11)
+
+
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drawn=lines(), final_newline=st.booleans())
+def test_any_mix_of_broken_and_good_lines_is_read_to_its_end(drawn: list[tuple[str, int]], final_newline: bool) -> None:
+    """Whatever the mix, at whatever indentation: recovery ends (it stopped with lark's exception,
+    or went round in circles, when a bracket or a skipped block left the indenter and the parser
+    disagreeing about the blocks open), each error is one `dg` can print, and the error `dg FILE`
+    reports is among them (not always first: `f() = 1` is found building the tree, after parsing)."""
+    text = program(drawn, final_newline)
+    with watchdog(10.0):
+        recovered = recover(Source("t.dg", text))
+    for error in recovered.errors:
+        assert error.span is not None and format_error(error).startswith(f"t.dg:{error.span.line}:"), text
+    try:
+        parse(Source("t.dg", text))
+    except DGError as e:
+        assert format_error(e) in [format_error(error) for error in recovered.errors], text
+    else:
+        assert recovered.errors == [], text
