@@ -5,19 +5,18 @@ the statement's place, and the rest of the statement skipped (recovery.py says h
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from lark import Token, Tree, UnexpectedCharacters, UnexpectedToken
-from lark.lexer import LexerState, LexerThread, LineCounter
+from lark.lexer import LexerState, LexerThread
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source
 
-from .grammar import LARK, contextual_lexer
+from .grammar import LARK, contextual_lexer, counter_at
 from .indenter import Brackets, Indentation, SyntaxProblem, apart, with_newline
 from .indenter import Misindented as NoBlockAtThisLevel
 from .recovered_tree import names_defined
@@ -27,7 +26,6 @@ NEWLINE, INDENT, DEDENT, END = Indentation.NL_type, Indentation.INDENT_type, Ind
 HEADERS = {"if", "elif", "else", "while", "for", "def", "with", "class", "try", "except"}  # a header's first word
 PARSING, SKIPPING_LINE, AFTER_HEADER, SKIPPING_BLOCK = range(4)
 ENDINGS = [(DEDENT, ""), (NEWLINE, "\n"), ("PASS", "pass")]  # what closes an open block, in that order
-NOT_NEWLINE = re.compile(r"[^\r\n]")
 
 
 @dataclass
@@ -56,7 +54,6 @@ class Reading:
     def __init__(self, source: Source) -> None:
         self.source = source
         self.text = with_newline(source.text)
-        self.masked = list(self.text)  # with the broken statements blanked, for the next messages
         self.parser: InteractiveParser = LARK.parse_interactive(None, start="start")
         self.state = self.parser.parser_state
         self.lexers = contextual_lexer()
@@ -82,25 +79,16 @@ class Reading:
         self.checkpoint = self.save()
 
     # ---- errors ---------------------------------------------------------------------------------
-    def report(self, problem: Exception, start: int | None = None) -> None:
-        """Add the problem's error, unless it is there already. The text its message is worked out
-        on is blank before `start`, where the statement starts: a message needs only the tokens of
-        its statement, and lexing the whole text again for each one would cost time in its length."""
-        text = "".join(self.masked)
-        if start:
-            text = NOT_NEWLINE.sub(" ", text[:start]) + text[start:]
-        error = syntax_error(problem, self.source, parsed=text)
+    def report(self, problem: Exception, start: Token | None = None) -> None:
+        """Add the problem's error, unless it is there already. Its message is worked out on the
+        text from `start`, where the statement starts, as if the text before it were blank: what
+        `dg FILE` says once the mistakes before are fixed (and a message needs only the tokens of
+        its statement: reading the text before it again for each error would cost time in its length)."""
+        error = syntax_error(problem, self.source, parsed=self.text, statement=start)
         key = (error.kind, error.message, *((error.span.line, error.span.column) if error.span else ()))
         if key not in self.seen:
             self.seen.add(key)
             self.errors.append(error)
-
-    def blank(self, start: int | None, end: int | None) -> None:
-        if start is None or end is None:
-            return
-        for i in range(start, min(end, len(self.masked))):
-            if self.masked[i] not in "\r\n":
-                self.masked[i] = " "
 
     # ---- the parser's stacks --------------------------------------------------------------------
     def save(self) -> Checkpoint:
@@ -269,7 +257,6 @@ class Reading:
         if self.mode == SKIPPING_LINE:
             if not isinstance(token, Token) or token.type not in (NEWLINE, DEDENT, END):
                 return None  # the rest of the broken statement
-            self.blank(self.broken.start_pos if self.broken is not None else None, token.start_pos)
             ended = self.line_end  # the last token of the broken line: a header's ends in ':'
             header = (self.broken is not None and str(self.broken) in HEADERS) or (
                 ended is not None and ended.type == "COLON"
@@ -320,7 +307,7 @@ class Reading:
         """Report a mistake; put the parser back where its statement started, with a `pass` there;
         then skip the rest of the statement (or, for a header whose block is missing, go on at once)."""
         start = self.statement[0] if self.statement else token
-        self.report(problem, start.start_pos if start is not None else None)
+        self.report(problem, start)
         if token is not None and token.type == INDENT and not self.statement:  # an unexpected indent
             self.restore()
             self.dropped.add(len(self.indentation.indent_level) - 1)
@@ -332,9 +319,8 @@ class Reading:
         self.restore()
         self.feed(self.borrowed("PASS", "pass", first))
         if opener is not None:
-            self.rewind(opener, first)
+            self.rewind(opener)
         elif missing_block and token is not None:  # only the header is broken: the token starts the next
-            self.blank(first.start_pos if first is not None else None, self.last.start_pos if self.last else None)
             self.feed(self.borrowed(NEWLINE, "\n", None))
             self.started()
             self.take(token)
@@ -371,7 +357,7 @@ class Reading:
             return None
         return None if opener.end_pos in self.rewound else opener
 
-    def rewind(self, opener: Token, first: Token | None) -> None:
+    def rewind(self, opener: Token) -> None:
         """Read on from the end of the bracket's line, with no bracket open and the indentation the
         statement started at: the lines after it are read again, as statements of their own, but
         for those indented deeper than the statement (they look like its continuation)."""
@@ -385,10 +371,8 @@ class Reading:
             if code.strip() and width(code, self.indentation.tab_len) <= level:
                 break
             end = line_end
-        self.blank(first.start_pos if first is not None else opener.start_pos, end)
-        counter = LineCounter("\n")
-        counter.feed(self.text[:end])
-        self.lexing = LexerState(self.lexing.text, counter, None)
+        line = opener.line + self.text.count("\n", opener.start_pos, end)
+        self.lexing = LexerState(self.lexing.text, counter_at(self.text, end, line), None)
         self.brackets = Brackets()
         self.indentation.paren_level = 0
         levels = self.indentation.indent_level = list(self.checkpoint.levels)

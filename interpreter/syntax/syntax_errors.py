@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from lark import LarkError, Token, UnexpectedCharacters, UnexpectedToken
+from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, Span, split_lines
@@ -121,10 +122,14 @@ EXPRESSION_STARTS = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "LBRACE",
 
 
 # ---- from lark's exception to a DG error ---------------------------------------------------
-def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fstring: bool = False) -> DGError:
+def syntax_error(
+    e: Exception, source: Source, parsed: str | None = None, in_fstring: bool = False, statement: Token | None = None
+) -> DGError:
     """Turn lark's parse failure into one DG error with a message a student can act on.
 
-    `parsed` is the text lark saw, when that was not the whole source (an f-string's expression)."""
+    `parsed` is the text lark saw, when that was not the whole source (an f-string's expression).
+    `statement` is the first token of the statement that failed, when the text before it is to be
+    read as blank (recovery.py: the error as if the mistakes before it were fixed)."""
     if isinstance(e, SyntaxProblem):
         span = Span(source, e.line, e.column, e.line, e.end_column)
         return DGError(e.kind, e.message, span, help=e.help)
@@ -133,7 +138,7 @@ def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fst
         message = message or Message(f"unexpected character {e.char!r}")
         return DGError(message.kind, message.text, _point(source, e.line, e.column), help=message.help)
     assert isinstance(e, UnexpectedToken)
-    failure = Failure(e, source, with_newline(source.text if parsed is None else parsed))
+    failure = Failure(e, source, with_newline(source.text if parsed is None else parsed), statement)
     # The first check that recognises the failure names it; the order settles overlaps.
     return (
         _unclosed_bracket(failure)
@@ -152,14 +157,15 @@ def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fst
 class Failure:
     """A token the parser could not take, and what the checks ask about it."""
 
-    def __init__(self, e: UnexpectedToken, source: Source, text: str) -> None:
+    def __init__(self, e: UnexpectedToken, source: Source, text: str, statement: Token | None = None) -> None:
         self.error, self.source, self.text, self.token = e, source, text, e.token
+        self.statement = statement
 
     @cached_property
     def accepts(self) -> frozenset[str]:
         """The token types the parser would have taken instead."""
         parser = self.error.interactive_parser
-        return frozenset(parser.accepts() if parser is not None else self.error.expected)
+        return accepted(parser) if parser is not None else frozenset(self.error.expected)
 
     @cached_property
     def line_and_column(self) -> tuple[int, int]:
@@ -177,17 +183,35 @@ class Failure:
 
     @cached_property
     def tokens_before(self) -> list[Token]:
-        """The program's tokens before the failing one (all of them, when the input ended too soon)."""
+        """The program's tokens before the failing one (all of them, when the input ended too soon),
+        from its statement's first when that is known."""
         before: list[Token] = []
         end = self.token.start_pos if self.token.type != "$END" else None
         try:
-            for token in tokens(self.text):
+            for token in tokens(self.text, self.statement):
                 if end is not None and token.start_pos is not None and token.start_pos >= end:
                     break
                 before.append(token)
         except (LarkError, SyntaxProblem):  # the text goes wrong further on than the parser got
             pass
         return before
+
+
+ACCEPTED: dict[tuple[int, ...], frozenset[str]] = {}  # by the parser's stack of states (see accepted)
+MAX_ACCEPTED = 10_000
+
+
+def accepted(parser: InteractiveParser) -> frozenset[str]:
+    """The token types `parser` would take next. lark tries each on a copy of the parser; what it
+    finds depends on the stack of states alone, so it is kept: a file with thousands of mistakes
+    has few kinds of them (recovery asks once per error)."""
+    key = tuple(parser.parser_state.state_stack)
+    found = ACCEPTED.get(key)
+    if found is None:
+        if len(ACCEPTED) >= MAX_ACCEPTED:  # a bound on what a long-running language server keeps
+            ACCEPTED.clear()
+        found = ACCEPTED[key] = frozenset(parser.accepts())
+    return found
 
 
 # ---- the checks, in the order they are tried ------------------------------------------------
