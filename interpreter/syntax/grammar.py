@@ -4,6 +4,7 @@ keywords, an interactive parser, and how a token type reads in a message."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from copy import copy
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,18 @@ def keywords() -> list[str]:
 def interactive(text: str) -> InteractiveParser:
     """lark's interactive parser over `text`, to be fed token by token (incremental.py feeds one by lines)."""
     return LARK.parse_interactive(text, start="start")
+
+
+def deciding_parser() -> InteractiveParser:
+    """lark's interactive parser for a program, to be fed token by token, that decides without
+    building a tree: with no callbacks its reductions keep plain lists (the trick of lark's own
+    InteractiveParser.accepts). Whether input parses is all incremental.py asks; recovery builds
+    its tree once it is done (recovered_tree.py)."""
+    parser = LARK.parse_interactive(None, start="start")
+    conf = copy(parser.parser_state.parse_conf)
+    conf.callbacks = {}
+    parser.parser_state.parse_conf = conf
+    return parser
 
 
 def literal(token_type: str) -> str | None:

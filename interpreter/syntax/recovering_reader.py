@@ -1,6 +1,8 @@
 """The reading behind recovery.py: lark's lexer, indenter and parser driven a token at a time, the
 parser's stacks saved where each statement starts and put back after a mistake, with a `pass` in
-the statement's place, and the rest of the statement skipped (recovery.py says how, and why)."""
+the statement's place, and the rest of the statement skipped (recovery.py says how, and why). The
+parser builds no tree: the reading keeps the tokens it took, less those of the broken statements,
+and recovered_tree.py builds the tree of those."""
 
 from __future__ import annotations
 
@@ -9,14 +11,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from lark import Token, Tree, UnexpectedCharacters, UnexpectedToken
+from lark import Token, UnexpectedCharacters, UnexpectedToken
 from lark.lexer import LexerState, LexerThread
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source
 
-from .grammar import LARK, contextual_lexer, counter_at
+from .grammar import contextual_lexer, counter_at, deciding_parser
 from .indenter import Brackets, Indentation, SyntaxProblem, apart, with_newline
 from .indenter import Misindented as NoBlockAtThisLevel
 from .recovered_tree import names_defined
@@ -37,13 +39,13 @@ class Misindented:
 
 @dataclass
 class Checkpoint:
-    """Where a statement starts: the parser's stacks, and the indenter's levels. The trees on the
-    value stack are the parser's own, and it appends to the children of a tree it splices into a
-    bigger one (`_stmt*`): their lengths are kept too, and cut back to on restoring."""
+    """Where a statement starts: the parser's stacks, how many tokens were kept, and the indenter's
+    levels. (The parser builds no tree: its values are lists it never changes, so copies of the
+    stacks are enough to go back to.)"""
 
     states: list[Any]
     values: list[Any]
-    lengths: list[tuple[Tree, int]]
+    kept: int
     levels: list[int]
 
 
@@ -54,7 +56,7 @@ class Reading:
     def __init__(self, source: Source) -> None:
         self.source = source
         self.text = with_newline(source.text)
-        self.parser: InteractiveParser = LARK.parse_interactive(None, start="start")
+        self.parser: InteractiveParser = deciding_parser()
         self.state = self.parser.parser_state
         self.lexers = contextual_lexer()
         self.lexing: LexerState = LexerThread.from_text(self.lexers, self.text).state
@@ -74,7 +76,8 @@ class Reading:
         self.previous: Token | None = None  # the last token fed
         self.statement: list[Token] = []  # the tokens fed since the statement started
         self.broken: Token | None = None  # the first token of the broken statement being skipped
-        self.tree: Tree | None = None  # the parse tree, once the input has ended
+        self.kept: list[Token] = []  # the tokens the parser took, less those of broken statements
+        self.ended = False  # the parser took the end of the input
         self.retried: Token | None = None  # a statement's last token, fed again after its mistake
         self.checkpoint = self.save()
 
@@ -92,14 +95,12 @@ class Reading:
 
     # ---- the parser's stacks --------------------------------------------------------------------
     def save(self) -> Checkpoint:
-        values = list(self.state.value_stack)
-        lengths = [(v, len(v.children)) for v in values if isinstance(v, Tree)]
-        return Checkpoint(list(self.state.state_stack), values, lengths, list(self.indentation.indent_level))
+        stacks = self.state.state_stack, self.state.value_stack
+        return Checkpoint(list(stacks[0]), list(stacks[1]), len(self.kept), list(self.indentation.indent_level))
 
     def restore(self) -> None:
         saved = self.checkpoint
-        for tree, length in saved.lengths:
-            del tree.children[length:]
+        del self.kept[saved.kept :]
         self.state.state_stack = list(saved.states)
         self.state.value_stack = list(saved.values)
 
@@ -111,12 +112,12 @@ class Reading:
         """A statement starts here."""
         self.checkpoint, self.statement = self.save(), []
 
-    def feed(self, token: Token) -> Any:
-        result = self.parser.feed_token(token)
+    def feed(self, token: Token) -> None:
+        self.parser.feed_token(token)
+        self.kept.append(token)
         self.previous = token
         if token.line is not None:
             self.last = token
-        return result
 
     def borrowed(self, kind: str, value: str, token: Token | None) -> Token:
         """A token made up for the parser, placed at `token` (else the last one with a place)."""
@@ -231,11 +232,12 @@ class Reading:
         yield self.borrowed(END, "", None)
 
     # ---- the reading ----------------------------------------------------------------------------
-    def run(self) -> Tree:
-        while self.tree is None:
+    def run(self) -> list[Token]:
+        """The tokens of the program as the parser took them: each broken statement a `pass`."""
+        while not self.ended:
             for token in self.tokens():
                 self.step(token)
-        return self.tree
+        return self.kept
 
     def step(self, token: Token | Exception | Misindented) -> None:
         """Take the next token (or problem) in the current mode."""
@@ -283,7 +285,7 @@ class Reading:
 
     def take(self, token: Token) -> None:
         try:
-            result = self.feed(token)
+            self.feed(token)
         except UnexpectedToken as e:
             if token is self.retried:  # where a statement starts, too: the indenter's, not the parser's
                 self.unplaced(token)
@@ -291,7 +293,7 @@ class Reading:
             self.mistake(self.failure(e), token)
             return
         if token.type == END:
-            self.tree = result
+            self.ended = True
         elif token.type in (NEWLINE, INDENT, DEDENT):
             if self.at_statement_start():
                 self.started()
@@ -341,7 +343,8 @@ class Reading:
         for _ in range(4 * len(self.state.state_stack) + 4):  # each round closes a block, or fills one
             accepts = self.state.parse_conf.states[self.state.position]
             if END in accepts:
-                self.tree = self.feed(token)
+                self.feed(token)
+                self.ended = True
                 return
             kind, value = next(((k, v) for k, v in ENDINGS if k in accepts), ENDINGS[-1])
             self.feed(self.borrowed(kind, value, None))

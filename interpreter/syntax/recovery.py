@@ -20,7 +20,7 @@ matches no enclosing block's indentation (it is read as the enclosing block's); 
 block is missing (`if x:` then a line not indented: only the header is broken); and a bracket never
 closed, reported where it opens, after which reading starts again at the end of its line (the lines
 it swallowed are statements of their own). Mistakes found while building the syntax tree (`f() = 1`,
-a broken f-string) make their statement a `pass` too (RecoveringBuilder).
+a broken f-string) make their statement a `pass` too (recovered_tree.py).
 
 The tokens are those lark's own parse reads (its contextual lexer, in the parser's state, then
 indenter.py), so the first error is the one `dg FILE` reports; each next one is worked out from
@@ -40,9 +40,8 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source
 from dglang.interpreter.semantics import ast_nodes as ast
 
-from .grammar import TreeToAST
 from .parser import too_deeply_nested
-from .recovered_tree import RecoveringBuilder
+from .recovered_tree import built, parse_tree
 from .recovering_reader import Reading
 
 
@@ -58,10 +57,10 @@ class Recovered:
 def recover(source: Source) -> Recovered:
     """The program's syntax tree with each broken statement as a `pass`, and an error for each."""
     reading = Reading(source)
-    tree = reading.run()
+    kept = reading.run()
     try:
-        module = TreeToAST(RecoveringBuilder(source, reading.errors)).transform(tree)
+        module = built(source, reading.text, kept, reading.errors)
     except RecursionError:  # nested deeper than the tree builder can go: one error for the whole text
-        return Recovered(ast.Module([]), [too_deeply_nested(tree, source)])
+        return Recovered(ast.Module([]), [too_deeply_nested(parse_tree(kept), source)])
     errors = sorted(reading.errors, key=lambda e: (e.span.line, e.span.column) if e.span is not None else (0, 0))
     return Recovered(module, errors, reading.unfinished)
