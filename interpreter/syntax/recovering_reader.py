@@ -19,7 +19,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source
 
 from .grammar import contextual_lexer, counter_at, deciding_parser
-from .indenter import Brackets, Indentation, SyntaxProblem, apart, with_newline
+from .indenter import Brackets, Indentation, SyntaxProblem, check_apart, with_newline
 from .indenter import Misindented as NoBlockAtThisLevel
 from .recovered_tree import names_defined
 from .syntax_errors import syntax_error
@@ -175,8 +175,8 @@ class Reading:
             yield from self.newline(raw)
             return
         try:
-            for _ in apart([before, raw] if before is not None else [raw]):
-                pass
+            if before is not None:
+                check_apart(before, raw)
             self.brackets.see(raw)
         except SyntaxProblem as problem:
             yield problem
