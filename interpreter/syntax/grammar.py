@@ -1,5 +1,6 @@
-"""grammar/dg.lark built into lark's LALR parser, and what the rest of DG asks of it: tokens,
-keywords, an interactive parser, and how a token type reads in a message."""
+"""grammar/dg.lark built into lark's LALR parser, and what the rest of DG asks of it: tokens (of a
+whole text, or from a statement on), keywords, interactive parsers and what they would take next,
+and how a token type reads in a message."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer_NonRecursive, Tree
+from lark import Lark, LarkError, Token, Transformer_NonRecursive, Tree
 from lark.lexer import BasicLexer, ContextualLexer, LexerState, LexerThread, LineCounter, PatternStr, TextSlice
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
-from .indenter import Indenter, with_newline
+from .indenter import Indenter, SyntaxProblem, with_newline
 
 GRAMMAR = Path(__file__).resolve().parents[2] / "grammar" / "dg.lark"
 
@@ -71,6 +72,22 @@ def tokens(text: str, start: Token | None = None) -> Iterator[Token]:
     return Indenter().process(LexerThread(basic_lexer(), state).lex(None))
 
 
+def tokens_before(text: str, token: Token, start: Token | None = None) -> list[Token]:
+    """The tokens of `text` before `token` (all of them, for the end of the input), from `start` on
+    when given (see tokens), as far as they can be read: a text can go wrong further on than its
+    parser got."""
+    before: list[Token] = []
+    end = token.start_pos if token.type != "$END" else None
+    try:
+        for read in tokens(text, start):
+            if end is not None and read.start_pos is not None and read.start_pos >= end:
+                break
+            before.append(read)
+    except (LarkError, SyntaxProblem):
+        pass
+    return before
+
+
 def counter_at(text: str, position: int, line: int) -> LineCounter:
     """lark's line counter at `position` of `text`, which is on line `line` (known to the caller:
     counting the lines before it would read the text up to there again)."""
@@ -108,6 +125,23 @@ def deciding_parser() -> InteractiveParser:
     conf.callbacks = {}
     parser.parser_state.parse_conf = conf
     return parser
+
+
+ACCEPTED: dict[tuple[int, ...], frozenset[str]] = {}  # by the parser's stack of states (see accepted)
+MAX_ACCEPTED = 10_000
+
+
+def accepted(parser: InteractiveParser) -> frozenset[str]:
+    """The token types `parser` would take next. lark tries each on a copy of the parser; what it
+    finds depends on the stack of states alone, so it is kept: a file with thousands of mistakes
+    has few kinds of them (recovery asks once per error)."""
+    key = tuple(parser.parser_state.state_stack)
+    found = ACCEPTED.get(key)
+    if found is None:
+        if len(ACCEPTED) >= MAX_ACCEPTED:  # a bound on what a long-running language server keeps
+            ACCEPTED.clear()
+        found = ACCEPTED[key] = frozenset(parser.accepts())
+    return found
 
 
 def literal(token_type: str) -> str | None:

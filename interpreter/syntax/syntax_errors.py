@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from lark import LarkError, Token, UnexpectedCharacters, UnexpectedToken
-from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, Span, split_lines
 from dglang.interpreter.library.keyword_help import as_a_name
 from dglang.interpreter.semantics.hints import python_module
 
-from .grammar import LARK, literal, tokens
+from .grammar import LARK, accepted, literal, tokens_before
 from .indenter import CLOSING_TEXT, PAIRS, SyntaxProblem, open_brackets, with_newline
 
 
@@ -158,8 +157,7 @@ class Failure:
     """A token the parser could not take, and what the checks ask about it."""
 
     def __init__(self, e: UnexpectedToken, source: Source, text: str, statement: Token | None = None) -> None:
-        self.error, self.source, self.text, self.token = e, source, text, e.token
-        self.statement = statement
+        self.error, self.source, self.text, self.token, self.statement = e, source, text, e.token, statement
 
     @cached_property
     def accepts(self) -> frozenset[str]:
@@ -185,33 +183,7 @@ class Failure:
     def tokens_before(self) -> list[Token]:
         """The program's tokens before the failing one (all of them, when the input ended too soon),
         from its statement's first when that is known."""
-        before: list[Token] = []
-        end = self.token.start_pos if self.token.type != "$END" else None
-        try:
-            for token in tokens(self.text, self.statement):
-                if end is not None and token.start_pos is not None and token.start_pos >= end:
-                    break
-                before.append(token)
-        except (LarkError, SyntaxProblem):  # the text goes wrong further on than the parser got
-            pass
-        return before
-
-
-ACCEPTED: dict[tuple[int, ...], frozenset[str]] = {}  # by the parser's stack of states (see accepted)
-MAX_ACCEPTED = 10_000
-
-
-def accepted(parser: InteractiveParser) -> frozenset[str]:
-    """The token types `parser` would take next. lark tries each on a copy of the parser; what it
-    finds depends on the stack of states alone, so it is kept: a file with thousands of mistakes
-    has few kinds of them (recovery asks once per error)."""
-    key = tuple(parser.parser_state.state_stack)
-    found = ACCEPTED.get(key)
-    if found is None:
-        if len(ACCEPTED) >= MAX_ACCEPTED:  # a bound on what a long-running language server keeps
-            ACCEPTED.clear()
-        found = ACCEPTED[key] = frozenset(parser.accepts())
-    return found
+        return tokens_before(self.text, self.token, self.statement)
 
 
 # ---- the checks, in the order they are tried ------------------------------------------------
