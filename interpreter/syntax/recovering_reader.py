@@ -95,8 +95,8 @@ class Reading:
 
     # ---- the parser's stacks --------------------------------------------------------------------
     def save(self) -> Checkpoint:
-        stacks = self.state.state_stack, self.state.value_stack
-        return Checkpoint(list(stacks[0]), list(stacks[1]), len(self.kept), list(self.indentation.indent_level))
+        state, levels = self.state, self.indentation.indent_level
+        return Checkpoint(list(state.state_stack), list(state.value_stack), len(self.kept), list(levels))
 
     def restore(self) -> None:
         saved = self.checkpoint
@@ -348,7 +348,8 @@ class Reading:
                 return
             kind, value = next(((k, v) for k, v in ENDINGS if k in accepts), ENDINGS[-1])
             self.feed(self.borrowed(kind, value, None))
-        raise AssertionError("the parser's blocks did not close")  # (recover() reports what was found)
+        # A bug in DG: `dg check` and `dg lsp` then report the compile's error alone (analysis.py).
+        raise AssertionError("the parser's blocks did not close")
 
     def unclosed(self, token: Token | None) -> Token | None:
         """The bracket left open on a line before the failing token's, if any (and not read again
