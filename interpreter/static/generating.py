@@ -148,8 +148,24 @@ def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
 def _guard(code: Code, number: int, guard: Any) -> None:
     how = code.name("as_", GUARD_VALUE[guard.how])
     observed, failed = code.name("k", guard.observed), code.name("failed", GuardFailed)
-    code.add(f"    if (seen := {how}({var(guard.var)})) != {observed}:", guard.after)
+    if has_float(guard.observed):  # 0.0 and -0.0 are equal to `!=`, and nan unequal to itself
+        code.add(f"    if not {code.name('same', same)}(seen := {how}({var(guard.var)}), {observed}):", guard.after)
+    else:
+        code.add(f"    if (seen := {how}({var(guard.var)})) != {observed}:", guard.after)
     code.add(f"        return {failed}({int(number)}, seen)", guard.after)
+
+
+def has_float(value: Any) -> bool:
+    return type(value) is float or (type(value) is list and any(has_float(v) for v in value))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as a guard must see it: floats bit for bit (the sign of a zero counts; nan is nan)."""
+    if type(a) is float and type(b) is float:
+        return a.hex() == b.hex()
+    if type(a) is list and type(b) is list:
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
 
 
 def leaves(trace: Trace) -> list[Var]:

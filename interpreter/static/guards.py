@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import Tensor
-from dglang.interpreter.library.runtime import MISSING, Env, Function
+from dglang.interpreter.library.runtime import MISSING, Builtin, Env, Function, Module
 
 MAX_ITEMS = 10_000  # items one call's walk may look at; past it the function runs dynamically
 MAX_DEPTH = 32  # lists in lists, at most
@@ -187,7 +187,7 @@ def changed(label: str, was: Any, is_: Any, value: Any, owners: dict[int, str], 
     if value is MISSING:
         return f"{label} was {described_text(was)} when traced and is no longer defined"
     if was[0] is object and type(was[1].value) is Function and type(value) is Function:
-        return f"{label} was redefined (line {value.span.line})"
+        return f"{label} was redefined (at {place(value)})"
     if was[0] == SAME and was != is_:
         if was[1] < 0:
             return f"{label} was the same list or dict as another it reads when traced, and is not now"
@@ -248,7 +248,11 @@ def shown(value: Any) -> str:
             parts.append("with its .grad set")
         return " ".join(parts)
     if type(value) is Function:
-        return f"the function defined on line {value.span.line}"
+        return f"the function defined at {place(value)}"
+    if type(value) is Module:
+        return f"module {value.name}"
+    if type(value) is Builtin:
+        return f"the builtin {value.name}"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -296,3 +300,36 @@ def described_text(part: Any) -> str:
     if kind is object:
         return shown(part[1].value)
     return shown(part[1])
+
+
+def decision_text(guard: Any) -> str:
+    """A decision a trace guards, as a note names it: "the condition `x.sum() > 0` on line 3"."""
+    span = getattr(guard.site, "span", None)
+    if span is None:
+        return "a value the trace depended on"
+    line = span.source.line(span.line)
+    text = line[span.column - 1 : span.end_column - 1 if span.end_line == span.line else None].strip()
+    return f"the condition `{text}` on line {span.line}" if guard.how == "bool" else f"`{text}` on line {span.line}"
+
+
+def guard_text(label: str, described: Any, owners: dict[int, str], read: bool) -> str:
+    """One guard on a value, as `dg static` and static_info list it."""
+    kind = described[0]
+    if kind == TENSOR:
+        again = ", its values read again at each call" if read else ""
+        return f"{label} is a {described_tensor(described)} tensor{again}"
+    if kind == SAME:
+        return (
+            f"{label} is {owners.get(described[1], 'a tensor met before')}"
+            if described[1] >= 0
+            else f"{label} is a list or dict met before"
+        )
+    if kind is object:
+        return f"{label} is {described_text(described)}"
+    return f"{label} == {described_text(described)}"
+
+
+def place(f: Function) -> str:
+    """Where a function was defined: `helpers.dg:3`."""
+    name = f.span.source.name.replace("\\", "/").rsplit("/", 1)[-1]
+    return f"{name}:{f.span.line}"

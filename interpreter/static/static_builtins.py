@@ -75,7 +75,7 @@ def scope_label(session: Session) -> Callable[[Env, str], str]:
         if found is session.globals:
             return f"the global `{name}`"
         if found is session.builtins:
-            return f"the builtin `{name}`"
+            return f"the name `{name}`"
         module = next((m for m in session.modules.loaded.values() if m.env is found), None)
         if module is not None:
             return f"`{name}` of module {module.name}"

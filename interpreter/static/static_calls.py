@@ -31,7 +31,7 @@ from dglang.interpreter.library.runtime import watching
 from dglang.interpreter.semantics.interrupts import steps_message
 
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
-from .guards import Unguardable, Walk, argument_walk, described_text
+from .guards import Unguardable, Walk, argument_walk, decision_text, described_text
 from .optimizing import optimized
 from .replaying import DRAWING, make_plan, replay, static_call_op
 from .side_effects import changes, snapshot
@@ -297,14 +297,9 @@ class Tracing:
 
 def failure(name: str, guard: Any, now: Any) -> str:
     """The note for a guard that failed: the condition, its line, and what it was when traced."""
-    span = getattr(guard.site, "span", None)
-    if span is None:
-        what = "a value the trace depended on"
-    else:
-        line = span.source.line(span.line)
-        text = line[span.column - 1 : span.end_column - 1 if span.end_line == span.line else None].strip()
-        what = f"the condition `{text}` on line {span.line}" if guard.how == "bool" else f"`{text}` on line {span.line}"
-    return f"static({name}) re-traced {name}: {what} was {guard.observed!r} when traced and is {now!r} now"
+    return (
+        f"static({name}) re-traced {name}: {decision_text(guard)} was {guard.observed!r} when traced and is {now!r} now"
+    )
 
 
 def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
