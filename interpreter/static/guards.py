@@ -159,6 +159,7 @@ class Outside:
     described: tuple[Any, ...] = ()  # the reads' descriptions, in order (compared in one go)
     sources: dict[int, int] = field(default_factory=dict)  # variable of the trace -> its tensor's number in the walk
     owners: dict[int, str] = field(default_factory=dict)  # tensor number -> who it was first met as
+    start: tuple[int, int] = (0, 0)  # the tensors and marks the arguments' walk made before the reads
 
     def add(self, read: Read) -> None:
         self.reads.append(read)

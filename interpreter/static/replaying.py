@@ -80,7 +80,9 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
     captured = dict(trace.captured)
     return Plan(
         sources=[sources.get(v.number, captured.get(v)) for v in arguments(trace)],
-        grad_checks=[(places[n], was_none) for n, was_none in trace.grad_was_none.items()],
+        grad_checks=[  # (a tensor read by name or in an argument has its .grad in the walk's description)
+            (places[n], was_none) for n, was_none in trace.grad_was_none.items() if n not in sources
+        ],
         grad_reads=[(places[n], places[leaf.number]) for n, leaf in trace.grad_reads.items()],
         effects=effects,
         leaf_places=[places[v.number] for v in leaves(trace)],

@@ -31,6 +31,7 @@ from dglang.interpreter.library.runtime import watching
 from dglang.interpreter.semantics.interrupts import steps_message
 
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
+from .guard_code import compile_check
 from .guards import Unguardable, Walk, argument_walk, decision_text, described_text
 from .optimizing import optimized
 from .replaying import DRAWING, make_plan, replay, static_call_op
@@ -61,6 +62,7 @@ class Entry:
     calls: int = 0
     number: int = 0  # which trace of the function it is, from 1
     drawing: Callable[[], bool] = lambda: False  # the session may draw graphs: results get the real one
+    check: Callable[[Any], bool] | None = None  # its guards on what it read, as code (guard_code.py)
 
 
 @dataclass
@@ -93,7 +95,7 @@ class StaticFunction:
         if Tracing.depth:  # inside another static function's trace: its ops must be seen
             return self.call_dynamic(self.bind(args, kwargs or {}))
         bound = self.bind(args, kwargs or {})
-        walk = Walk()
+        walk: Walk | None = Walk()
         try:
             key = (tuple([walk.describe(a) for a in bound]), is_grad_enabled())
         except Unguardable as e:
@@ -105,9 +107,17 @@ class StaticFunction:
         entries = self.entries.get(key, ())
         for entry in reversed(entries):  # the latest trace first
             start = time.perf_counter()
-            reading = walk.fork() if len(entries) > 1 else walk
-            why = entry.trace.outside.check(reading)  # what it read from outside f, read again
-            result = replay(entry, reading.tensors) if why is None else why
+            if walk is None:  # (a check went on with the walk: the arguments', afresh)
+                walk = Walk()
+                [walk.describe(a) for a in bound]
+            if entry.check is None or not entry.check(walk):  # what it read from outside f, read again
+                walk = Walk()
+                [walk.describe(a) for a in bound]
+                why = entry.trace.outside.check(walk)  # (and what differs, when it does)
+            else:
+                why = None
+            result = replay(entry, walk.tensors) if why is None else why
+            walk = None
             self.running_time += time.perf_counter() - start
             if result is DRAWING:
                 self.once(f"static({self.name}) runs {self.name} as it is while graphs are kept for drawing "
@@ -319,6 +329,7 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     entry.plan = make_plan(trace, keep, outputs)
     entry.made_by = {s.out.number: s.op.name for s in trace.steps}
     entry.plan.hung = {n: (i, static_call_op(entry.made_by.get(n))) for i, n in enumerate(entry.plan.outputs)}
+    entry.check = compile_check(trace.outside, *trace.outside.start)
     return entry
 
 

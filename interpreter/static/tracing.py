@@ -117,6 +117,7 @@ class Tracer:
         self.label = label  # how a note names a variable found in a scope ("the global `scale`")
         self.inside: set[int] = set()  # the scopes made while tracing (the function's own), by id
         self.reads: dict[tuple[int, str], Read] = {}  # by scope and name
+        self.trace.outside.start = (len(walk.tensors), len(walk.seen))
         self.by_id: dict[int, Var] = {}
         self.by_data: dict[int, Var] = {}  # the array a variable holds: `x.detach()` shares it
         self.alive: list[Any] = []  # every tensor met, kept so that no id is reused while tracing

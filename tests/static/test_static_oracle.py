@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from static_programs import Builder, run_both, seeded
 
 from dglang.interpreter.static import generating, guards, static_calls
+from dglang.interpreter.static.guard_code import compile_check
 
 PROGRAMS = int(os.environ.get("DG_STATIC_PROGRAMS", "300"))
 
@@ -110,3 +111,28 @@ def test_the_oracle_fails_without(part: str) -> None:
     with BROKEN[part]():
         found = differing()
     assert found is not None, f"no program differed with {part} switched off"
+
+
+def test_the_guards_as_code_decide_as_the_guards_do() -> None:
+    """Each trace's reads are checked by generated code (guard_code.py) before the description
+    walk: on the generated programs, the two agree at every call."""
+    disagreements: list[str] = []
+
+    def checking(outside: guards.Outside, *start: int) -> Any:
+        fast = compile_check(outside, *start)
+        if fast is None:
+            return None
+
+        def both(walk: guards.Walk) -> bool:
+            copy = walk.fork()
+            passed, slow = fast(walk), outside.check(copy)
+            if passed != (slow is None):
+                disagreements.append(f"{passed} {slow}")
+            return passed
+
+        return both
+
+    with replaced(static_calls, "compile_check", checking):
+        for seed in range(100):
+            run_both(Builder(seeded(seed)).program())
+    assert disagreements == []
