@@ -151,7 +151,8 @@ def with_passes(name: str, number: int, signature: str, trace: Trace) -> str:
     for title, run in PASSES:
         steps, notes = run(copy, steps)
         out.append(f"--- after {title}: {'; '.join(notes) if notes else 'nothing to do'}")
-        out.append(listing(name, number, signature, copy, steps))
+        if notes:  # (a pass that changed nothing leaves the listing as it was)
+            out.append(listing(name, number, signature, copy, steps))
     return "\n".join(out)
 
 

@@ -175,7 +175,10 @@ def free_early(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str]]:
         if number not in keep and any(s.out.number == number for s in steps):
             frees.setdefault(i, []).append(number)
     trace.frees = frees
-    notes = [f"after step {i + 1}: free {', '.join(f't{n}' for n in sorted(ns))}" for i, ns in sorted(frees.items())]
+    count = sum(len(ns) for ns in frees.values())
+    notes = (
+        [f"{count} value{'s' * (count != 1)} let go as soon as nothing reads them (the `free` lines)"] if count else []
+    )
     return steps, notes
 
 

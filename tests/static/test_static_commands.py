@@ -94,3 +94,24 @@ def test_colon_static_lists_the_traces_in_the_repl() -> None:
     assert "guard failures: 1" in text
     assert "guard bool(t3) == False" in text and "# 2: if x.sum() > 0:" in text
     assert "static(nothing) was never made here" in err.getvalue()
+
+
+def test_dg_static_holds_its_listing_to_max_output(tmp_path: Path) -> None:
+    program = tmp_path / "long.dg"
+    program.write_text(
+        "def f(x):\n    for i in range(400):\n        x = x * 1.0001 + 0.5\n    return x.sum()\n"
+        "g = static(f)\nprint(g(tensor([1.0, 2.0])))\n",
+        encoding="utf-8",
+    )
+    result = dg("static", str(program), "--fn", "f", "--passes", "--max-output", "10000")
+    assert result.returncode == 1 and result.stdout == ""
+    assert "long.dg:6:7: LimitError: the listings with their passes of static(f) are " in result.stderr
+    assert (
+        "more than the limit of 10,000" in result.stderr
+        and "help: the limit was set with --max-output" in result.stderr
+    )
+    assert "Traceback" not in result.stderr
+    shorter = dg("static", str(program), "--fn", "f", "--passes")
+    assert shorter.returncode == 0 and shorter.stdout.count("--- after") == 5
+    assert shorter.stdout.count("static(f) trace 1:") == 2  # before, then after the one pass that changed it
+    assert "--- after free early: 800 values let go as soon as nothing reads them" in shorter.stdout
