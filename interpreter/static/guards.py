@@ -317,8 +317,11 @@ def guard_text(label: str, described: Any, owners: dict[int, str], read: bool) -
     """One guard on a value, as `dg static` and static_info list it."""
     kind = described[0]
     if kind == TENSOR:
-        again = ", its values read again at each call" if read else ""
-        return f"{label} is a {described_tensor(described)} tensor{again}"
+        _, shape, dtype, requires_grad, leaf, grad = described
+        text = f"{label} is a {dtype}[{', '.join(map(str, shape))}] tensor"
+        text += " computed by an op" if not leaf else " that requires grad" if requires_grad else ""
+        text += ", its .grad set" if grad is not None else ""
+        return text + (", its values read again at each call" if read else "")
     if kind == SAME:
         return (
             f"{label} is {owners.get(described[1], 'a tensor met before')}"
