@@ -64,7 +64,9 @@ def compile_check(outside: Outside, tensors: int, marks: int) -> Callable[[Walk]
     code.add("    return len(set(map(id, tensors))) == len(tensors)")
     code.namespace.update(M=MISSING, Tensor=Tensor, ndarray=np.ndarray, type=type, id=id, len=len, list=list)
     code.namespace.update(float=float, dict=dict, set=set, map=map)
-    return code.compile("check")
+    check = code.compile("check")
+    check.source = "\n".join(code.lines)  # type: ignore[attr-defined]  # (for the listing's tests)
+    return check
 
 
 class Writer:
@@ -105,7 +107,7 @@ class Writer:
         elif kind == SAME:
             number = described[1]
             if number >= 0:
-                self.fail_unless(f"{x} is tensors[{number}]")
+                self.fail_unless(f"{x} is tensors[{int(number)}]")
             else:
                 self.fail_unless(f"seen.get(id({x})) == {name('k', described)}")
         elif kind is float:
@@ -118,7 +120,7 @@ class Writer:
             self.fail_unless(f"{x} is {name('o', described[1].value)}")
         elif kind is list or kind is tuple:
             items = described[1]
-            self.fail_unless(f"type({x}) is {name('t', kind)} and len({x}) == {len(items)}")
+            self.fail_unless(f"type({x}) is {name('t', kind)} and len({x}) == {int(len(items))}")
             if kind is list:
                 self.mark(x)
             for i, item in enumerate(items):

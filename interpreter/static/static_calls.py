@@ -243,7 +243,7 @@ class StaticFunction:
         self.traces += 1
         if self.printed() != printed:
             self.printed_when_tracing = True
-        changed = changes(before)
+        changed = changes(before) or changes(tracer.read_containers)
         if changed is not None and trace.refused is None:  # a replay would not change it: f runs as it is
             self.once(f"static({self.name}) runs {self.name} dynamically: it changes {changed}, which its generated "
                       "code would not do at each call (JAX and torch.compile's graphs do it only when traced)",

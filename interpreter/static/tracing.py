@@ -30,6 +30,7 @@ from dglang.autograd.tensor import lift, recording
 from dglang.interpreter.library.runtime import Env
 
 from .guards import Outside, Read, Unguardable, Walk
+from .side_effects import Snapshot, snapshot
 from .trace_steps import Detach, Pick, RuleCall, traceable
 
 
@@ -118,6 +119,7 @@ class Tracer:
         self.inside: set[int] = set()  # the scopes made while tracing (the function's own), by id
         self.reads: dict[tuple[int, str], Read] = {}  # by scope and name
         self.trace.outside.start = (len(walk.tensors), len(walk.seen))
+        self.read_containers = Snapshot()  # the lists and dicts it read, as they were (side_effects.py)
         self.by_id: dict[int, Var] = {}
         self.by_data: dict[int, Var] = {}  # the array a variable holds: `x.detach()` shares it
         self.alive: list[Any] = []  # every tensor met, kept so that no id is reused while tracing
@@ -233,6 +235,10 @@ class Tracer:
             self.refuse(f"it reads {read.label}, which holds {e}: too many to check at each call")
             return
         read.value = value
+        if type(value) in (list, dict, tuple):
+            snapshot(
+                [(read.name if read.module is None else f"{read.module.name}.{read.name}", value)], self.read_containers
+            )
         self.reads[(id(read.scope), read.name)] = read
         self.trace.outside.add(read)
         for number in range(before, len(self.walk.tensors)):
@@ -296,6 +302,9 @@ class Tracer:
         return t
 
     def on_value(self, t: Tensor, value: Any) -> None:
+        if type(value) is str:  # print(x), str(x), f"{x}": text no guard could check again
+            self.refuse("it turns a tensor's values into text (print, str, an f-string)")
+            return
         how = "bool" if type(value) is bool else "tolist" if type(value) is list else "item"
         if how == "item" and type(value) is int and t.dtype == "int" and t.shape == ():
             how = "int"

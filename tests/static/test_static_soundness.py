@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -393,3 +394,27 @@ def test_an_add_whose_input_changed_in_place_under_no_grad_still_differentiates(
         print(a.grad.tolist())
         """)
     assert out == "[1.0, 1.0]\n", notes
+
+
+def test_a_list_of_a_module_changed_inside_runs_dynamically(tmp_path: Path) -> None:
+    (tmp_path / "hist.dg").write_text("history = []\n", encoding="utf-8")
+    program = (
+        "import hist\ndef f(x):\n    y = (x * 2).sum()\n    hist.history.append(y.item())\n    return y\n"
+        "g = static(f)\nfor i in range(4):\n    g(tensor([1.0, float(i)]))\nprint(hist.history)\n"
+    )
+    out, err = io.StringIO(), io.StringIO()
+    session = new_session(out=out, base_dir=tmp_path)
+    session.err = err
+    session.run(program, str(tmp_path / "main.dg"))
+    assert out.getvalue() == "[2.0, 4.0, 6.0, 8.0]\n"
+    assert err.getvalue().count("Note:") == 1 and "it changes the list hist.history" in err.getvalue()
+
+
+def test_a_tensor_turned_into_text_runs_dynamically() -> None:
+    notes = both("""
+        def f(x):
+            return f"{x.sum()}" + str(x)
+        g = static(f)
+        print(g(tensor([1.0])), g(tensor([2.0])))
+        """)
+    assert notes.count("runs f dynamically: it turns a tensor's values into text") == 1, notes
