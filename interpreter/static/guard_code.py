@@ -120,7 +120,7 @@ class Writer:
             self.fail_unless(f"{x} is {name('o', described[1].value)}")
         elif kind is list or kind is tuple:
             items = described[1]
-            self.fail_unless(f"type({x}) is {name('t', kind)} and len({x}) == {int(len(items))}")
+            self.fail_unless(f"type({x}) is {name('t', kind)} and len({x}) == {len(items)}")
             if kind is list:
                 self.mark(x)
             for i, item in enumerate(items):
