@@ -31,8 +31,10 @@ name; `FUNCTIONS` there is everything a DG program can call, read from these dec
 
 from __future__ import annotations
 
+import ast
 import builtins
 import inspect
+import textwrap
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -119,10 +121,74 @@ class Op:
         return f"input {position + 1}", "?"  # recorded with more inputs than it declares
 
     @classmethod
+    def saved(cls) -> tuple[frozenset[int], bool]:
+        """Which values its rule reads: the positions among the rule's arguments after g and out
+        (a node's `args`) whose values it uses, and whether it uses out's. What PyTorch's ops
+        declare with `save_for_backward`, read here from the rule itself (`rule_reads`): a rule
+        that reads only an input's shape or requires_grad (Add, Sum) saves nothing, so changing
+        that input in place after the op ran does not stop backward."""
+        found = _SAVED.get(cls)
+        if found is None:
+            found = _SAVED[cls] = rule_reads(cls.backward)
+        return found
+
+    @classmethod
+    def changed(cls, node: Any, out: Any) -> bool:
+        """Was a value this op's rule reads (see `saved`) changed in place after `node` ran?"""
+        positions, reads_out = cls.saved()
+        epoch = node.epoch
+        if reads_out and out.version > epoch:
+            return True
+        args = node.args
+        for i in positions:
+            if i < len(args):
+                a = args[i]
+                for t in a if type(a) is tuple else (a,):
+                    if getattr(t, "version", 0) > epoch:
+                        return True
+        return False
+
+    @classmethod
     def python_name(cls) -> str:
         """Its name as a Python function: `function`, with a `_` after a name Python's builtins
         have (`abs_`, `sum_`), so that `from dglang.autograd import *` shadows none of them."""
         return cls.function + "_" if hasattr(builtins, cls.function) else cls.function
+
+
+_SAVED: dict[type, tuple[frozenset[int], bool]] = {}
+MAX_ARGUMENTS = 64  # a rule's arguments after g and out, at most (an op's shape argument may be long)
+METADATA = frozenset(("shape", "ndim", "size", "dtype", "requires_grad"))  # what a rule may read of a changed input
+
+
+def rule_reads(rule: Callable[..., Any] | None) -> tuple[frozenset[int], bool]:
+    """The arguments of `rule` (after g and out) whose values it uses, and whether it uses out's:
+    a parameter counts as read unless every use of it reads one of METADATA (`b.requires_grad`,
+    `a.shape`). Anything the rule's text cannot show (no source, `*args`) counts as read."""
+    everything = (frozenset(range(MAX_ARGUMENTS)), True)
+    if rule is None:
+        return frozenset(), False
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(rule)))
+    except (OSError, TypeError, SyntaxError):
+        return everything
+    function = tree.body[0]
+    if not isinstance(function, ast.FunctionDef):
+        return everything
+    names = [a.arg for a in function.args.args]
+    rest = function.args.vararg.arg if function.args.vararg is not None else None  # `*shape`: the rest
+    metadata_only: set[int] = set()  # ids of Name nodes read only for their metadata
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and node.attr in METADATA and isinstance(node.value, ast.Name):
+            metadata_only.add(id(node.value))
+    used = {
+        node.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in metadata_only
+    }
+    read = {i for i, name in enumerate(names[2:]) if name in used}
+    if rest in used:
+        read.update(range(len(names) - 2, MAX_ARGUMENTS))
+    return frozenset(read), len(names) > 1 and names[1] in used
 
 
 class Composed(Op):

@@ -264,10 +264,12 @@ class Tensor:
     def __repr__(self) -> str:
         body = format_values(np.asarray(self.data))
         if self.grad_fn is not None:
-            return f"tensor({body}, grad_fn=<{self.grad_fn.op.name}Backward>)"
-        if self.requires_grad:
-            return f"tensor({body}, requires_grad=True)"
-        return f"tensor({body})"
+            text = f"tensor({body}, grad_fn=<{self.grad_fn.op.name}Backward>)"
+        elif self.requires_grad:
+            text = f"tensor({body}, requires_grad=True)"
+        else:
+            text = f"tensor({body})"
+        return graph.told(self, text) if recording.on_value else text  # (its values, as text: a tracer refuses)
 
 
 # ---- applying an op ---------------------------------------------------------------------------

@@ -148,8 +148,24 @@ def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
 def _guard(code: Code, number: int, guard: Any) -> None:
     how = code.name("as_", GUARD_VALUE[guard.how])
     observed, failed = code.name("k", guard.observed), code.name("failed", GuardFailed)
-    code.add(f"    if (seen := {how}({var(guard.var)})) != {observed}:", guard.after)
+    if has_float(guard.observed):  # 0.0 and -0.0 are equal to `!=`, and nan unequal to itself
+        code.add(f"    if not {code.name('same', same)}(seen := {how}({var(guard.var)}), {observed}):", guard.after)
+    else:
+        code.add(f"    if (seen := {how}({var(guard.var)})) != {observed}:", guard.after)
     code.add(f"        return {failed}({int(number)}, seen)", guard.after)
+
+
+def has_float(value: Any) -> bool:
+    return type(value) is float or (type(value) is list and any(has_float(v) for v in value))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as a guard must see it: floats bit for bit (the sign of a zero counts; nan is nan)."""
+    if type(a) is float and type(b) is float:
+        return a.hex() == b.hex()
+    if type(a) is list and type(b) is list:
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
 
 
 def leaves(trace: Trace) -> list[Var]:
@@ -188,10 +204,8 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
     for i, v in enumerate(outputs):
         if v.number in needed:
             code.add(f"    {grad(v)} = {add}({grad(v)}, s{i})")
-    for i in range(len(trace.steps) - 1, -1, -1):
+    for i in engine_order(trace, outputs):
         step = trace.steps[i]
-        if not step.recorded:
-            continue
         parts = []
         for position, a in enumerate(step.args):
             if isinstance(a, Var):
@@ -203,17 +217,47 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
         rule = code.name("rule", step.op.backward)
         code.add(f"    if {grad(step.out)} is not None:", i)
         code.add(f"        sent = {rule}({grad(step.out)}, {wrap}({var(step.out)}), {', '.join(parts)})", i)
-        n = 0
-        for position, a in enumerate(step.args):
-            if position not in step.inputs:
-                continue
-            for x in a if isinstance(a, tuple) else (a,):
-                if x.number in needed:
-                    shape = code.name("shape", trace.shapes[x.number])
-                    code.add(f"        {grad(x)} = {add}({grad(x)}, {fit}(sent[{n}], {shape}))", i)
-                n += 1
+        for n, x in reversed(list(enumerate(step_inputs(step)))):  # the last input first, as the engine
+            if x.number in needed:
+                shape = code.name("shape", trace.shapes[x.number])
+                code.add(f"        {grad(x)} = {add}({grad(x)}, {fit}(sent[{n}], {shape}))", i)
     code.add(f"    return ({''.join(grad(v) + ', ' for v in leaves(trace))})")
     return code
+
+
+def step_inputs(step: Any) -> list[Var]:
+    """The step's inputs, flat, in order (a variadic op's list counts each of its items)."""
+    return [x for p, a in enumerate(step.args) if p in step.inputs for x in (a if isinstance(a, tuple) else (a,))]
+
+
+def engine_order(trace: Trace, outputs: list[Var]) -> list[int]:
+    """The recorded steps, in the order the engine's backward pass visits their nodes (backward.py:
+    a node once every consumer has sent its gradient, the latest ready first, a node's first
+    input before its second), so that each gradient sums its parts in the engine's order and
+    comes out the same bit for bit. Steps no output reaches are left out."""
+    made = {s.out.number: i for i, s in enumerate(trace.steps) if s.recorded}
+    needed = trace.needs_grad
+    consumers: dict[int, int] = {}
+    stack = [v.number for v in outputs]
+    seen = set(stack)
+    while stack:
+        i = made.get(stack.pop())
+        for x in step_inputs(trace.steps[i]) if i is not None else ():
+            if x.number in needed:
+                consumers[x.number] = consumers.get(x.number, 0) + 1
+                if x.number not in seen:
+                    seen.add(x.number)
+                    stack.append(x.number)
+    order, ready = [], [v.number for v in reversed(outputs) if v.number in made and not consumers.get(v.number)]
+    while ready:
+        i = made[ready.pop()]
+        order.append(i)
+        for x in reversed(step_inputs(trace.steps[i])):
+            if x.number in needed:
+                consumers[x.number] -= 1
+                if not consumers[x.number] and x.number in made:
+                    ready.append(x.number)
+    return order
 
 
 def is_const(a: Any) -> bool:

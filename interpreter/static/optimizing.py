@@ -3,7 +3,7 @@
     dead code       drop each step whose output nothing later reads (no step, guard or result)
     constant fold   compute now each step whose inputs are all numbers written in the program
     common subexpressions   a step that repeats an earlier one (same op, same arguments) reads
-                    the earlier one's output instead
+                    the earlier one's output instead, unless gradients flow through them
     free early      after each step, let go of every forward value nothing later needs (the
                     listing shows `free t3`; the backward's values are kept)
 
@@ -65,7 +65,9 @@ def common_subexpressions(trace: Trace, steps: list[Step]) -> tuple[list[Step], 
         args = tuple(_renamed(a, rename) for a in step.args)
         step = Step(step.op, args, step.inputs, step.out, step.recorded, step.site, step.shape)
         key = (step.op, tuple(_key(a) for a in args), step.recorded)
-        earlier = seen.get(key) if None not in key[1] else None
+        # (a recorded step is never shared: the gradient through two copies is the sum of two
+        # products, through one it is one product of a sum, which may differ in the last bit)
+        earlier = seen.get(key) if None not in key[1] and not step.recorded else None
         if earlier is not None:
             rename[step.out.number] = earlier
             notes.append(f"t{step.out.number} is t{earlier.number}")
@@ -173,7 +175,10 @@ def free_early(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str]]:
         if number not in keep and any(s.out.number == number for s in steps):
             frees.setdefault(i, []).append(number)
     trace.frees = frees
-    notes = [f"after step {i + 1}: free {', '.join(f't{n}' for n in sorted(ns))}" for i, ns in sorted(frees.items())]
+    count = sum(len(ns) for ns in frees.values())
+    notes = (
+        [f"{count} value{'s' * (count != 1)} let go as soon as nothing reads them (the `free` lines)"] if count else []
+    )
     return steps, notes
 
 

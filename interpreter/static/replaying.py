@@ -31,7 +31,7 @@ class Plan:
     """Where a replay finds what it needs, by position: `given` is the call's tensors (the
     arguments', then the captured ones), `out` the tuple forward returns (the variables `keep`)."""
 
-    captured: list[Tensor]
+    sources: list[Any]  # per argument of forward: the number of its tensor in the call's walk, or the tensor itself
     grad_checks: list[tuple[int, bool]]  # (given index, whether its .grad was None when traced)
     grad_reads: list[tuple[int, int]]  # (forward argument, given index of the leaf whose .grad it is)
     effects: list[tuple[bool, int, int, int]]  # (values? else .grad, target, source kind 0/1/2, index)
@@ -43,10 +43,29 @@ class Plan:
     largest: int = 0  # the most elements of any value of the trace: from `hooks.watch` on, the host asks
     work: int = 0  # the most multiply-adds of one product: from `hooks.long_product` on, the host computes it
     hung: dict[int, tuple[int, Any]] = field(default_factory=dict)  # per output: its index, its node's op
+    # The values the trace's rules read (Op.saved), which an update in place after the call must
+    # not have changed when a backward pass comes (as each op's node checks in a dynamic graph):
+    watched_given: list[int] = field(default_factory=list)  # given indexes
+    watched_outputs: frozenset[int] = frozenset()  # output variables
+
+
+def read_by_rules(trace: Trace) -> set[int]:
+    """The variables whose values the rules of the trace's recorded steps read (Op.saved)."""
+    read: set[int] = set()
+    for step in trace.steps:
+        if step.recorded:
+            positions, reads_out = step.op.saved()
+            if reads_out:
+                read.add(step.out.number)
+            for i, a in enumerate(step.args):
+                if i in positions:
+                    read.update(x.number for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var))
+    return read
 
 
 def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
     places = {v.number: i for i, v in enumerate(arguments(trace))}
+    read = read_by_rules(trace)
     kept = {v.number: i for i, v in enumerate(keep)}
     effects = []
     for what, target, source in trace.effects:
@@ -57,23 +76,32 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
         else:
             kind, index = 2, places[source.number]
         effects.append((what == "data", places[target.number], kind, index))
+    sources = trace.outside.sources
+    captured = dict(trace.captured)
     return Plan(
-        captured=[t for _, t in trace.captured],
-        grad_checks=[(places[n], was_none) for n, was_none in trace.grad_was_none.items()],
+        sources=[sources.get(v.number, captured.get(v)) for v in arguments(trace)],
+        grad_checks=[  # (a tensor read by name or in an argument has its .grad in the walk's description)
+            (places[n], was_none) for n, was_none in trace.grad_was_none.items() if n not in sources
+        ],
         grad_reads=[(places[n], places[leaf.number]) for n, leaf in trace.grad_reads.items()],
         effects=effects,
         leaf_places=[places[v.number] for v in leaves(trace)],
         result=builder(trace.result, places, kept, trace.needs_grad, trace.fresh),
         outputs=[v.number for v in outputs],
-        checks=[
+        checks=[  # a captured tensor read by identity (one read by name has its shape guarded)
             (places[v.number], t.data.shape, t.data.dtype)
             for v, t in trace.captured
-            if type(t.data) is np.ndarray and v.number not in trace.literals and v.number not in trace.fresh
+            if type(t.data) is np.ndarray
+            and v.number not in trace.literals
+            and v.number not in trace.fresh
+            and v.number not in sources
         ],
         largest=max((math.prod(s) for s in trace.shapes.values()), default=0),
         work=max(
             (math.prod(s.shape) * trace.shapes[s.args[0].number][-1] for s in trace.steps if s.op is MatMul), default=0
         ),
+        watched_given=[places[n] for n in sorted(read) if n in places],
+        watched_outputs=frozenset(v.number for v in outputs if v.number in read),
     )
 
 
@@ -105,9 +133,10 @@ def builder(
 
 
 def replay(entry: Any, tensors: list[Tensor]) -> Any:
-    """The function's value from the entry's generated code, or a string saying which guard failed."""
+    """The function's value from the entry's generated code, or a string saying which guard failed.
+    `tensors` are those the call's walk met (guards.py), in order: the arguments' and those read."""
     plan: Plan = entry.plan
-    given = tensors + plan.captured
+    given = [tensors[s] if type(s) is int else s for s in plan.sources]
     for place, was_none in plan.grad_checks:  # a step that accumulates into .grad depends on it
         t = given[place]
         if (t.grad is None) != was_none:
@@ -137,11 +166,15 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
     if entry.backward is not None and plan.leaf_places and is_grad_enabled():
         inputs = tuple(given[i] for i in plan.leaf_places)
         saved = values + list(out)
+        watched = [given[i] for i in plan.watched_given]  # the outputs' join as they are made
 
         def connect(t: Tensor, number: int) -> None:
             index, op = plan.hung[number]
             t.requires_grad = True
-            t.grad_fn = node = Node(op, inputs, (inputs, CallRecord(entry, index, saved, inputs)), updates_in_place())
+            record = CallRecord(entry, index, saved, inputs, watched)
+            t.grad_fn = node = Node(op, inputs, (inputs, record), updates_in_place())
+            if number in plan.watched_outputs:
+                watched.append(t)
             if recording.where is not None:
                 node.where, node.call = recording.where, recording.call
 
@@ -185,6 +218,12 @@ class StaticCall(Op):
     def backward(g: Tensor, out: Tensor, inputs: tuple[Tensor, ...], call: Any) -> tuple[Any, ...]:
         return call.gradients(g)  # type: ignore[no-any-return]
 
+    @classmethod
+    def changed(cls, node: Any, out: Any) -> bool:
+        """Was a value the trace's rules read changed in place after the call? (The generated
+        backward reads the arrays the call saved; this refuses where the dynamic graph would.)"""
+        return any(t.version > node.epoch for t in node.args[1].watched)
+
 
 _NAMED: dict[str, type[StaticCall]] = {}
 
@@ -209,6 +248,7 @@ class CallRecord:
     output: int
     values: list[Any]
     inputs: tuple[Tensor, ...]  # the tensors gradients flow to (the node's inputs)
+    watched: list[Tensor]  # the tensors whose values its rules read (Plan.watched_given, watched_outputs)
 
     def gradients(self, g: Tensor) -> tuple[Any, ...]:
         if is_grad_enabled():  # the caller builds a graph of the gradients (gradient(), or create_graph)
@@ -222,7 +262,13 @@ class CallRecord:
         engine (recording, each with its own rule), then differentiated by the engine, so a
         gradient of this gradient is exact. Only higher-order uses pay for it."""
         trace, inputs = self.entry.trace, self.inputs
-        tensors: dict[int, Any] = {v.number: t for v, t in zip(leaves(trace), inputs, strict=True)}
+        # Each input as it was when called, as a node of its own: the gradient found for it is
+        # the partial one (an input computed from another input, `f(w * 2, w)`, is not walked
+        # through here: the engine walks it after, from the node's inputs), and it is the
+        # gradient at the values the call saw.
+        places = self.entry.plan.leaf_places
+        stand_ins = [apply(AsCalled, t, self.values[i]) for t, i in zip(inputs, places, strict=True)]
+        tensors: dict[int, Any] = {v.number: t for v, t in zip(leaves(trace), stand_ins, strict=True)}
         for v, value in zip(arguments(trace), self.values, strict=False):
             tensors.setdefault(v.number, Tensor(value))
 
@@ -231,4 +277,20 @@ class CallRecord:
         out = tensors[self.entry.outputs[self.output].number]
         if not out.requires_grad:
             return (None,) * len(inputs)
-        return tuple(gradient(out, list(inputs), seed=g))
+        return tuple(gradient(out, stand_ins, seed=g))
+
+
+class AsCalled(Op):
+    """An input of a static call with the values it had when called; its gradient goes to the
+    input unchanged (the differentiable backward's stand-in for each input)."""
+
+    inputs = ("x",)
+    rules = ("g",)
+
+    @staticmethod
+    def forward(x: Any, value: Any) -> Any:
+        return value
+
+    @staticmethod
+    def backward(g: Tensor, out: Tensor, x: Tensor, value: Any) -> tuple[Any]:
+        return (g,)

@@ -6,15 +6,20 @@ arguments as given and its output; and `on_value`, for every tensor that becomes
 (a condition's truth, `.item()`, an index), which the trace must guard.
 
 Each tensor the trace meets gets a variable number: the arguments first (in the order their
-tensors appear in the arguments), then each op's output. A tensor that comes from elsewhere (a
-closure's weight, a constant made inside the function with `zeros(...)` or a number written in
-an expression) is *captured*: the trace keeps the tensor object itself, and each replay reads
-its values as they are then. Nothing else is kept: no text of the program ever becomes code.
+tensors appear in the arguments), then each op's output. A tensor that comes from elsewhere is
+*captured*. One read from outside the function (a global weight, a closure's, one in a global
+list) is named by its number in the call's walk (guards.py): each replay reads it again by
+reference, through the same names. One the function made (`zeros(3)`, or a number written in an
+expression) is kept as made. The evaluator tells the tracer every name the function reads from
+outside itself (`read`, `read_module`), which the trace then guards; every scope a call inside
+it makes (`entered`), which is the function's own; and what each builtin returned (`returned`).
+Nothing else is kept: no text of the program ever becomes code.
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +27,10 @@ from dglang.autograd import Tensor
 from dglang.autograd.node import is_grad_enabled
 from dglang.autograd.op import Op
 from dglang.autograd.tensor import lift, recording
+from dglang.interpreter.library.runtime import Env
 
+from .guards import Outside, Read, Unguardable, Walk
+from .side_effects import Snapshot, snapshot
 from .trace_steps import Detach, Pick, RuleCall, traceable
 
 
@@ -94,6 +102,7 @@ class Trace:
     fresh: set[int] = field(default_factory=set)  # tensors the function made (zeros(3)): new ones each call
     literals: dict[int, Any] = field(default_factory=dict)  # variables holding a number the program wrote
     frees: dict[int, list[int]] = field(default_factory=dict)  # after step i, the values let go (optimizing.py)
+    outside: Outside = field(default_factory=Outside)  # what it read from outside f, and where its tensors come from
 
     @property
     def size(self) -> int:
@@ -103,8 +112,14 @@ class Trace:
 class Tracer:
     """Listens to the engine while the function runs (recording.listen) and builds its Trace."""
 
-    def __init__(self, arguments: list[Tensor]) -> None:
+    def __init__(self, walk: Walk, arguments: list[Tensor], label: Callable[[Env, str], str]) -> None:
         self.trace = Trace()
+        self.walk = walk  # the arguments' walk, which each read from outside goes on with
+        self.label = label  # how a note names a variable found in a scope ("the global `scale`")
+        self.inside: set[int] = set()  # the scopes made while tracing (the function's own), by id
+        self.reads: dict[tuple[int, str], Read] = {}  # by scope and name
+        self.trace.outside.start = (len(walk.tensors), len(walk.seen))
+        self.read_containers = Snapshot()  # the lists and dicts it read, as they were (side_effects.py)
         self.by_id: dict[int, Var] = {}
         self.by_data: dict[int, Var] = {}  # the array a variable holds: `x.detach()` shares it
         self.alive: list[Any] = []  # every tensor met, kept so that no id is reused while tracing
@@ -118,7 +133,9 @@ class Tracer:
         self.outer: Any = None  # the DG call the traced call was made from (recording.call then)
         for t in arguments:
             if id(t) not in self.by_id:
-                self.trace.inputs.append(self._met(t))
+                var = self._met(t)
+                self.trace.inputs.append(var)
+                self.trace.outside.sources[var.number] = walk.seen[id(t)][1]
 
     def _met(self, t: Tensor) -> Var:
         """A variable for an argument's or a captured tensor, whose state the trace may change."""
@@ -139,7 +156,9 @@ class Tracer:
         return var
 
     def var(self, t: Tensor) -> Var:
-        """The variable of `t`; a tensor not met before is captured (or is a detached copy of one)."""
+        """The variable of `t`. A tensor not met before is a number written in the program, one
+        read from outside (in an argument, or through a name: read again there at each call),
+        w.grad as a backward pass found it, a detached copy of one met, or one the function made."""
         var = self.by_id.get(id(t))
         if var is not None:
             if t.data is not self.values[var.number]:  # updated in place since: its new values
@@ -147,7 +166,7 @@ class Tracer:
             return var
         data = t.data
         if type(data) in (int, float, bool):  # a number written in the program (`x * 2`): the engine lifted it
-            key = (type(data), data)
+            key = (type(data), data.hex() if type(data) is float else data)  # 0.0 and -0.0 are two numbers
             var = self.literal_vars.get(key)
             if var is not None:  # the same number again: the same variable
                 self.by_id[id(t)] = var
@@ -157,7 +176,18 @@ class Tracer:
             self.trace.captured.append((var, t))
             self.trace.literals[var.number] = data
             return var
-        shared = self.by_data.get(id(data))
+        mark = self.walk.seen.get(id(t))
+        if mark is not None and mark[1] >= 0:  # read from outside, or in an argument: read again there
+            var = self._met(t)
+            self.trace.captured.append((var, t))
+            self.trace.outside.sources[var.number] = mark[1]
+            return var
+        if id(t) in self.grad_of:  # w.grad as it was when `grad` began: read from w at each call
+            var = self._met(t)
+            self.trace.captured.append((var, t))
+            self.trace.grad_reads[var.number] = self.grad_of[id(t)]
+            return var
+        shared = self.by_data.get(id(data)) or self._walked_data(data)
         if shared is not None:  # x.detach(): the same values, cut off from the graph
             var = self._new(t)
             self.trace.steps.append(Step(Detach, (shared,), frozenset(), var, False, None, t.shape))
@@ -168,22 +198,73 @@ class Tracer:
             self.trace.captured.append((var, private))
             self.trace.fresh.add(var.number)
             return var
+        # From nowhere the trace can name (a method held in a global, `m = w.sum`): the tensor
+        # itself, whose holder the trace guards by identity; its values read at each call.
         var = self._met(t)
         self.trace.captured.append((var, t))
-        if id(t) in self.grad_of:  # w.grad as it was when `grad` began: read from w at each call
-            self.trace.grad_reads[var.number] = self.grad_of[id(t)]
         return var
 
-    def created(self, made: Any, random: bool) -> None:
-        """A builtin made tensors (zeros, tensor, randn): told by the wrapper static_builtins puts
-        around them. Random ones cannot be replayed (each call would draw new numbers)."""
-        if random:
-            self.refuse("it draws random numbers (randn, rand, seed or moons), new ones at each call")
-        for t in made if isinstance(made, tuple | list) else (made,):
-            if isinstance(t, Tensor):
-                private = Tensor(t.data, requires_grad=t.requires_grad)
-                self.made[id(t)] = private
-                self.alive.append(t)
+    def _walked_data(self, data: Any) -> Var | None:
+        """The variable of a tensor read from outside that holds `data` (`W.detach()`, W a global)."""
+        for t in self.walk.tensors:
+            if t.data is data:
+                return self.var(t)
+        return None
+
+    # ---- the evaluator's events (runtime.watching) ----------------------------------------------
+    def read(self, start: Env, name: str, value: Any) -> None:
+        """The function read `name`, looking it up from `start`: guarded, unless a scope of its own has it."""
+        scope: Env | None = start
+        while scope is not None and id(scope) in self.inside:
+            if name in scope.vars:
+                return
+            scope = scope.parent
+        if scope is not None and (id(scope), name) not in self.reads:
+            self._guard(Read(scope, name, self.label(scope, name)), value)
+
+    def read_module(self, module: Any, name: str, value: Any) -> None:
+        """The function read `nn.name`: guarded, as the module's own name."""
+        if (id(module.env), name) not in self.reads:
+            self._guard(Read(module.env, name, f"`{module.name}.{name}`", module), value)
+
+    def _guard(self, read: Read, value: Any) -> None:
+        before = len(self.walk.tensors)
+        try:
+            read.described = self.walk.describe(value)
+        except Unguardable as e:
+            self.refuse(f"it reads {read.label}, which holds {e}: too many to check at each call")
+            return
+        read.value = value
+        if type(value) in (list, dict, tuple):
+            snapshot(
+                [(read.name if read.module is None else f"{read.module.name}.{read.name}", value)], self.read_containers
+            )
+        self.reads[(id(read.scope), read.name)] = read
+        self.trace.outside.add(read)
+        for number in range(before, len(self.walk.tensors)):
+            t = self.walk.tensors[number]
+            self.trace.outside.owners[number] = read.label if t is value else f"a tensor in {read.label}"
+            self.alive.append(t)
+
+    def entered(self, scope: Env) -> None:
+        """A scope made while tracing (a call's, a comprehension's): the function's own."""
+        self.inside.add(id(scope))
+        self.alive.append(scope)
+
+    def returned(self, builtin: Any, args: list[Any], value: Any) -> None:
+        """A builtin returned `value`. A tensor in it the trace has not met was made by the builtin:
+        kept as made, when its values follow from what the trace guards; else the trace refuses."""
+        name = builtin.name
+        if name in RANDOM:
+            self.refuse(f"it draws random numbers ({name}), new ones at each call")
+        for t in value if type(value) in (tuple, list) else (value,):
+            if type(t) is not Tensor or id(t) in self.by_id or id(t) in self.walk.seen:
+                continue
+            if name not in MAKERS or (name not in SHAPE_ONLY and holds_tensor(args)):
+                what = "from the values of other tensors" if name in MAKERS else "that no op made"
+                self.refuse(f"{name}() gives it a tensor {what}, which a trace cannot follow")
+            self.made[id(t)] = Tensor(t.data, requires_grad=t.requires_grad)
+            self.alive.append(t)
 
     def _lost(self, var: Var) -> Var:
         self.refuse("a tensor's values were replaced by ones no op made (an item assignment?)")
@@ -221,6 +302,9 @@ class Tracer:
         return t
 
     def on_value(self, t: Tensor, value: Any) -> None:
+        if type(value) is str:  # print(x), str(x), f"{x}": text no guard could check again
+            self.refuse("it turns a tensor's values into text (print, str, an f-string)")
+            return
         how = "bool" if type(value) is bool else "tolist" if type(value) is list else "item"
         if how == "item" and type(value) is int and t.dtype == "int" and t.shape == ():
             how = "int"
@@ -265,8 +349,15 @@ class Tracer:
         """A backward pass begins: its rules' ops are traced like any other; the leaves it will
         accumulate into are met now, and a .grad they hold already is read from them at each call."""
         stack, seen = [root], {id(root)}
+        made = {step.out.number for step in self.trace.steps}
         while stack:
-            node = stack.pop().grad_fn
+            top = stack.pop()
+            node = top.grad_fn
+            if node is not None and (id(top) not in self.by_id or self.by_id[id(top)].number not in made):
+                # a tensor computed before the call (an argument `w * 2`): the pass goes on into
+                # the caller's graph, which is not the function's to replay
+                self.refuse("its `grad` reaches into the graph of a tensor computed outside it")
+                return
             for t in node.inputs if node is not None else ():
                 if t.requires_grad and id(t) not in seen:
                     seen.add(id(t))
@@ -311,6 +402,28 @@ class Tracer:
             return Const(value)
         self.refuse(f"it returns a {type(value).__name__}, which a static graph cannot rebuild")
         return Const(value)
+
+
+# The builtins whose tensors a trace may keep as made: their values follow from their arguments,
+# which the trace guards (zeros_like and ones_like read only a tensor's shape); the data sets are
+# files shipped with DG. Random ones draw new values at each call.
+MAKERS = frozenset(
+    ("tensor", "zeros", "ones", "full", "zeros_like", "ones_like", "arange", "linspace", "eye", "digits", "shakespeare")
+)
+SHAPE_ONLY = frozenset(("zeros_like", "ones_like"))
+RANDOM = frozenset(("randn", "rand", "moons", "seed", "randint", "randperm"))
+
+
+def holds_tensor(args: Any) -> bool:
+    """Is there a tensor among these arguments (inside lists and tuples too)?"""
+    stack = [args]
+    while stack:
+        for a in stack.pop():
+            if type(a) is Tensor:
+                return True
+            if type(a) in (list, tuple):
+                stack.append(a)
+    return False
 
 
 def reads(step: Step) -> list[Var]:
