@@ -22,7 +22,7 @@ from measure import BENCH, dg_program
 from dglang.autograd.node import is_grad_enabled
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.static import static_builtins
-from dglang.interpreter.static.guards import Walk
+from dglang.interpreter.static.guard_model import Walk
 from dglang.interpreter.static.replaying import replay
 from dglang.interpreter.static.static_builtins import static_function
 

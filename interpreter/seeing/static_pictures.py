@@ -22,7 +22,7 @@ from dglang.interpreter.host.session import Session
 from dglang.interpreter.static import static_builtins
 from dglang.interpreter.static.listing import listing
 from dglang.interpreter.static.static_calls import DrawnCall
-from dglang.interpreter.static.tracing import Step, Var
+from dglang.interpreter.static.trace_form import Step, Var
 
 from .graph import Graph, GraphNode
 from .values import compact, source_text

@@ -7,7 +7,7 @@
     each op's declared rule), compiled from generated names only ─ static_calls.py ─▶ the cache
     by signature, replay, re-tracing when a guard fails, and the node gradients flow through
 
-guards.py states what a call checks before a trace may stand in for f (the cache key, every name
+guard_model.py states what a call checks before a trace may stand in for f (the cache key, every name
 the trace read from outside f, which tensors are one tensor) and describes values for it;
 guard_code.py writes a trace's guards out as code. trace_steps.py holds the steps a trace has
 besides the engine's ops (a rule run whole, a detached copy); optimizing.py the passes;

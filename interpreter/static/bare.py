@@ -29,8 +29,8 @@ from dglang.autograd import arithmetic, functions, reductions, shaping
 from dglang.autograd.reductions import normalize_axes
 from dglang.autograd.shaping import normalize_index, shape_of
 
+from .trace_form import Const, Step, Trace, Var
 from .trace_steps import Detach, Pick, RuleCall
-from .tracing import Const, Step, Trace, Var
 
 Bind = Callable[[Any], str]  # an object in, the generated name it is bound to out
 Form = Callable[[Step, list[str], Bind, Trace], str | None]

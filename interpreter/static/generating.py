@@ -26,7 +26,7 @@ import numpy as np
 from dglang.autograd import Tensor
 
 from .bare import bare_form
-from .tracing import Const, Trace, Var
+from .trace_form import Const, Trace, Var
 
 GUARD_VALUE: dict[str, Callable[[Any], Any]] = {
     "bool": bool,

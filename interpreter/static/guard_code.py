@@ -1,6 +1,6 @@
 """A trace's guards on what it read, as generated code: the check a call makes before replaying.
 
-`Outside.check` (guards.py) describes each value read and compares the descriptions: clear, but a
+`Outside.check` (guard_model.py) describes each value read and compares the descriptions: clear, but a
 Python call per value. Like TorchDynamo, which compiles each frame's guards into one function,
 each trace gets the same check written out as straight-line code, one test per part of each
 description, made once when the trace is compiled:
@@ -28,7 +28,7 @@ from dglang.autograd import Tensor
 from dglang.interpreter.library.runtime import MISSING
 
 from .generating import Code
-from .guards import SAME, TENSOR, Outside, Walk
+from .guard_model import SAME, TENSOR, Outside, Walk
 
 MAX_LINES = 2_000  # past it (a long list read), the trace keeps the walk
 KINDS = {"float": "f", "int": "iu", "bool": "b"}  # Tensor.dtype's names, as NumPy's dtype kinds

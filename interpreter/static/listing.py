@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from .generating import guard_places, leaves
-from .guards import decision_text, guard_text
+from .guard_model import decision_text, guard_text
 from .optimizing import PASSES, result_vars
+from .trace_form import Const, Step, Trace, Var
 from .trace_steps import Pick, RuleCall
-from .tracing import Const, Step, Trace, Var
 
 WIDTH = 44  # the column the source comments start at
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .tracing import Const, Step, Trace, Var
+from .trace_form import Const, Step, Trace, Var
 
 
 def used(a: Any) -> list[Var]:

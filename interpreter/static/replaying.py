@@ -21,7 +21,7 @@ from dglang.autograd.op import Op
 from dglang.autograd.tensor import apply
 
 from .generating import GuardFailed, arguments, leaves
-from .tracing import Const, Trace, Var
+from .trace_form import Const, Trace, Var
 
 DRAWING = "drawing"
 
@@ -134,7 +134,7 @@ def builder(
 
 def replay(entry: Any, tensors: list[Tensor]) -> Any:
     """The function's value from the entry's generated code, or a string saying which guard failed.
-    `tensors` are those the call's walk met (guards.py), in order: the arguments' and those read."""
+    `tensors` are those the call's walk met (guard_model.py), in order: the arguments' and those read."""
     plan: Plan = entry.plan
     given = [tensors[s] if type(s) is int else s for s in plan.sources]
     for place, was_none in plan.grad_checks:  # a step that accumulates into .grad depends on it

@@ -1,10 +1,10 @@
 """`static(f)`: a function that runs `f` as generated code, traced once per signature.
 
-A call binds its arguments as Python would and looks up their description (guards.py: each
+A call binds its arguments as Python would and looks up their description (guard_model.py: each
 tensor's shape, dtype, requires_grad, .grad and leaf-ness, which are the same tensor, the values
 of the other arguments) and whether grad mode is on. Unseen: `f` runs dynamically with a Tracer
 listening, and the trace becomes generated code (generating.py), cached under the description.
-Seen: each trace of it checks what it read from outside `f` (guards.py), then its generated
+Seen: each trace of it checks what it read from outside `f` (guard_model.py), then its generated
 forward runs on the arrays of the tensors it reads; a guard that fails is reported in a note
 and `f` is traced again. Past MAX_TRACES traces the call runs `f`
 dynamically, with a one-time note; so does a run the tracer refused (a `grad` inside, an
@@ -32,11 +32,12 @@ from dglang.interpreter.semantics.interrupts import steps_message
 
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
 from .guard_code import compile_check
-from .guards import Unguardable, Walk, argument_walk, decision_text, described_text
+from .guard_model import Unguardable, Walk, argument_walk, decision_text, described_text
 from .optimizing import optimized
 from .replaying import DRAWING, make_plan, replay, static_call_op
 from .side_effects import changes, snapshot
-from .tracing import Trace, Tracer, Var
+from .trace_form import Trace, Var
+from .tracing import Tracer
 
 MAX_TRACES = 8  # per static function; past it calls run dynamically
 

@@ -8,7 +8,7 @@ arguments as given and its output; and `on_value`, for every tensor that becomes
 Each tensor the trace meets gets a variable number: the arguments first (in the order their
 tensors appear in the arguments), then each op's output. A tensor that comes from elsewhere is
 *captured*. One read from outside the function (a global weight, a closure's, one in a global
-list) is named by its number in the call's walk (guards.py): each replay reads it again by
+list) is named by its number in the call's walk (guard_model.py): each replay reads it again by
 reference, through the same names. One the function made (`zeros(3)`, or a number written in an
 expression) is kept as made. The evaluator tells the tracer every name the function reads from
 outside itself (`read`, `read_module`), which the trace then guards; every scope a call inside
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from dglang.autograd import Tensor
@@ -29,84 +28,10 @@ from dglang.autograd.op import Op
 from dglang.autograd.tensor import lift, recording
 from dglang.interpreter.library.runtime import Env
 
-from .guards import Outside, Read, Unguardable, Walk
+from .guard_model import Read, Unguardable, Walk
 from .side_effects import Snapshot, snapshot
+from .trace_form import Const, Guard, Step, Trace, Var
 from .trace_steps import Detach, Pick, RuleCall, traceable
-
-
-@dataclass(frozen=True, slots=True)
-class Var:
-    """A tensor of the trace: `t3` in the code."""
-
-    number: int
-
-
-@dataclass(frozen=True, slots=True)
-class Const:
-    """Any other argument of an op (an axis, a shape, Python's `operator.gt`): passed as the object."""
-
-    value: Any
-
-
-@dataclass(slots=True)
-class Step:
-    """One op of the trace: `out = op.forward(*args)`.
-
-    args      Var, Const, or a tuple of Vars (a variadic op's list), in forward's order
-    inputs    the positions of args that are the op's inputs (its rule sends each a gradient)
-    recorded  the op recorded a node when traced, so gradients flow back through it
-    site      where the program ran it (its span, for the listing's comments)
-    """
-
-    op: type[Op]
-    args: tuple[Any, ...]
-    inputs: frozenset[int]
-    out: Var
-    recorded: bool
-    site: Any
-    shape: tuple[int, ...] = ()
-    call: Any = None  # the DG call it ran in (recording.call), for a graph rebuilt for pictures
-
-
-@dataclass(slots=True)
-class Guard:
-    """A decision the trace depended on: `var` became the Python value `observed` (by `how`)
-    right after step `after` (-1: before any step)."""
-
-    var: Var
-    how: str  # "bool", "item", "int" or "tolist"
-    observed: Any
-    after: int
-    site: Any
-
-
-@dataclass
-class Trace:
-    """What one run of a function did, as straight-line steps over variables."""
-
-    inputs: list[Var] = field(default_factory=list)
-    captured: list[tuple[Var, Tensor]] = field(default_factory=list)
-    steps: list[Step] = field(default_factory=list)
-    guards: list[Guard] = field(default_factory=list)
-    shapes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # each variable's shape when traced
-    dtypes: dict[int, str] = field(default_factory=dict)
-    needs_grad: set[int] = field(default_factory=set)  # variables that required grad when traced
-    result: Any = None  # the function's value, with Vars in place of its tensors (see encode_result)
-    refused: str | None = None  # why this run cannot be a static graph (see Tracer.refuse)
-    # What a training step does besides computing its result (see Tracer.finish): each a
-    # (what, tensor's variable, source variable or None): ("data", w, t9) is `w`'s values
-    # replaced in place by t9's, ("grad", w, t12) is `w.grad` set to t12 (None: to None).
-    effects: list[tuple[str, Var, Var | None]] = field(default_factory=list)
-    grad_reads: dict[int, Var] = field(default_factory=dict)  # a captured tensor that was w.grad: w
-    grad_was_none: dict[int, bool] = field(default_factory=dict)  # per tensor requiring grad, when met
-    fresh: set[int] = field(default_factory=set)  # tensors the function made (zeros(3)): new ones each call
-    literals: dict[int, Any] = field(default_factory=dict)  # variables holding a number the program wrote
-    frees: dict[int, list[int]] = field(default_factory=dict)  # after step i, the values let go (optimizing.py)
-    outside: Outside = field(default_factory=Outside)  # what it read from outside f, and where its tensors come from
-
-    @property
-    def size(self) -> int:
-        return len(self.inputs) + len(self.captured) + len(self.steps)
 
 
 class Tracer:
@@ -424,11 +349,6 @@ def holds_tensor(args: Any) -> bool:
             if type(a) in (list, tuple):
                 stack.append(a)
     return False
-
-
-def reads(step: Step) -> list[Var]:
-    """The variables a step reads."""
-    return [x for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)]
 
 
 def site_now() -> Any:

@@ -13,7 +13,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.host import guards
 from dglang.interpreter.host.limits import Limits
-from dglang.interpreter.static.guards import argument_walk
+from dglang.interpreter.static.guard_model import argument_walk
 from dglang.interpreter.static.static_builtins import static_function
 
 

@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from static_programs import Builder, run_both, seeded
 
-from dglang.interpreter.static import generating, guards, static_calls
+from dglang.interpreter.static import generating, static_calls
+from dglang.interpreter.static import guard_model as guards
 from dglang.interpreter.static.guard_code import compile_check
 
 PROGRAMS = int(os.environ.get("DG_STATIC_PROGRAMS", "300"))

@@ -2,7 +2,7 @@
 function, run both ways. Each program prints its results with `tolist()` (every float as Python's
 repr, which round-trips), runs once with `g = static(f)` and once with `g = f`, and the two
 outputs must be equal; where a trace had to be made again, its note says why in a student's
-words. The guard model they exercise is stated in interpreter/static/guards.py.
+words. The guard model they exercise is stated in interpreter/static/guard_model.py.
 """
 
 from __future__ import annotations
