@@ -166,15 +166,17 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
     if entry.backward is not None and plan.leaf_places and is_grad_enabled():
         inputs = tuple(given[i] for i in plan.leaf_places)
         saved = values + list(out)
-        watched = [given[i] for i in plan.watched_given]  # the outputs' join as they are made
+        watched = [given[i] for i in plan.watched_given]
+        others: list[Tensor] = []  # the outputs the rules read, as they are made (each checks its own)
 
         def connect(t: Tensor, number: int) -> None:
             index, op = plan.hung[number]
             t.requires_grad = True
-            record = CallRecord(entry, index, saved, inputs, watched)
+            own = number in plan.watched_outputs
+            record = CallRecord(entry, index, saved, inputs, watched, own, others)
             t.grad_fn = node = Node(op, inputs, (inputs, record), updates_in_place())
-            if number in plan.watched_outputs:
-                watched.append(t)
+            if own and len(plan.watched_outputs) > 1:  # (a cycle, for the collector: only then)
+                others.append(t)
             if recording.where is not None:
                 node.where, node.call = recording.where, recording.call
 
@@ -222,7 +224,10 @@ class StaticCall(Op):
     def changed(cls, node: Any, out: Any) -> bool:
         """Was a value the trace's rules read changed in place after the call? (The generated
         backward reads the arrays the call saved; this refuses where the dynamic graph would.)"""
-        return any(t.version > node.epoch for t in node.args[1].watched)
+        record, epoch = node.args[1], node.epoch
+        if record.own and out.version > epoch:
+            return True
+        return any(t.version > epoch for t in record.watched) or any(t.version > epoch for t in record.others)
 
 
 _NAMED: dict[str, type[StaticCall]] = {}
@@ -248,7 +253,9 @@ class CallRecord:
     output: int
     values: list[Any]
     inputs: tuple[Tensor, ...]  # the tensors gradients flow to (the node's inputs)
-    watched: list[Tensor]  # the tensors whose values its rules read (Plan.watched_given, watched_outputs)
+    watched: list[Tensor]  # the given tensors whose values its rules read (Plan.watched_given)
+    own: bool  # whether they read this output's value (Plan.watched_outputs)
+    others: list[Tensor]  # the call's other outputs whose values they read
 
     def gradients(self, g: Tensor) -> tuple[Any, ...]:
         if is_grad_enabled():  # the caller builds a graph of the gradients (gradient(), or create_graph)

@@ -418,3 +418,27 @@ def test_a_tensor_turned_into_text_runs_dynamically() -> None:
         print(g(tensor([1.0])), g(tensor([2.0])))
         """)
     assert notes.count("runs f dynamically: it turns a tensor's values into text") == 1, notes
+
+
+def test_a_replayed_call_leaves_no_cycle_for_the_collector() -> None:
+    """Each call's result node and its record are freed when the result is, without waiting for
+    the cyclic collector (which, with each record holding the call's arrays, would let memory grow)."""
+    import gc
+
+    from dglang.interpreter.static.replaying import CallRecord
+
+    gc.collect()
+    gc.disable()
+    try:
+        run("""
+            W = tensor([1.0, -2.0], requires_grad=True)
+            def f(x):
+                return (x * W).exp()  # (exp's rule reads its output: the output is watched)
+            g = static(f)
+            for i in range(50):
+                L = g(tensor([1.0, 2.0]))
+            """)
+        alive = sum(1 for o in gc.get_objects() if type(o) is CallRecord)
+    finally:
+        gc.enable()
+    assert alive <= 1
