@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from . import hooks
+from . import hooks, threads
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
 from .op import Composed, Op
 
@@ -246,7 +246,7 @@ class Convolve(Op):
         n, o, dims = at.shape[0], at.weight[0], len(at.out)
         hooks.allocating(n * o * math.prod(at.out), "the result of a convolution", shape=(n, o, *at.out))
         w = np.reshape(weight, (o, -1))
-        rows = by_group(lambda c, k: windows[:, c] @ w[k].T, at, axis=1)  # (N·out, O)
+        rows = by_group(lambda c, k: threads.matmul(windows[:, c], w[k].T), at, axis=1)  # (N·out, O)
         view = np.moveaxis(rows.reshape(n, *at.out, o), -1, 1)
         out = np.empty((n, o, *at.out), dtype=np.result_type(rows, bias if bias is not None else rows))
         if bias is None:
@@ -278,7 +278,7 @@ class ConvTranspose(Op):
         rows = by_channel(grad, at, first=False)
         hooks.allocating(rows.shape[0] * math.prod(at.weight[1:]) * at.groups, "the windows' gradient")
         w = np.reshape(weight, (at.weight[0], -1))
-        return by_group(lambda c, k: rows[:, k] @ w[k], at, axis=1)
+        return by_group(lambda c, k: threads.matmul(rows[:, k], w[k]), at, axis=1)
 
     @staticmethod
     def backward(g: Any, out: Any, grad: Any, weight: Any, at: Geometry) -> tuple[Any, Any]:
@@ -299,7 +299,7 @@ class ConvWeight(Op):
     def forward(windows: Any, grad: Any, at: Geometry) -> Any:
         hooks.allocating(math.prod(at.weight), "a convolution's weight gradient", shape=at.weight)
         rows = by_channel(grad, at, first=True)
-        return by_group(lambda c, k: rows[k] @ windows[:, c], at, axis=0).reshape(at.weight)
+        return by_group(lambda c, k: threads.matmul(rows[k], windows[:, c]), at, axis=0).reshape(at.weight)
 
     @staticmethod
     def backward(g: Any, out: Any, windows: Any, grad: Any, at: Geometry) -> tuple[Any, Any]:
