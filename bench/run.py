@@ -39,7 +39,7 @@ class Implementation:
 @dataclass(frozen=True)
 class Target:
     reference: str | None  # the label of the implementation DG is divided by; None: DG's own value
-    at_most: float
+    at_most: float | None  # None: the ratio is shown, with no target (a floor to compare with)
     stretch: float | None = None
 
 
@@ -107,6 +107,21 @@ WORKLOADS = [
         {"steps": 50, "characters": 200_000}, {"steps": 2, "characters": 5000},
         [Implementation(DG, "tiny_gpt:dg"), Implementation("PyTorch", "tiny_gpt:pytorch", reference=True)],
         [Target("PyTorch", 1.0)], one_thread=True,
+    ),
+    Workload(
+        "digits-cnn-adam", "s",
+        lambda s: f"{s['steps']:,} steps of the same CNN, batch {s['batch']}, the lesson's Adam, time per step",
+        {"steps": 200, "batch": 32, "adam": 1}, {"steps": 2, "batch": 32, "adam": 1},
+        [Implementation(DG, "digits_cnn:dg"), Implementation("PyTorch", "digits_cnn:pytorch", reference=True),
+         Implementation("NumPy by hand", "digits_cnn:hand_numpy")],
+        [Target("PyTorch", 1.2), Target("NumPy by hand", None)], one_thread=True,
+    ),
+    Workload(
+        "tiny-gpt-adam", "s", lambda s: f"{s['steps']:,} steps of the same GPT, the lesson's Adam, time per step",
+        {"steps": 30, "characters": 200_000, "adam": 1}, {"steps": 2, "characters": 5000, "adam": 1},
+        [Implementation(DG, "tiny_gpt:dg"), Implementation("PyTorch", "tiny_gpt:pytorch", reference=True),
+         Implementation("NumPy by hand", "tiny_gpt:hand_numpy")],
+        [Target("PyTorch", 1.0), Target("NumPy by hand", None)], one_thread=True,
     ),
     Workload(
         "big-matmul", "s", lambda s: f"{s['n']}x{s['n']}, 3 products, forward+backward",
@@ -264,7 +279,7 @@ def show(value: float | None, unit: str) -> str:
 
 
 def verdict(number: float | None, target: Target) -> str:
-    if number is None:
+    if number is None or target.at_most is None:
         return "-"
     if target.stretch is not None and number <= target.stretch:
         return "met (stretch too)"
@@ -283,7 +298,8 @@ def rows(workload: Workload, sizes: dict[str, int], results: dict[str, Measured]
             continue
         ref = results[target.reference]
         ratio = dg.value / ref.value if dg.value is not None and ref.value else None
-        shown_target = f"<= {target.at_most:g}" + (f" (stretch {target.stretch:g})" if target.stretch else "")
+        shown_target = "-" if target.at_most is None else f"<= {target.at_most:g}"
+        shown_target += f" (stretch {target.stretch:g})" if target.stretch else ""
         reference = f"{target.reference}: {show(ref.value, workload.unit) or ref.status}"
         out.append([workload.name, workload.size(sizes), dg_shown, reference,
                     f"{ratio:.2f}" if ratio is not None else "-", shown_target, verdict(ratio, target)])  # fmt: skip
