@@ -51,7 +51,10 @@ class Exp(Op):
             # without asking it; every other value, nan included, is its exp.
             underflow = a < -746.0
             if underflow.any():
-                return np.exp(a, out=np.zeros(a.shape), where=~underflow)
+                out = np.empty(a.shape)  # (not np.zeros: a large one would be new pages, faulted in)
+                np.exp(a, out=out, where=~underflow)
+                np.copyto(out, 0.0, where=underflow)
+                return out
         return np.exp(a)
 
     @staticmethod

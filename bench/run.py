@@ -60,6 +60,7 @@ class Workload:
 
 
 DG = "DG"
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 WORKLOADS = [
     Workload(
         "mlp-moons", "s", lambda s: f"{s['steps']:,} steps, time per step",
@@ -201,7 +202,7 @@ def measure(
     workload: Workload, implementation: Implementation, sizes: dict[str, int], repeats: int, reference: str | None
 ) -> Measured:
     python = reference if implementation.reference else None
-    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"} if workload.one_thread else {}
+    env = ONE_THREAD if workload.one_thread else {}
     outcome = in_subprocess(implementation.target, sizes, repeats, python=python, env=env)
     scale = 1
     while outcome.error and implementation.shrink and sizes[implementation.shrink] >= 2 and scale < 64:
