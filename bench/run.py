@@ -60,13 +60,19 @@ class Workload:
 
 
 DG = "DG"
+
+
+def dg_pytorch_numpy(module: str) -> list[Implementation]:
+    """DG, PyTorch eager and NumPy by hand: `module`'s dg, pytorch and hand_numpy."""
+    return [Implementation(DG, f"{module}:dg"), Implementation("PyTorch", f"{module}:pytorch", reference=True),
+            Implementation("NumPy by hand", f"{module}:hand_numpy")]  # fmt: skip
+
+
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 WORKLOADS = [
     Workload(
         "mlp-moons", "s", lambda s: f"{s['steps']:,} steps, time per step",
-        {"steps": 3000}, {"steps": 20},
-        [Implementation(DG, "mlp_moons:dg"), Implementation("PyTorch", "mlp_moons:pytorch", reference=True),
-         Implementation("NumPy by hand", "mlp_moons:hand_numpy")],
+        {"steps": 3000}, {"steps": 20}, dg_pytorch_numpy("mlp_moons"),
         [Target("PyTorch", 0.5), Target("NumPy by hand", 2.5)],
     ),
     Workload(
@@ -98,9 +104,7 @@ WORKLOADS = [
     ),
     Workload(
         "digits-cnn", "s", lambda s: f"{s['steps']:,} steps of programs/20_digits_cnn.dg's CNN, time per step",
-        {"steps": 200}, {"steps": 2},
-        [Implementation(DG, "digits_cnn:dg"), Implementation("PyTorch", "digits_cnn:pytorch", reference=True),
-         Implementation("NumPy by hand", "digits_cnn:hand_numpy")],
+        {"steps": 200}, {"steps": 2}, dg_pytorch_numpy("digits_cnn"),
         [Target("PyTorch", 1.0), Target("NumPy by hand", 1.5)], one_thread=True,
     ),
     Workload(
@@ -112,17 +116,13 @@ WORKLOADS = [
     Workload(
         "digits-cnn-adam", "s",
         lambda s: f"{s['steps']:,} steps of the same CNN, batch {s['batch']}, the lesson's Adam, time per step",
-        {"steps": 200, "batch": 32, "adam": 1}, {"steps": 2, "batch": 32, "adam": 1},
-        [Implementation(DG, "digits_cnn:dg"), Implementation("PyTorch", "digits_cnn:pytorch", reference=True),
-         Implementation("NumPy by hand", "digits_cnn:hand_numpy")],
+        {"steps": 200, "batch": 32, "adam": 1}, {"steps": 2, "batch": 32, "adam": 1}, dg_pytorch_numpy("digits_cnn"),
         [Target("PyTorch", 1.2), Target("NumPy by hand", None)], one_thread=True,
     ),
     Workload(
         "tiny-gpt-adam", "s", lambda s: f"{s['steps']:,} steps of the same GPT, the lesson's Adam, time per step",
         {"steps": 30, "characters": 200_000, "adam": 1}, {"steps": 2, "characters": 5000, "adam": 1},
-        [Implementation(DG, "tiny_gpt:dg"), Implementation("PyTorch", "tiny_gpt:pytorch", reference=True),
-         Implementation("NumPy by hand", "tiny_gpt:hand_numpy")],
-        [Target("PyTorch", 1.0), Target("NumPy by hand", None)], one_thread=True,
+        dg_pytorch_numpy("tiny_gpt"), [Target("PyTorch", 1.0), Target("NumPy by hand", None)], one_thread=True,
     ),
     Workload(
         "big-matmul", "s", lambda s: f"{s['n']}x{s['n']}, 3 products, forward+backward",
