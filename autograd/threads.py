@@ -1,9 +1,10 @@
 """How many threads NumPy's BLAS library gives a matrix product, decided by DG product by product.
 
-OpenBLAS (NumPy's BLAS) runs every product of more than 2**18 multiply-adds on all the cores it
-found, and a lesson's products are mostly that size: too small for threads to pay, so on a
-machine others are using the threads mostly wait for each other, and the same work costs several
-times the processor time (docs/performance.md, "BLAS threads"). So DG runs a product on one thread
+OpenBLAS (NumPy's BLAS) runs every product of more than 2**18 multiply-adds (a matrix times a
+vector: 9,216) on all the cores it found, and a lesson's products are mostly that size: too small
+for threads to pay, so on a machine others are using the threads mostly wait for each other, and
+the same work costs several times the processor time (docs/performance.md, "BLAS threads sized to
+the work"). So DG runs a product on one thread
 unless it has at least `LARGE` multiply-adds, and a large one on the threads the library found at
 start (all the cores, or what OMP_NUM_THREADS or OPENBLAS_NUM_THREADS said) less those other work
 keeps busy (the load average beyond this process's own): with the other core busy, one. `use(n)`
@@ -20,8 +21,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-MULTITHREADED = 1 << 18  # OpenBLAS's own line: below it, a product runs on one thread whatever the count
-LARGE = 1 << 28  # multiply-adds from which a product runs on every thread (about 0.1 s on one core)
+MULTITHREADED = 9216  # OpenBLAS's lowest line (a matrix-vector product's): below it, one thread whatever the count
+LARGE = 1 << 28  # multiply-adds from which a product runs on the free threads (512 × 512 by 512 × 1024)
 
 
 def from_environment() -> int | None:
