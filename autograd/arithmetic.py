@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import hooks
+from . import hooks, threads
 from .exceptions import ShapeError, TensorTypeError, TensorZeroDivisionError
 from .op import Op
 from .shaping import broadcasting
@@ -238,14 +238,20 @@ class MatMul(Op):
             if a_ndim <= 2 and b_ndim <= 2:  # no batch: the result's size in a moment (an empty inner
                 # dimension makes a full result of zeros from empty operands: the size is the result's)
                 count = (a.shape[0] if a_ndim == 2 else 1) * (b.shape[1] if b_ndim == 2 else 1)
-                if count < hooks.watch and count * a.shape[-1] < hooks.long_product:
-                    return np.matmul(a, b)  # nothing to ask (most products of a lesson)
+                work = count * a.shape[-1]  # multiply-adds
+                if count < hooks.watch and work < hooks.long_product:  # nothing to ask (most products of a lesson)
+                    if work >= threads.MULTITHREADED:
+                        threads.product(work)
+                    return np.matmul(a, b)
             if a.shape[-1] != b.shape[-2 if b_ndim > 1 else 0]:
                 raise ValueError("the inner dimensions differ")
             result = _product_shape(a.shape, b.shape)
             count = math.prod(result)
             if count >= hooks.watch:
                 hooks.installed.allocating(count, 8, "the result of '@'", result)
+            each = (a.shape[-2] if a_ndim > 1 else 1) * a.shape[-1] * (b.shape[-1] if b_ndim > 1 else 1)
+            if each >= threads.MULTITHREADED:  # (NumPy multiplies a batch one matrix at a time)
+                threads.product(each)
             if count * a.shape[-1] >= hooks.long_product:  # multiply-adds: a host may compute it in slices
                 return hooks.installed.matmul(a, b)
             return np.matmul(a, b)

@@ -44,7 +44,18 @@ class Exp(Op):
 
     @staticmethod
     def forward(a: Any) -> Any:
-        return np.exp(numbers(a))
+        a = numbers(a)
+        if type(a) is np.ndarray and a.size >= 4096 and a.dtype == np.float64:
+            # exp of a value below -746 is 0, and the C library takes its slow path (setting errno)
+            # to say so: a masked softmax's -1e9 costs twice an ordinary value. Those are 0 here
+            # without asking it; every other value, nan included, is its exp.
+            underflow = a < -746.0
+            if underflow.any():
+                out = np.empty(a.shape)  # (not np.zeros: a large one would be new pages, faulted in)
+                np.exp(a, out=out, where=~underflow)
+                np.copyto(out, 0.0, where=underflow)
+                return out
+        return np.exp(a)
 
     @staticmethod
     def backward(g: Any, out: Any, a: Any) -> tuple[Any]:

@@ -83,6 +83,7 @@ class Op:
     aliases: ClassVar[tuple[str, ...]] = ()
     call: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
     composed: ClassVar[bool] = False  # see Composed
+    made_of: ClassVar[tuple[type[Op], ...]] = ()  # see Composed
     forward: ClassVar[Callable[..., Any]]
     backward: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
     records: ClassVar[bool] = False  # it has a rule: applying it records a node (set from `backward`)
@@ -198,6 +199,7 @@ class Composed(Op):
 
     composed = True
     inputs = ("x",)
+    made_of = ()  # the recorded ops it is made of, whose rules its help shows (conv2d: Im2col and Convolve)
 
 
 def value_shape(value: Any) -> tuple[int, ...]:

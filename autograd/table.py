@@ -127,7 +127,7 @@ class PublicFunction(NamedTuple):
 
 def _of_op(op: type[Op]) -> list[PublicFunction]:
     """The op under its name, and under each of its aliases."""
-    records = (op,) if op.backward is not None else ()
+    records = (op,) if op.backward is not None else op.made_of
     fn = function(op)
     main = PublicFunction(fn, op.function, op.method, op.builtin, op.numbers, records)
     return [main] + [

@@ -19,7 +19,18 @@ from typing import Any
 
 import numpy as np
 
-from . import arithmetic, arranging, composed, contraction, convolution, functions, inplace, reductions, shaping
+from . import (
+    arithmetic,
+    arranging,
+    composed,
+    contraction,
+    convolution,
+    functions,
+    inplace,
+    pooling,
+    reductions,
+    shaping,
+)
 from . import node as graph
 from .backward import backward as backpropagate
 from .exceptions import TensorTypeError, TensorValueError, type_name
@@ -217,10 +228,18 @@ class Tensor:
     def sum_to(self, shape: Any) -> Tensor: return self if self.shape == shape else unary(shaping.SumTo, self, shape)
     def index_add(self, index: Any, shape: Any) -> Tensor: return unary(shaping.IndexAdd, self, index, tuple(shape))
 
-    # a convolution and its gradients, which their rules use (autograd/convolution.py)
-    def convolve(self, w: Any, *how: Any) -> Tensor: return apply(convolution.CONV[w.ndim], self, w, None, *how)
-    def conv_transpose(self, w: Any, *how: Any) -> Tensor: return apply(convolution.ConvTranspose, self, w, *how)
-    def conv_weight(self, grad: Any, *how: Any) -> Tensor: return apply(convolution.ConvWeight, self, grad, *how)
+    # the ops convolution and pooling are made of, and their rules (autograd/convolution.py, pooling.py);
+    # `at` is the geometry conv2d or max_pool2d checked
+    def im2col(self, at: Any) -> Tensor: return unary(convolution.Im2col, self, at)
+    def col2im(self, at: Any) -> Tensor: return unary(convolution.Col2im, self, at)
+    def convolve(self, w: Any, b: Any, at: Any) -> Tensor: return apply(convolution.Convolve, self, w, b, at)
+    def conv_transpose(self, w: Any, at: Any) -> Tensor: return apply(convolution.ConvTranspose, self, w, at)
+    def conv_weight(self, grad: Any, at: Any) -> Tensor: return apply(convolution.ConvWeight, self, grad, at)
+    def window_largest(self, at: Any) -> Tensor: return unary(pooling.WindowLargest, self, at)
+    def take(self, positions: Any) -> Tensor: return apply(pooling.Take, self, positions)
+    def put(self, positions: Any, shape: Any) -> Tensor: return apply(pooling.Put, self, positions, tuple(shape))
+    def window_mean(self, at: Any) -> Tensor: return unary(pooling.WindowMean, self, at)
+    def window_spread(self, at: Any) -> Tensor: return unary(pooling.WindowSpread, self, at)
 
     # gradients (autograd/backward.py)
     def backward(self, seed: Any = None, create_graph: bool = False) -> None: backpropagate(self, seed, create_graph)

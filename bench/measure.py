@@ -72,8 +72,10 @@ def run_dg(name: str, static: bool = False, **sizes: int) -> tuple[float, Any]:
 def run_dg_timed(name: str, static: bool = False, **sizes: int) -> tuple[float, float, Any]:
     """run_dg, also returning the processor seconds of the measured part (this process's, which on
     a shared machine are what the work cost; the clock's seconds include the time others ran)."""
+    from dglang.interpreter.host.allocator import keep_freed_memory
     from dglang.interpreter.host.session import Session
 
+    keep_freed_memory()  # as `dg` does at start-up (frontends/sessions.py)
     setup, measured = dg_program(name, **sizes)
     session = Session(out=io.StringIO(), base_dir=BENCH)
     if static:

@@ -31,7 +31,9 @@ from test_gradients import BINARY, MATMUL_SHAPES, REUSED_NODES, UNARY, axis_args
 
 from dglang import autograd
 from dglang.autograd import GradError, Tensor, gradient, tensor
+from dglang.autograd.convolution import Geometry
 from dglang.autograd.gradcheck import GradcheckResult
+from dglang.autograd.pooling import Window
 from dglang.autograd.shaping import normalize_index
 from dglang.autograd.tensor import recording
 from dglang.interpreter.diagnostics.errors import DGError
@@ -135,6 +137,7 @@ NOT_OPS = {
     "backward", "gradient", "gradcheck", "function", "Hooks",  # the engine itself
     "enable_grad", "no_grad", "is_grad_enabled", "set_grad_enabled",  # grad mode
     "argmax", "argmin", "any_", "all_", "sign", "floor", "ceil", "floordiv", "compare",  # constant results
+    "window_largest",
 }  # fmt: skip
 COVERED = {
     "neg": "neg", "exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos",
@@ -146,6 +149,8 @@ COVERED = {
     "sum_to": "sum_to", "getitem": "getitem", "index_add": "index_add", "concat": "concat", "stack": "stack",
     "softmax": "softmax", "log_softmax": "log_softmax", "logsumexp": "logsumexp", "cat": "concat",
     "conv2d": "conv2d", "conv1d": "conv1d", "conv_transpose": "conv_transpose", "conv_weight": "conv_weight",
+    "im2col": "im2col", "col2im": "col2im", "convolve": "convolve", "take": "take", "put": "put",
+    "window_mean": "window_mean", "window_spread": "window_spread",
     "max_pool2d": "max_pool2d", "avg_pool2d": "avg_pool2d", "pad": "pad", "gather": "gather", "tril": "tril",
     "triu": "triu", "flip": "flip", "cumsum": "cumsum", "tile": "tile", "clamp": "clamp", "erf": "erf",
     "prod": "prod", "squeeze": "squeeze", "unsqueeze": "unsqueeze", "permute": "permute",
@@ -296,13 +301,27 @@ def fixed(fn: Callable[..., Tensor], *shapes: tuple[int, ...], low: float = -2.0
     return case
 
 
+# The geometry conv2d and the poolings check and hand to the ops they are made of: images (1, 2, 3, 3)
+# and a weight (2, 1, 2, 2) in two groups, so 4 windows (rows) of 2·4 values; 2×2 windows of
+# (1, 1, 3, 2) with stride 1 and padding 1, so 4×3 of them.
+AT = Geometry((1, 2, 3, 3), (2, 1, 2, 2), 1, 0, 1, 2, "conv2d")
+POOL = Window((1, 1, 3, 2), 2, 1, 1, "avg_pool2d")
+POSITIONS = np.array([[0, 5], [5, 2]])  # places in a flattened (2, 3), one of them twice
+
 # the ops of courses (tests/engine/test_convolution.py and test_arranging.py check them further);
 # the linear ones are multiplied by their input so that their second derivative is not zero
 NEW_OPS: dict[str, Callable[[st.DrawFn], Case]] = {
     "conv2d": fixed(lambda x, w: autograd.conv2d(x, w, padding=1, stride=(1, 2)), (1, 2, 3, 3), (2, 2, 2, 2)),
     "conv1d": fixed(lambda x, w: autograd.conv1d(x, w, dilation=2), (2, 1, 5), (1, 1, 2)),
-    "conv_transpose": fixed(lambda g, w: autograd.conv_transpose(g, w, (1, 1, 3, 3)), (1, 2, 2, 2), (2, 1, 2, 2)),
-    "conv_weight": fixed(lambda x, g: autograd.conv_weight(x, g, (2, 1, 2, 2)), (1, 1, 3, 3), (1, 2, 2, 2)),
+    "im2col": fixed(lambda x: autograd.im2col(x * x, AT), (1, 2, 3, 3)),
+    "col2im": fixed(lambda c: autograd.col2im(c * c, AT), (4, 8)),
+    "convolve": fixed(lambda c, w, b: autograd.convolve(c, w, b, AT), (4, 8), (2, 1, 2, 2), (2,)),
+    "conv_transpose": fixed(lambda g, w: autograd.conv_transpose(g, w, AT), (1, 2, 2, 2), (2, 1, 2, 2)),
+    "conv_weight": fixed(lambda c, g: autograd.conv_weight(c, g, AT), (4, 8), (1, 2, 2, 2)),
+    "take": fixed(lambda x: autograd.take(x * x, POSITIONS), (2, 3)),
+    "put": fixed(lambda v: autograd.put(v * v, POSITIONS, (2, 3)), (2, 2)),
+    "window_mean": fixed(lambda x: autograd.window_mean(x * x, POOL), (1, 1, 3, 2)),
+    "window_spread": fixed(lambda g: autograd.window_spread(g * g, POOL), (1, 1, *POOL.out)),
     "max_pool2d": lambda draw: (  # values 0.1 apart at least: no tie, and no kink within a finite difference
         lambda x: autograd.max_pool2d(x.exp(), 2, 1),
         [draw(arrays((1, 1, 3, 3), on_grid(), unique=True))],

@@ -21,6 +21,8 @@ import pytest
 
 from dglang import autograd
 from dglang.autograd import Tensor, hooks, tensor
+from dglang.autograd.convolution import Geometry
+from dglang.autograd.pooling import Window
 from dglang.autograd.table import OPS
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends.sessions import new_session as Session
@@ -72,6 +74,12 @@ column, row = Tensor(np.ones((300, 1))), Tensor(np.ones((1, 400)))  # 600 elemen
 empty = Tensor(np.zeros((300, 400, 0)))  # no element, and reductions over its last axis give 120,000
 bools = Tensor(np.ones((300, 400), dtype=bool))
 image = Tensor(np.ones((1, 1, 300, 400)))
+# geometries as conv2d checks them: a 26×26 kernel over 50×50 images, a 1×1 kernel over `image`, a
+# 1×1 kernel at a stride of 400 (one window, over a grid of `image`'s size)
+BIG_KERNEL = Geometry((1, 1, 50, 50), (1, 1, 26, 26), 1, 0, 1, 1, "conv2d")
+ONE_BY_ONE = Geometry(image.shape, (1, 1, 1, 1), 1, 0, 1, 1, "conv2d")
+FAR_APART = Geometry(image.shape, (1, 1, 1, 1), 400, 0, 1, 1, "conv2d")
+WHOLE_IMAGE = Window(image.shape, (300, 400), None, 0, "avg_pool2d")
 
 # For each op, a call whose result is at least as large as its inputs, and as large as possible
 # from small inputs where the op allows it (the attacks): (the call, the size of its result).
@@ -117,15 +125,19 @@ GROWING: dict[str, tuple[Callable[[], Any], int]] = {
     "IndexAdd": (lambda: Tensor(np.ones(1)).index_add((np.array([0]),), (120_000,)), 120_000),
     "Concat": (lambda: autograd.concat([row, row]), 800),
     "Stack": (lambda: autograd.stack([row, row]), 800),
-    "Conv2d": (lambda: autograd.conv2d(image, Tensor(np.ones((1, 1, 1, 1)))), 120_000),
-    "Conv1d": (lambda: autograd.conv1d(Tensor(np.ones((1, 1, 120_000))), Tensor(np.ones((1, 1, 1)))), 120_000),
-    "ConvTranspose": (
-        lambda: Tensor(np.ones((1, 1, 1, 1))).conv_transpose(np.ones((1, 1, 1, 1)), (1, 1, 300, 400), 400),
+    "Im2col": (lambda: Tensor(np.ones((1, 1, 50, 50))).im2col(BIG_KERNEL), 422_500),  # 625 windows of 676
+    "Col2im": (lambda: Tensor(np.ones((1, 1))).col2im(FAR_APART), 120_000),  # one window on a large grid
+    "Convolve": (
+        lambda: Tensor(np.ones((120_000, 1))).convolve(Tensor(np.ones((1, 1, 1, 1))), None, ONE_BY_ONE),
         120_000,
-    ),  # one value spread over a large grid
-    "ConvWeight": (lambda: image.conv_weight(image, (1, 1, 1, 1)), 1),
-    "MaxPool2d": (lambda: autograd.max_pool2d(Tensor(np.ones((1, 1, 600, 800))), 2), 120_000),
-    "AvgPool2d": (lambda: autograd.avg_pool2d(Tensor(np.ones((1, 1, 600, 800))), 2), 120_000),
+    ),
+    "ConvTranspose": (lambda: image.conv_transpose(Tensor(np.ones((1, 1, 1, 1))), ONE_BY_ONE), 120_000),
+    "ConvWeight": (lambda: Tensor(np.ones((120_000, 1))).conv_weight(image, ONE_BY_ONE), 1),
+    "WindowLargest": (lambda: image.window_largest(Window(image.shape, 1, 1, 0, "max_pool2d")), 120_000),
+    "Take": (lambda: Tensor(np.ones(1)).take(np.zeros(120_000, dtype=int)), 120_000),  # one element, many times
+    "Put": (lambda: Tensor(np.ones(1)).put(np.array([0]), (120_000,)), 120_000),
+    "WindowMean": (lambda: image.window_mean(Window(image.shape, 1, 1, 0, "avg_pool2d")), 120_000),
+    "WindowSpread": (lambda: Tensor(np.ones((1, 1, 1, 1))).window_spread(WHOLE_IMAGE), 120_000),  # one window
     "Pad": (lambda: autograd.pad(Tensor(np.ones((1, 1))), (0, 119_999)), 120_000),  # from one element
     "Gather": (lambda: autograd.gather(Tensor(np.ones(1)), 0, Tensor(np.zeros(120_000, dtype=int))), 120_000),
     "Tril": (lambda: image[0, 0].tril(), 120_000),
