@@ -25,10 +25,16 @@ def rate(adam: int) -> float:
     return 0.01 if adam else 0.05
 
 
-def dg(steps: int, batch: int = 24, adam: int = 0) -> Result:
-    seconds, processor, session = run_dg_timed("digits_cnn", steps=steps, batch=batch, adam=adam)
+def dg(steps: int, batch: int = 24, adam: int = 0, fast: int = 0) -> Result:
+    timed = run_dg_timed("digits_cnn", static=bool(fast), steps=steps, batch=batch, adam=adam, fast=fast)
+    seconds, processor, session = timed
     env = session.globals.vars
     return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())), processor=processor / steps)
+
+
+def dg_static(steps: int, batch: int = 24, adam: int = 0) -> Result:
+    """The same, its training step made static (the traces are made in the measured part)."""
+    return dg(steps, batch, adam, fast=1)
 
 
 def data_and_weights() -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:

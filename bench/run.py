@@ -125,6 +125,21 @@ WORKLOADS = [
         dg_pytorch_numpy("tiny_gpt"), [Target("PyTorch", 1.0), Target("NumPy by hand", None)], one_thread=True,
     ),
     Workload(
+        "digits-cnn-adam-static", "s",
+        lambda s: f"{s['steps']:,} steps of the same CNN, batch {s['batch']}, Adam, the step static, time per step",
+        {"steps": 200, "batch": 32, "adam": 1}, {"steps": 3, "batch": 32, "adam": 1},
+        [Implementation(DG, "digits_cnn:dg_static"), Implementation("PyTorch", "digits_cnn:pytorch", reference=True),
+         Implementation("NumPy by hand", "digits_cnn:hand_numpy")],
+        [Target("PyTorch", 0.9), Target("NumPy by hand", 1.3)], one_thread=True,
+    ),
+    Workload(
+        "tiny-gpt-adam-static", "s", lambda s: f"{s['steps']:,} steps of the same GPT, Adam, the step static, time per step",
+        {"steps": 30, "characters": 200_000, "adam": 1}, {"steps": 3, "characters": 5000, "adam": 1},
+        [Implementation(DG, "tiny_gpt:dg_static"), Implementation("PyTorch", "tiny_gpt:pytorch", reference=True),
+         Implementation("NumPy by hand", "tiny_gpt:hand_numpy")],
+        [Target("PyTorch", 0.75), Target("NumPy by hand", 1.3)], one_thread=True,
+    ),
+    Workload(
         "big-matmul", "s", lambda s: f"{s['n']}x{s['n']}, 3 products, forward+backward",
         {"n": 1024}, {"n": 64},
         [Implementation(DG, "big_matmul:dg"), Implementation("NumPy by hand", "big_matmul:hand_numpy")],

@@ -28,11 +28,17 @@ def rate(adam: int) -> float:
     return 0.003 if adam else 0.1
 
 
-def dg(steps: int, characters: int, adam: int = 0) -> Result:
-    seconds, processor, session = run_dg_timed("tiny_gpt", steps=steps, characters=characters, adam=adam)
+def dg(steps: int, characters: int, adam: int = 0, fast: int = 0) -> Result:
+    timed = run_dg_timed("tiny_gpt", static=bool(fast), steps=steps, characters=characters, adam=adam, fast=fast)
+    seconds, processor, session = timed
     env = session.globals.vars
     checks = (item(env["loss"]), item(env["params"]["token"].sum()))
     return Result(seconds / steps, checks, processor=processor / steps)
+
+
+def dg_static(steps: int, characters: int, adam: int = 0) -> Result:
+    """The same, its training step made static (the traces are made in the measured part)."""
+    return dg(steps, characters, adam, fast=1)
 
 
 def data_and_weights(characters: int) -> tuple[np.ndarray, int, dict[str, np.ndarray]]:

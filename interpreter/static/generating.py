@@ -26,13 +26,14 @@ import numpy as np
 from dglang.autograd import Tensor
 
 from .bare import bare_form
-from .trace_form import Const, Trace, Var
+from .trace_form import Const, Nested, Trace, Var, variables
 
 GUARD_VALUE: dict[str, Callable[[Any], Any]] = {
     "bool": bool,
     "item": lambda a: np.asarray(a).reshape(()).item(),
     "int": int,
     "tolist": lambda a: np.asarray(a).tolist(),
+    "count": lambda a: int(np.count_nonzero(a)),  # a bool index: how many elements it picks
 }
 
 
@@ -131,6 +132,8 @@ def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
                 parts.append(var(a))
             elif isinstance(a, tuple):
                 parts.append("[" + ", ".join(var(x) for x in a) + "]")
+            elif isinstance(a, Nested):
+                parts.append(nested_text(code, a.value))
             else:
                 parts.append(code.name("c", a.value))
         text = bare_form(step, parts, lambda value: code.name("c", value), trace) if bare else None
@@ -143,6 +146,17 @@ def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
             code.add(f"    {' = '.join(var(Var(n)) for n in trace.frees[i])} = None", i)
     code.add(f"    return ({''.join(var(v) + ', ' for v in keep)})")
     return code
+
+
+def nested_text(code: Code, value: Any) -> str:
+    """An argument holding variables inside a tuple or list (an index), as an expression."""
+    if isinstance(value, Var):
+        return var(value)
+    if type(value) is tuple:
+        return "(" + "".join(nested_text(code, v) + ", " for v in value) + ")"
+    if type(value) is list:
+        return "[" + ", ".join(nested_text(code, v) for v in value) + "]"
+    return code.name("c", value)
 
 
 def _guard(code: Code, number: int, guard: Any) -> None:
@@ -180,9 +194,7 @@ def saved(trace: Trace, outputs: list[Var]) -> list[Var]:
     for step in trace.steps:
         if step.recorded:
             wanted.add(step.out.number)
-            wanted.update(
-                x.number for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)
-            )
+            wanted.update(x.number for a in step.args for x in variables(a))
     return [Var(n) for n in sorted(wanted & made)]
 
 
@@ -212,6 +224,8 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
                 parts.append(wrapped(a) if position in step.inputs else var(a))
             elif isinstance(a, tuple):
                 parts.append("(" + "".join(wrapped(x) + ", " for x in a) + ")")
+            elif isinstance(a, Nested):
+                parts.append(nested_text(code, a.value))
             else:
                 parts.append(code.name("c", a.value))
         rule = code.name("rule", step.op.backward)

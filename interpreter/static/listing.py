@@ -16,7 +16,7 @@ import numpy as np
 from .generating import guard_places, leaves
 from .guard_model import decision_text, guard_text
 from .optimizing import PASSES, result_vars
-from .trace_form import Const, Step, Trace, Var
+from .trace_form import Const, Nested, Step, Trace, Var, variables
 from .trace_steps import Pick, RuleCall
 
 WIDTH = 44  # the column the source comments start at
@@ -28,6 +28,9 @@ def shown(a: Any) -> str:
         return f"t{a.number}"
     if isinstance(a, tuple):
         return "[" + ", ".join(shown(x) for x in a) + "]"
+    if isinstance(a, Nested):
+        inner = ", ".join(shown(x) for x in a.value)
+        return f"({inner}{',' * (len(a.value) == 1)})" if type(a.value) is tuple else f"[{inner}]"
     value = a.value if isinstance(a, Const) else a
     if callable(value):
         return getattr(value, "__name__", "fn")
@@ -123,9 +126,7 @@ def listing(
         for step in reversed(steps):
             if not step.recorded or step.out.number not in reached:
                 continue
-            reached.update(
-                x.number for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)
-            )
+            reached.update(x.number for a in step.args for x in variables(a))
             ins_ = [a for p, a in enumerate(step.args) if p in step.inputs]
             flat = [x for a in ins_ for x in (a if isinstance(a, tuple) else (a,))]
             targets = ", ".join(f"g{x.number}" if x.number in trace.needs_grad else "_" for x in flat)

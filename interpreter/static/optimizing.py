@@ -20,15 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from .trace_form import Const, Step, Trace, Var
+from .trace_form import Const, Nested, Step, Trace, Var, variables
 
 
 def used(a: Any) -> list[Var]:
-    if isinstance(a, Var):
-        return [a]
-    if isinstance(a, tuple):
-        return list(a)
-    return []
+    return variables(a)
 
 
 def result_vars(encoded: Any) -> list[Var]:
@@ -93,7 +89,17 @@ def _renamed(a: Any, rename: dict[int, Var]) -> Any:
         return rename.get(a.number, a)
     if isinstance(a, tuple):
         return tuple(rename.get(x.number, x) for x in a)
+    if isinstance(a, Nested):
+        return Nested(_renamed_inside(a.value, rename))
     return a
+
+
+def _renamed_inside(value: Any, rename: dict[int, Var]) -> Any:
+    if isinstance(value, Var):
+        return rename.get(value.number, value)
+    if type(value) in (tuple, list):
+        return type(value)(_renamed_inside(v, rename) for v in value)
+    return value
 
 
 def _rename_rest(trace: Trace, rename: dict[int, Var]) -> None:
@@ -140,7 +146,17 @@ def _value(a: Any, literal: dict[int, Any]) -> Any:
         return literal[a.number]
     if isinstance(a, tuple):
         return [literal[x.number] for x in a]
+    if isinstance(a, Nested):
+        return _inside_value(a.value, literal)
     return a.value
+
+
+def _inside_value(value: Any, literal: dict[int, Any]) -> Any:
+    if isinstance(value, Var):
+        return literal[value.number]
+    if type(value) in (tuple, list):
+        return type(value)(_inside_value(v, literal) for v in value)
+    return value
 
 
 class Literal:

@@ -22,7 +22,7 @@ from dglang.autograd.op import Op
 from dglang.autograd.tensor import apply
 
 from .generating import Code, GuardFailed, arguments, leaves
-from .trace_form import Const, Trace, Var
+from .trace_form import Const, Nested, Trace, Var, variables
 
 DRAWING = "drawing"
 
@@ -60,7 +60,7 @@ def read_by_rules(trace: Trace) -> set[int]:
                 read.add(step.out.number)
             for i, a in enumerate(step.args):
                 if i in positions:
-                    read.update(x.number for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var))
+                    read.update(x.number for x in variables(a))
     return read
 
 
@@ -227,7 +227,13 @@ def hung_from_nodes(
 def applied(step: Any, tensors: dict[int, Any]) -> Any:
     """One step of a trace applied through the engine (a step of the trace's own: on plain values)."""
     args = [
-        tensors[a.number] if isinstance(a, Var) else [tensors[x.number] for x in a] if isinstance(a, tuple) else a.value
+        tensors[a.number]
+        if isinstance(a, Var)
+        else [tensors[x.number] for x in a]
+        if isinstance(a, tuple)
+        else _with_tensors(a.value, tensors)
+        if isinstance(a, Nested)
+        else a.value
         for a in step.args
     ]
     if isinstance(step.op, type) and issubclass(step.op, Op):
@@ -317,6 +323,15 @@ class CallRecord:
         if not out.requires_grad:
             return (None,) * len(inputs)
         return tuple(gradient(out, stand_ins, seed=g))
+
+
+def _with_tensors(value: Any, tensors: dict[int, Any]) -> Any:
+    """A Nested argument's structure, with the tensor of each variable in it."""
+    if isinstance(value, Var):
+        return tensors[value.number]
+    if type(value) in (tuple, list):
+        return type(value)(_with_tensors(v, tensors) for v in value)
+    return value
 
 
 class AsCalled(Op):

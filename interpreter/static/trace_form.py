@@ -29,6 +29,14 @@ class Const:
     value: Any
 
 
+@dataclass(frozen=True, slots=True)
+class Nested:
+    """An argument holding tensors inside a tuple or list (an index `x[rows, labels]`): its
+    structure, with a Var for each tensor and the other parts as they are."""
+
+    value: Any
+
+
 @dataclass(slots=True)
 class Step:
     """One op of the trace: `out = op.forward(*args)`.
@@ -92,4 +100,23 @@ class Trace:
 
 def reads(step: Step) -> list[Var]:
     """The variables a step reads."""
-    return [x for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)]
+    return [v for a in step.args for v in variables(a)]
+
+
+def variables(a: Any) -> list[Var]:
+    """The variables in one argument of a step: a Var, a variadic op's tuple of them, a Nested."""
+    if isinstance(a, Var):
+        return [a]
+    if isinstance(a, tuple):
+        return [x for x in a if isinstance(x, Var)]
+    if isinstance(a, Nested):
+        return _inside(a.value)
+    return []
+
+
+def _inside(value: Any) -> list[Var]:
+    if isinstance(value, Var):
+        return [value]
+    if type(value) in (tuple, list):
+        return [v for x in value for v in _inside(x)]
+    return []

@@ -22,6 +22,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from dglang.autograd import Tensor
 from dglang.autograd.node import is_grad_enabled
 from dglang.autograd.op import Op
@@ -30,7 +32,7 @@ from dglang.interpreter.library.runtime import Env
 
 from .guard_model import Read, Unguardable, Walk
 from .side_effects import Snapshot, snapshot
-from .trace_form import Const, Guard, Step, Trace, Var
+from .trace_form import Const, Guard, Nested, Step, Trace, Var
 from .trace_steps import Detach, Pick, RuleCall, traceable
 
 
@@ -86,7 +88,9 @@ class Tracer:
         w.grad as a backward pass found it, a detached copy of one met, or one the function made."""
         var = self.by_id.get(id(t))
         if var is not None:
-            if t.data is not self.values[var.number]:  # updated in place since: its new values
+            # updated in place since: its new values (a number written in the program is one variable
+            # for every tensor the engine made of it: `1 - beta1` computed twice is two floats)
+            if t.data is not self.values[var.number] and var.number not in self.trace.literals:
                 return self.by_data.get(id(t.data)) or self._lost(var)
             return var
         data = t.data
@@ -210,15 +214,29 @@ class Tracer:
                 else:  # an array the engine computed from values with NumPy: the trace cannot follow it
                     self.refuse(f"the engine gave {op.name} a value computed outside its ops")
                     encoded.append(self.var(self._constant(a)))
-            elif type(a) is Tensor:  # where's condition: its values
-                encoded.append(self.var(a))
-            else:
-                if isinstance(a, tuple | list) and any(isinstance(x, Tensor) for x in a):  # x[arange(n), labels]
-                    self.refuse(f"it gives {op.name} tensors inside a tuple (an index), which a trace does not follow")
-                encoded.append(Const(a))
+            else:  # where's condition, an index `x[rows, labels]`: the values of the tensors in it
+                encoded.append(self.argument(a))
         var = self._new(out)
         recorded = out.grad_fn is not None
         self.trace.steps.append(Step(op, tuple(encoded), places, var, recorded, site_now(), out.shape, recording.call))
+
+    def argument(self, a: Any) -> Any:
+        """An op's argument other than its inputs: a Const, or where it holds tensors (where's
+        condition, an index), a Var or a Nested with a Var for each. A bool tensor picks as many
+        elements as it has True values, which sets the result's shape: guarded, by its count."""
+        if type(a) is Tensor:
+            var = self.var(a)
+            if a.dtype == "bool":
+                count = int(np.count_nonzero(a.data))
+                self.trace.guards.append(Guard(var, "count", count, len(self.trace.steps) - 1, site_now()))
+            return var
+        if type(a) in (tuple, list) and holds_tensor([a]):
+            return Nested(type(a)(self._inner(x) for x in a))
+        return Const(a)
+
+    def _inner(self, a: Any) -> Any:
+        inner = self.argument(a)
+        return inner.value if type(inner) is Const else inner.value if type(inner) is Nested else inner
 
     def _constant(self, x: Any) -> Tensor:
         """A plain number where an op takes a tensor (`x * 2`): the tensor the engine made of it."""
@@ -258,8 +276,8 @@ class Tracer:
             elif isinstance(a, tuple) and a and all(type(x) is Tensor for x in a):
                 args.append(tuple(self.var(x) for x in a))
                 requiring.append(tuple(x.requires_grad for x in a))
-            else:
-                args.append(Const(a))
+            else:  # an index with tensors in it: their values at each call
+                args.append(self.argument(a))
                 requiring.append(None)
         site = getattr(node, "where", None) or site_now()
         call = Var(len(self.values))

@@ -304,6 +304,33 @@ CASES = {
         """,
         "the item 'scale' of the global `nn` was 2.0 when traced and is 4.0 now",
     ),
+    "a bool index picks a different number of elements": (
+        """
+        def f(x, m):
+            return x[m].mean()
+        g = static(f)
+        x = tensor([1.0, 2.0, 3.0])
+        print(g(x, tensor([True, False, True], dtype="bool")).tolist())
+        print(g(x, tensor([True, True, True], dtype="bool")).tolist())
+        """,
+        "the number of elements `x[m]` on line 3 picks was 2 when traced and is 3 now",
+    ),
+    "an index of tensors in a tuple (the cross-entropy's pick)": (
+        """
+        W = tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+        def f(x, labels):
+            scores = (x @ W).log_softmax(axis=1)
+            return -scores[arange(labels.shape[0]), labels].mean()
+        g = static(f)
+        x = tensor([[1.0, 2.0], [-1.0, 0.5], [0.0, 3.0]])
+        for labels in [[0, 1, 2], [2, 2, 0], [1, 0, 1]]:
+            L = g(x, tensor(labels, dtype="int"))
+            grad L
+            print(L.tolist(), W.grad.tolist())
+            W.grad = None
+        """,
+        None,
+    ),
     "a change to a list outside runs dynamically": (
         """
         losses = []
