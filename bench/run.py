@@ -133,7 +133,8 @@ WORKLOADS = [
         [Target("PyTorch", 0.9), Target("NumPy by hand", 1.3)], one_thread=True,
     ),
     Workload(
-        "tiny-gpt-adam-static", "s", lambda s: f"{s['steps']:,} steps of the same GPT, Adam, the step static, time per step",
+        "tiny-gpt-adam-static", "s",
+        lambda s: f"{s['steps']:,} steps of the same GPT, Adam, the step static, time per step",
         {"steps": 30, "characters": 200_000, "adam": 1}, {"steps": 3, "characters": 5000, "adam": 1},
         [Implementation(DG, "tiny_gpt:dg_static"), Implementation("PyTorch", "tiny_gpt:pytorch", reference=True),
          Implementation("NumPy by hand", "tiny_gpt:hand_numpy")],
