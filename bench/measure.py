@@ -88,6 +88,16 @@ def run_dg_timed(name: str, static: bool = False, **sizes: int) -> tuple[float, 
     return time.perf_counter() - start, time.process_time() - processor, session
 
 
+def replayed_steps(session: Any, name: str, seconds: float, processor: float, steps: int) -> tuple[float, float]:
+    """Seconds and processor seconds per step of the steps a static function replayed: the time of
+    its traces (whose steps ran as the function does, with a tracer listening) left out."""
+    from dglang.interpreter.static.static_builtins import static_function
+
+    fn = static_function(session.globals.vars[name])
+    replays = max(steps - fn.traces, 1)
+    return (seconds - fn.tracing_time) / replays, (processor - fn.tracing_processor) / replays
+
+
 def item(value: Any) -> float:
     """A one-element tensor of any of the engines (or a plain number) as a float."""
     return float(value.item() if hasattr(value, "item") else value)

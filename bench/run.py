@@ -126,7 +126,7 @@ WORKLOADS = [
     ),
     Workload(
         "digits-cnn-adam-static", "s",
-        lambda s: f"{s['steps']:,} steps of the same CNN, batch {s['batch']}, Adam, the step static, time per step",
+        lambda s: f"{s['steps']:,} steps of the same CNN, batch {s['batch']}, Adam, static: time per replayed step",
         {"steps": 200, "batch": 32, "adam": 1}, {"steps": 3, "batch": 32, "adam": 1},
         [Implementation(DG, "digits_cnn:dg_static"), Implementation("PyTorch", "digits_cnn:pytorch", reference=True),
          Implementation("NumPy by hand", "digits_cnn:hand_numpy")],
@@ -134,7 +134,7 @@ WORKLOADS = [
     ),
     Workload(
         "tiny-gpt-adam-static", "s",
-        lambda s: f"{s['steps']:,} steps of the same GPT, Adam, the step static, time per step",
+        lambda s: f"{s['steps']:,} steps of the same GPT, Adam, static: time per replayed step",
         {"steps": 30, "characters": 200_000, "adam": 1}, {"steps": 3, "characters": 5000, "adam": 1},
         [Implementation(DG, "tiny_gpt:dg_static"), Implementation("PyTorch", "tiny_gpt:pytorch", reference=True),
          Implementation("NumPy by hand", "tiny_gpt:hand_numpy")],

@@ -17,6 +17,7 @@ lines appear only in the listing (listing.py), never in the code that runs, not 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import Tensor
+from dglang.autograd.arithmetic import MatMul
 
 from .bare import bare_form
 from .trace_form import Const, Nested, Trace, Var, variables
@@ -117,9 +119,11 @@ def guard_places(trace: Trace) -> dict[int, list[tuple[int, Any]]]:
     return places
 
 
-def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
+def forward_code(trace: Trace, keep: list[Var], bare: bool = False, asks: tuple[int, int] = (0, 0)) -> Code:
     """The generated forward. `bare`: each step as its op's bare form (bare.py) where it has one,
-    else a call of the op's forward, which checks its operands and asks the host as it computes."""
+    else a call of the op's forward, which checks its operands and asks the host as it computes;
+    a step whose values are large enough for the host to ask about (`asks`: the host's `watch`
+    and `long_product`) calls its op's forward, in the bare forward too."""
     code = Code()
     code.add(f"def forward({', '.join(var(v) for v in arguments(trace))}):")
     places = guard_places(trace)
@@ -136,7 +140,8 @@ def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
                 parts.append(nested_text(code, a.value))
             else:
                 parts.append(code.name("c", a.value))
-        text = bare_form(step, parts, lambda value: code.name("c", value), trace) if bare else None
+        small = bare and not asked(trace, step, *asks)
+        text = bare_form(step, parts, lambda value: code.name("c", value), trace) if small else None
         if text is None:
             text = f"{code.name('op', step.op.forward)}({', '.join(parts)})"
         code.add(f"    {var(step.out)} = {text}", i)
@@ -146,6 +151,21 @@ def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
             code.add(f"    {' = '.join(var(Var(n)) for n in trace.frees[i])} = None", i)
     code.add(f"    return ({''.join(var(v) + ', ' for v in keep)})")
     return code
+
+
+def asked(trace: Trace, step: Any, watch: int, long_product: int) -> bool:
+    """Would the step's op ask the host (hooks.py) when it runs: a value of at least `watch`
+    elements among its operands and its result, or a product of at least `long_product`?"""
+    sizes = [math.prod(trace.shapes.get(v.number, ())) for v in variables_of(step)]
+    if max(sizes, default=0) >= watch or math.prod(step.shape) >= watch:
+        return True
+    if step.op is MatMul and isinstance(step.args[0], Var):
+        return math.prod(step.shape) * (trace.shapes.get(step.args[0].number) or (1,))[-1] >= long_product
+    return False
+
+
+def variables_of(step: Any) -> list[Var]:
+    return [v for a in step.args for v in variables(a)]
 
 
 def nested_text(code: Code, value: Any) -> str:

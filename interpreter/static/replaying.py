@@ -7,7 +7,6 @@ generated forward and little else.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import Tensor, hooks
-from dglang.autograd.arithmetic import MatMul
 from dglang.autograd.backward import gradient
 from dglang.autograd.node import Node, is_grad_enabled, recording, updated_in_place, updates_in_place
 from dglang.autograd.op import Op
@@ -40,8 +38,7 @@ class Plan:
     outputs: list[int]  # the variables the result's tensors are (seeds of the backward, in order)
     # What lets a replay run the bare forward (bare.py), which neither checks nor asks the host:
     checks: list[tuple[int, tuple[int, ...], Any]]  # (given index, shape, dtype) of each captured array
-    largest: int = 0  # the most elements of any value of the trace: from `hooks.watch` on, the host asks
-    work: int = 0  # the most multiply-adds of one product: from `hooks.long_product` on, the host computes it
+    asks: tuple[int, int] = (-1, -1)  # the host's watch and long_product the bare forward was written for
     hung: dict[int, tuple[int, Any]] = field(default_factory=dict)  # per output: its index, its node's op
     # The values the trace's rules read (Op.saved), which an update in place after the call must
     # not have changed when a backward pass comes (as each op's node checks in a dynamic graph):
@@ -96,10 +93,6 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
             and v.number not in trace.fresh
             and v.number not in sources
         ],
-        largest=max((math.prod(s) for s in trace.shapes.values()), default=0),
-        work=max(
-            (math.prod(s.shape) * trace.shapes[s.args[0].number][-1] for s in trace.steps if s.op is MatMul), default=0
-        ),
         watched_given=[places[n] for n in sorted(read) if n in places],
         watched_outputs=frozenset(v.number for v in outputs if v.number in read),
     )
@@ -188,8 +181,9 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
     grads = entry.backward is not None and plan.leaf_places and is_grad_enabled()
     if grads and entry.drawing():
         return DRAWING  # the session keeps graphs to draw: the caller runs the function as it is
-    small = plan.largest < hooks.watch and plan.work < hooks.long_product  # nothing the host would be asked
-    forward = entry.bare if small else entry.forward
+    # the bare forward asks the host where the ops would, for the sizes it was written for (another
+    # session's limits: the checked forward)
+    forward = entry.bare if plan.asks == (hooks.watch, hooks.long_product) else entry.forward
     hanging = functools.partial(hung_from_nodes, entry) if grads else None
     try:
         result = plan.call(tensors, forward, hanging)

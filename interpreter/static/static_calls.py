@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dglang.autograd import Tensor
+from dglang.autograd import Tensor, hooks
 from dglang.autograd.node import is_grad_enabled, recording
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.library.runtime import watching
@@ -83,6 +83,7 @@ class StaticFunction:
     noted: set[str] = field(default_factory=set)
     dynamic_calls: int = 0
     tracing_time: float = 0.0
+    tracing_processor: float = 0.0  # the processor time of the traces (bench/ subtracts it from a step's)
     running_time: float = 0.0
     printed_when_tracing: bool = False
     printed: Callable[[], int] = lambda: 0
@@ -234,7 +235,7 @@ class StaticFunction:
         del self.drawn[:-MAX_DRAWN]
 
     def trace(self, key: Any, args: list[Any]) -> Any:
-        start, printed = time.perf_counter(), self.printed()
+        start, processor, printed = time.perf_counter(), time.process_time(), self.printed()
         steps = self.context.steps if self.context is not None else 0
         before = snapshot(self.outside(args))
         result, tracer = self.traced_run(args)
@@ -265,6 +266,7 @@ class StaticFunction:
             if self.drawing():
                 self.remember(tracer, [entry])
         self.tracing_time += time.perf_counter() - start
+        self.tracing_processor += time.process_time() - processor
         return result
 
 
@@ -320,7 +322,8 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     effects = [source for _, _, source in trace.effects if source is not None]
     keep = saved(trace, [*outputs, *effects])
     forward_source = forward_code(trace, keep)
-    bare_source = forward_code(trace, keep, bare=True)
+    asks = (hooks.watch, hooks.long_product)  # the host's sizes (each session's): what its bare forward calls whole
+    bare_source = forward_code(trace, keep, bare=True, asks=asks)
     backward_source = backward_code(trace, outputs) if leaves(trace) else None
     forward = lazily(forward_source, "forward")  # needed only for large values (replaying.py)
     backward = backward_source.compile("backward") if backward_source is not None else None
@@ -328,6 +331,7 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     entry = Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
     entry.bare, entry.bare_source = bare_source.compile("forward"), "\n".join(bare_source.lines)
     entry.plan = make_plan(trace, keep, outputs)
+    entry.plan.asks = asks
     entry.made_by = {s.out.number: s.op.name for s in trace.steps}
     entry.plan.hung = {n: (i, static_call_op(entry.made_by.get(n))) for i, n in enumerate(entry.plan.outputs)}
     entry.check = compile_check(trace.outside, *trace.outside.start)

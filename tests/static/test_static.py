@@ -185,7 +185,7 @@ CALL_ALLOWED = re.compile(
 # The guards on what a trace read (guard_code.py): its names and Python's words, nothing else.
 CHECK_ALLOWED = re.compile(
     r"(?:def|return|if|is|not|in|and|None|True|False|check|walk|tensors|seen|append|get|data|shape|dtype|kind"
-    r"|requires_grad|grad_fn|grad|hex|Tensor|ndarray|type|id|len|list|dict|float|set|map|M"
+    r"|requires_grad|grad_fn|grad|hex|Tensor|ndarray|generic|isinstance|or|type|id|len|list|dict|float|set|map|M"
     r"|(?:v|x|n|vars|k|t|o|m)\d+|\d+|[()\[\],:=!.\- ]|==)+"
 )
 

@@ -470,3 +470,36 @@ def test_a_replayed_call_leaves_no_cycle_for_the_collector() -> None:
     finally:
         gc.enable()
     assert alive <= 1  # (the last result's, which its session holds)
+
+
+def test_the_guards_as_code_pass_a_step_count_kept_in_a_tensor() -> None:
+    """`t += 1` on a 0-d tensor leaves a NumPy scalar in it: the generated guards accept it as the
+    description walk does, so a training step with Adam's step count replays without the walk."""
+    import numpy as np
+
+    from dglang.autograd import Tensor
+    from dglang.interpreter.static.guard_model import Walk
+    from dglang.interpreter.static.static_builtins import static_function
+
+    out, err = io.StringIO(), io.StringIO()
+    session = new_session(out=out)
+    session.err = err
+    session.run(
+        textwrap.dedent("""
+        t = tensor(0.0)
+        def f(x):
+            with no_grad:
+                step = t
+                step += 1
+            return x * t
+        g = static(f)
+        for i in range(3):
+            print(g(tensor([1.0])).tolist())
+        """),
+        "count.dg",
+    )
+    assert out.getvalue() == "[1.0]\n[2.0]\n[3.0]\n", err.getvalue()
+    fn = static_function(session.globals.vars["g"])
+    walk = Walk()
+    walk.describe(Tensor(np.array([1.0])))  # the call's argument, as a call describes it first
+    assert fn.cached()[-1].check(walk)
