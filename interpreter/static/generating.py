@@ -261,7 +261,13 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
 
 def step_inputs(step: Any) -> list[Var]:
     """The step's inputs, flat, in order (a variadic op's list counts each of its items)."""
-    return [x for p, a in enumerate(step.args) if p in step.inputs for x in (a if isinstance(a, tuple) else (a,))]
+    return [
+        x
+        for p, a in enumerate(step.args)
+        if p in step.inputs
+        for x in (a if isinstance(a, tuple) else (a,))
+        if isinstance(x, Var)  # (an optional input left out, conv2d's bias: none, as the node has none)
+    ]
 
 
 def engine_order(trace: Trace, outputs: list[Var]) -> list[int]:

@@ -128,7 +128,7 @@ def listing(
                 continue
             reached.update(x.number for a in step.args for x in variables(a))
             ins_ = [a for p, a in enumerate(step.args) if p in step.inputs]
-            flat = [x for a in ins_ for x in (a if isinstance(a, tuple) else (a,))]
+            flat = [x for a in ins_ for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)]
             targets = ", ".join(f"g{x.number}" if x.number in trace.needs_grad else "_" for x in flat)
             rules = "; ".join(step.op.rules) if step.op.rules else ""
             out.append("    " + line(f"{targets} += {step.op.name}.backward(g{step.out.number})  [{rules}]", step.site))

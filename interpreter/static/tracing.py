@@ -27,6 +27,7 @@ import numpy as np
 from dglang.autograd import Tensor
 from dglang.autograd.node import is_grad_enabled
 from dglang.autograd.op import Op
+from dglang.autograd.shaping import Index
 from dglang.autograd.tensor import lift, recording
 from dglang.interpreter.library.runtime import Env
 
@@ -211,31 +212,41 @@ class Tracer:
                     encoded.append(tuple(self.var(lift(x) if type(x) is not Tensor else x) for x in a))
                 elif type(a) is Tensor or type(a) in (int, float, bool):
                     encoded.append(self.var(a if type(a) is Tensor else self._constant(a)))
+                elif a is None:  # an optional input left out (conv2d's bias)
+                    encoded.append(Const(None))
                 else:  # an array the engine computed from values with NumPy: the trace cannot follow it
                     self.refuse(f"the engine gave {op.name} a value computed outside its ops")
                     encoded.append(self.var(self._constant(a)))
             else:  # where's condition, an index `x[rows, labels]`: the values of the tensors in it
-                encoded.append(self.argument(a))
+                encoded.append(self.argument(a, index=op is Index))
         var = self._new(out)
         recorded = out.grad_fn is not None
         self.trace.steps.append(Step(op, tuple(encoded), places, var, recorded, site_now(), out.shape, recording.call))
 
-    def argument(self, a: Any) -> Any:
+    def argument(self, a: Any, index: bool = False) -> Any:
         """An op's argument other than its inputs: a Const, or where it holds tensors (where's
-        condition, an index), a Var or a Nested with a Var for each. A bool tensor picks as many
-        elements as it has True values, which sets the result's shape: guarded, by its count."""
+        condition, an index), a Var or a Nested with a Var for each. A bool tensor in an `index`
+        picks as many elements as it has True values, which sets the result's shape: guarded, by
+        its count."""
         if type(a) is Tensor:
             var = self.var(a)
-            if a.dtype == "bool":
+            if index and a.dtype == "bool":
                 count = int(np.count_nonzero(a.data))
                 self.trace.guards.append(Guard(var, "count", count, len(self.trace.steps) - 1, site_now()))
             return var
-        if type(a) in (tuple, list) and holds_tensor([a]):
-            return Nested(type(a)(self._inner(x) for x in a))
+        if type(a) is np.ndarray:  # a tensor's values, as the engine hands them to a rule (Take's positions)
+            var = self.by_data.get(id(a)) or self._walked_data(a)
+            if var is not None:
+                return var
+        if type(a) in (tuple, list) and (holds_tensor([a]) or self._holds_known_array(a)):
+            return Nested(type(a)(self._inner(x, index) for x in a))
         return Const(a)
 
-    def _inner(self, a: Any) -> Any:
-        inner = self.argument(a)
+    def _holds_known_array(self, a: Any) -> bool:
+        return any(type(x) is np.ndarray and id(x) in self.by_data for x in a)
+
+    def _inner(self, a: Any, index: bool) -> Any:
+        inner = self.argument(a, index)
         return inner.value if type(inner) is Const else inner.value if type(inner) is Nested else inner
 
     def _constant(self, x: Any) -> Tensor:

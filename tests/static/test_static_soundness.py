@@ -331,6 +331,28 @@ CASES = {
         """,
         None,
     ),
+    "a training step through max pooling (a rule given a tensor's values)": (
+        """
+        seed(0)
+        W = randn(2, 1, 3, 3)
+        W.requires_grad = True
+        b = zeros(2, requires_grad=True)
+        x = randn(2, 1, 6, 6)
+        def f(x):
+            h = max_pool2d(relu(conv2d(x, W, b, padding=1)), 2)
+            L = (h * h).sum() + where(h > 0.5, h, 0.0).sum()
+            zero_grad([W, b])
+            grad L
+            with no_grad:
+                for p in [W, b]:
+                    p -= 0.01 * p.grad
+            return L
+        g = static(f)
+        for i in range(4):
+            print(g(x).tolist(), W.sum().tolist(), W.grad.sum().tolist(), b.grad.sum().tolist())
+        """,
+        None,
+    ),
     "a change to a list outside runs dynamically": (
         """
         losses = []

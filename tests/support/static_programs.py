@@ -77,6 +77,7 @@ class Builder:
                 f"relu({left})",
                 f"({left} / (1.0 + {right} * {right}))",
                 f"({left}).sum() * {right}",
+                f"where({left} > 0.1, {left}, {right})",
                 self.atom(),
             ]
         )
