@@ -27,6 +27,7 @@ from . import (
     convolution,
     functions,
     inplace,
+    piecewise,
     pooling,
     reductions,
     shaping,
@@ -191,9 +192,9 @@ class Tensor:
     def sigmoid(self) -> Tensor: return unary(functions.Sigmoid, self)
     def relu(self) -> Tensor: return unary(functions.Relu, self)
     def abs(self) -> Tensor: return unary(functions.Abs, self)
-    def sign(self) -> Tensor: return unary(functions.Sign, self)
-    def floor(self) -> Tensor: return unary(functions.Floor, self)
-    def ceil(self) -> Tensor: return unary(functions.Ceil, self)
+    def sign(self) -> Tensor: return unary(piecewise.Sign, self)
+    def floor(self) -> Tensor: return unary(piecewise.Floor, self)
+    def ceil(self) -> Tensor: return unary(piecewise.Ceil, self)
     def maximum(self, other: Any) -> Tensor: return binary(functions.Maximum, self, other)
     def minimum(self, other: Any) -> Tensor: return binary(functions.Minimum, self, other)
     def where(self, condition: Any, other: Any) -> Tensor: return apply(functions.Where, condition, self, other)
