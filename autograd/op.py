@@ -27,6 +27,13 @@ a graph of its own (a gradient of a gradient), and a code generator can run it o
 
 An op is never instantiated: the class is its declaration. `OPS` in table.py lists every op by
 name; `FUNCTIONS` there is everything a DG program can call, read from these declarations.
+
+Adding an op is writing its class in an op module, and nothing else by hand: what reads the
+declarations as DG runs (its builtins and methods, help, the sandbox, Pygments' colours, the tests
+that go through every op) finds it. A few files hold text made from them (docs/language.md's op
+tables, the editors' TextMate grammar, Tensor's line for a new method); after adding or changing
+an op, `uv run python tools/regenerate.py` rewrites them, and tests/project/test_generated.py
+fails until it has.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The Tensor (a NumPy value plus what autograd needs), and `apply`, which runs an op on tensors.
 
 `class Tensor` lists its whole API in its own body, each method one line handing its op to
-`apply` (or `unary`, `binary`: the same for one input, or two). The ops are declared in the op
-modules imported below (arithmetic.py, functions.py, reductions.py, shaping.py, composed.py),
-each with its forward on NumPy values and its derivative rule (see op.py). Applying an op runs
+`apply` (or `unary`, `binary`: the same for one input, or two; tools/regenerate.py writes the line
+of a new op declared a method). The ops are declared in the op modules imported below, each
+with its forward on NumPy values and its derivative rule (see op.py). Applying an op runs
 its forward on the inputs' values and wraps the result; when grad mode is on and an input
 requires grad, it also records a Node (node.py) holding the op and its arguments, which
 backward.py hands to the op's rule. A constant, or a `no_grad` block, pays for nothing but
@@ -244,6 +244,9 @@ class Tensor:
 
     # gradients (autograd/backward.py)
     def backward(self, seed: Any = None, create_graph: bool = False) -> None: backpropagate(self, seed, create_graph)
+
+    # begin written: methods (of the ops declared a method that no line above spells, by tools/regenerate.py)
+    # end written: methods
     # fmt: on
 
     # ---- Python protocols ---------------------------------------------------------------
