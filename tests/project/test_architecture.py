@@ -188,6 +188,7 @@ def hand_written_lines(text: str) -> int:
     return count
 
 
+@pytest.mark.every_op  # (adding ops lengthens their modules)
 def test_no_module_is_long() -> None:
     """A newcomer reads a module without scrolling for long: 400 lines at most."""
     written = [p for p in MODULES.values() if p.name != "dg_tables.py"]  # generated: the grammar's tables as data
