@@ -53,7 +53,10 @@ def test_every_kind_of_name_has_help() -> None:
 def test_help_has_a_signature_a_sentence_and_an_example(entry: Help) -> None:
     assert entry.signature and entry.kind
     assert entry.summary.endswith(".") and "\n" not in entry.summary, "the summary is one sentence"
-    assert entry.example, f"{entry.name} has no example"
+    assert entry.example, (
+        f"{entry.name} has no example: write one in its docstring (`>>> ` and what it prints), "
+        "or for an op whose forward needs more than its tensors, declare `sample` (autograd/op.py)"
+    )
 
 
 def test_the_derivative_rule_comes_from_the_op_declaration() -> None:
