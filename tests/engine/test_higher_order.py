@@ -27,6 +27,7 @@ from graph_util import graph_behind
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from op_samples import assert_each_has_a_call, sampled
 from test_gradients import BINARY, MATMUL_SHAPES, REUSED_NODES, UNARY, axis_args
 
 from dglang import autograd
@@ -132,19 +133,13 @@ def failure_message(
 # calls it: each has a check drawn by hypothesis below, or is checked at its sample call
 # (Op.sample_arguments), so a new op escapes none of the second-order checks.
 DIFFERENTIABLE = {op.function: op for module in OP_MODULES for op in declared_in(module) if op.records or op.composed}
-SAMPLED = sorted(name for name, op in DIFFERENTIABLE.items() if op.sample_arguments() is not None)
+SAMPLED = sampled(DIFFERENTIABLE)
 
 
 @pytest.mark.every_op
 def test_every_differentiable_op_has_a_second_order_check() -> None:
     drawn = set(UNARY) | set(BINARY) | set(OTHER_OPS)
-    gone = {name for name in drawn - set(DIFFERENTIABLE) if " " not in name}  # ("abs (builtin)": a way to call one)
-    assert not gone, f"checks of ops that are no longer declared: {sorted(gone)}"
-    unchecked = sorted(set(DIFFERENTIABLE) - drawn - set(SAMPLED))
-    assert not unchecked, (
-        f"{unchecked}: forward needs more than the op's tensors, so no call is made for it: declare `sample` "
-        "on the op, arguments its forward can take (autograd/op.py), or add a case to OTHER_OPS here"
-    )
+    assert_each_has_a_call(DIFFERENTIABLE, drawn, "add a case to OTHER_OPS in tests/engine/test_higher_order.py")
 
 
 @pytest.mark.every_op

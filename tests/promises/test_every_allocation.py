@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from op_samples import assert_each_has_a_call, sampled
 
 from dglang import autograd
 from dglang.autograd import Tensor, hooks, tensor
@@ -144,18 +145,13 @@ GROWING: dict[str, tuple[Callable[[], Any], int]] = {
 }
 
 
-SAMPLED = sorted(name for name, op in OPS.items() if op.sample_arguments() is not None)
+SAMPLED = sampled(OPS)
 
 
 @pytest.mark.every_op
 def test_every_op_of_the_table_has_a_call_to_check() -> None:
     """An op whose forward needs only its tensors has a sample call; any other declares one."""
-    assert set(GROWING) <= set(OPS), f"attacks on ops that are gone: {sorted(set(GROWING) - set(OPS))}"
-    missing = sorted(set(OPS) - set(GROWING) - set(SAMPLED))
-    assert not missing, (
-        f"{missing}: forward needs more than the op's tensors, so no call is made for it: declare "
-        "`sample` on the op, arguments its forward can take (autograd/op.py), or add an attack to GROWING"
-    )
+    assert_each_has_a_call(OPS, GROWING, "add an attack to GROWING in tests/promises/test_every_allocation.py")
 
 
 @pytest.mark.every_op
