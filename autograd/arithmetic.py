@@ -126,6 +126,7 @@ class Pow(Op):
 
     inputs = ("a", "b")
     rules = ("g·b·a^(b-1)", "g·a^b·ln a")
+    note = "as PyTorch: 0 to `a` where `a = 0` and `b = 0`; 0 to `b` where `a = 0` and `b ≥ 0`, nan where `a < 0`"
     nan = "x ** p with p < 1 at x = 0, or a power of a value <= 0"
     function = "pow"
     method = True  # x.pow(2), as PyTorch writes it
@@ -224,6 +225,7 @@ class MatMul(Op):
 
     inputs = ("a", "b")
     rules = ("g @ bᵀ", "aᵀ @ g")
+    note = "vectors treated as a row on the left, a column on the right"
     builtin = True
 
     @staticmethod

@@ -40,6 +40,10 @@ class Einsum(Op):
 
     inputs = ("operand",)
     rules = ("g times the other operands, summed to its letters",)
+    note = (
+        'einsums themselves: for "ij,jk->ik", `a` receives "ik,jk->ij" of g and b; a letter only one operand has '
+        'comes back by broadcasting, a repeated one ("ii") through an identity, onto the diagonal'
+    )
     variadic = True
     builtin = True
 

@@ -115,6 +115,7 @@ class Im2col(Op):
     """Each window of the input a (N, C, spatial...) as a row: (N·out positions, C·kernel offsets)."""
 
     rules = ("g's rows added back where each window was read (col2im)",)
+    note = "a convolution's first op: each window of the input as a row, cut once per call"
     function = "im2col"
 
     @staticmethod
@@ -139,6 +140,7 @@ class Col2im(Op):
 
     inputs = ("cols",)
     rules = ("g's windows, as rows (im2col)",)
+    note = "the gradient of Im2col"
     function = "col2im"
 
     @staticmethod
@@ -239,6 +241,10 @@ class Convolve(Op):
 
     inputs = ("windows", "weight", "bias")
     rules = ("g · weight", "gᵀ · windows", "g summed over batch and positions")
+    note = (
+        "the second: the windows times the weight, one matrix product per group; the first rule is ConvTranspose, the"
+        " second ConvWeight, which reuses the forward's windows"
+    )
     function = "convolve"
 
     @staticmethod
@@ -271,6 +277,7 @@ class ConvTranspose(Op):
 
     inputs = ("grad", "weight")
     rules = ("g's windows times weight (convolve)", "gradᵀ · g")
+    note = "the gradient of a convolution's windows"
     function = "conv_transpose"
 
     @staticmethod
@@ -293,6 +300,7 @@ class ConvWeight(Op):
 
     inputs = ("windows", "grad")
     rules = ("grad · g", "windows times g (convolve)")
+    note = "the gradient of a convolution's weight"
     function = "conv_weight"
 
     @staticmethod
@@ -334,6 +342,8 @@ class Conv2d(Composed):
     inputs = ("a", "weight", "bias")
     made_of = (Im2col, Convolve)
     builtin = True
+    # images (1, 1, 3, 3), two output channels of 2×2 weights, their bias
+    sample = (np.arange(1.0, 10.0).reshape(1, 1, 3, 3) / 4, np.arange(1.0, 9.0).reshape(2, 1, 2, 2) / 8, np.ones(2))
 
     @staticmethod
     def forward(
@@ -350,6 +360,8 @@ class Conv1d(Conv2d):
     >>> conv1d(ones(1, 1, 5), ones(1, 1, 3)).shape
     (1, 1, 3)
     """
+
+    sample = (np.arange(1.0, 6.0).reshape(1, 1, 5) / 4, np.arange(1.0, 5.0).reshape(2, 1, 2) / 4, np.ones(2))
 
     @staticmethod
     def forward(

@@ -167,6 +167,7 @@ class Sigmoid(Op):
     """
 
     rules = ("g·σ(a)(1 - σ(a))",)
+    note = "σ(a) = 1 / (1 + e^-a)"
     method = builtin = numbers = True
 
     @staticmethod
@@ -187,6 +188,7 @@ class Relu(Op):
     """
 
     rules = ("g where a > 0",)
+    note = "0 elsewhere"
     method = builtin = numbers = True
 
     @staticmethod
@@ -208,6 +210,7 @@ class Abs(Op):
     """
 
     rules = ("g·sign a",)
+    note = "0 at 0"
     method = True
 
     @staticmethod
@@ -228,6 +231,7 @@ class Maximum(Op):
 
     inputs = ("a", "b")
     rules = ("g where a > b", "g where b > a")
+    note = "a tie shares `g` half and half"
     builtin = True
 
     @staticmethod
@@ -249,6 +253,7 @@ class Minimum(Op):
 
     inputs = ("a", "b")
     rules = ("g where a < b", "g where b < a")
+    note = "a tie shares `g` half and half"
     builtin = True
 
     @staticmethod
@@ -301,6 +306,8 @@ class Clamp(Op):
     """
 
     rules = ("g where min ≤ a ≤ max",)
+    note = "boundaries included, as PyTorch"
+    sample = (np.array([-0.5, 0.5, 1.5]), 0.0, 1.0)  # below, between and above the bounds, none on one
     method = builtin = True  # (not also `clip`: compiler exercise 3 has students add that builtin)
 
     @staticmethod
@@ -349,46 +356,3 @@ class Erf(Op):
 
 
 ERF = np.frompyfunc(math.erf, 1, 1)
-
-
-# ---- piecewise-constant functions: no rule, so their results are constants ---------------------
-class Sign(Op):
-    """-1, 0 or 1 for each element, as its sign; flat, so a constant result (PyTorch's gradient is 0).
-
-    >>> sign(tensor([-2.0, 0.0, 3.0]))
-    tensor([-1.,  0.,  1.])
-    """
-
-    method = builtin = numbers = True
-
-    @staticmethod
-    def forward(a: Any) -> Any:
-        return np.sign(numbers(a))
-
-
-class Floor(Op):
-    """Each element rounded down; flat, so a constant result (PyTorch's gradient is 0).
-
-    >>> floor(tensor([1.5, -1.5]))
-    tensor([ 1., -2.])
-    """
-
-    method = builtin = numbers = True
-
-    @staticmethod
-    def forward(a: Any) -> Any:
-        return np.floor(numbers(a))
-
-
-class Ceil(Op):
-    """Each element rounded up; flat, so a constant result (PyTorch's gradient is 0).
-
-    >>> ceil(tensor([1.5, -1.5]))
-    tensor([ 2., -1.])
-    """
-
-    method = builtin = numbers = True
-
-    @staticmethod
-    def forward(a: Any) -> Any:
-        return np.ceil(numbers(a))

@@ -92,6 +92,7 @@ class Take(Op):
     """The values of a at `positions`, places in the flattened a: a result of the positions' shape."""
 
     rules = ("g put back at the positions",)
+    note = "max pooling takes each window's largest, found once (the first on a tie, as PyTorch) and kept for the rule"
     function = "take"
 
     @staticmethod
@@ -110,6 +111,7 @@ class Put(Op):
 
     inputs = ("values",)
     rules = ("g at the positions",)
+    note = "the gradient of Take"
     function = "put"
 
     @staticmethod
@@ -172,6 +174,7 @@ class WindowSpread(Op):
 
     inputs = ("grad",)
     rules = ("the mean of g's windows",)
+    note = "the gradient of WindowMean"
     function = "window_spread"
 
     @staticmethod

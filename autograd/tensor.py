@@ -1,9 +1,9 @@
 """The Tensor (a NumPy value plus what autograd needs), and `apply`, which runs an op on tensors.
 
 `class Tensor` lists its whole API in its own body, each method one line handing its op to
-`apply` (or `unary`, `binary`: the same for one input, or two). The ops are declared in the op
-modules imported below (arithmetic.py, functions.py, reductions.py, shaping.py, composed.py),
-each with its forward on NumPy values and its derivative rule (see op.py). Applying an op runs
+`apply` (or `unary`, `binary`: the same for one input, or two; tools/regenerate.py writes the line
+of a new op declared a method). The ops are declared in the op modules imported below, each
+with its forward on NumPy values and its derivative rule (see op.py). Applying an op runs
 its forward on the inputs' values and wraps the result; when grad mode is on and an input
 requires grad, it also records a Node (node.py) holding the op and its arguments, which
 backward.py hands to the op's rule. A constant, or a `no_grad` block, pays for nothing but
@@ -27,6 +27,7 @@ from . import (
     convolution,
     functions,
     inplace,
+    piecewise,
     pooling,
     reductions,
     shaping,
@@ -191,9 +192,9 @@ class Tensor:
     def sigmoid(self) -> Tensor: return unary(functions.Sigmoid, self)
     def relu(self) -> Tensor: return unary(functions.Relu, self)
     def abs(self) -> Tensor: return unary(functions.Abs, self)
-    def sign(self) -> Tensor: return unary(functions.Sign, self)
-    def floor(self) -> Tensor: return unary(functions.Floor, self)
-    def ceil(self) -> Tensor: return unary(functions.Ceil, self)
+    def sign(self) -> Tensor: return unary(piecewise.Sign, self)
+    def floor(self) -> Tensor: return unary(piecewise.Floor, self)
+    def ceil(self) -> Tensor: return unary(piecewise.Ceil, self)
     def maximum(self, other: Any) -> Tensor: return binary(functions.Maximum, self, other)
     def minimum(self, other: Any) -> Tensor: return binary(functions.Minimum, self, other)
     def where(self, condition: Any, other: Any) -> Tensor: return apply(functions.Where, condition, self, other)
@@ -243,6 +244,9 @@ class Tensor:
 
     # gradients (autograd/backward.py)
     def backward(self, seed: Any = None, create_graph: bool = False) -> None: backpropagate(self, seed, create_graph)
+
+    # begin written: methods (of the ops declared a method that no line above spells, by tools/regenerate.py)
+    # end written: methods
     # fmt: on
 
     # ---- Python protocols ---------------------------------------------------------------

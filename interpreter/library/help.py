@@ -5,7 +5,8 @@ completion menu, a notebook's inspection and a language server's hover all read.
 Each fact has one home, beside what it describes:
 - a function (a builtin, a tensor method or attribute): its own docstring. The first line is the
   one-sentence summary; an example is written as REPL input (`>>> ...`) with what it prints under
-  it, and tests/language/test_help.py runs every example and compares;
+  it, and tests/language/test_help.py runs every example and compares. An op whose docstring has
+  no example gets one from its sample call (`Op.sample_arguments`), so a new op has help at once;
 - a derivative rule: the declaration (`Op`) of the op the engine function records, in autograd;
 - what is not a function: an entry written where that thing is defined, as text
   (keyword_help.py's KEYWORDS; constants and `with` contexts with `keyword_help.written`, in
@@ -19,6 +20,8 @@ import functools
 import inspect
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from dglang.autograd import Tensor
 from dglang.autograd.op import Op
@@ -115,7 +118,23 @@ def documented(
     also: str | None = None,
 ) -> Help:
     summary, example = docstring_parts(getattr(fn, "__doc__", None))
+    if not example and kind in ("builtin function", "tensor method"):
+        example = sample_example(name.removeprefix("x."), method=kind == "tensor method")
     return Help(name, kind, signature, summary, rule, example, also)
+
+
+def sample_example(name: str, method: bool) -> tuple[Example, ...]:
+    """The example of an op whose docstring gives none: its sample call, as a program writes it
+    (`softplus(tensor([0.5, 1.5, 2.5]))`), and what that gives. None for a sample of values a
+    program cannot write (a convolution's geometry): such an op writes an example in its docstring."""
+    engine = ENGINE.get(name)
+    op = getattr(engine.fn, "op", None) if engine is not None else None
+    sample = op.sample_arguments() if op is not None else None
+    if engine is None or sample is None or not all(type(v) in (np.ndarray, int, float) for v in sample):
+        return ()
+    written = [f"tensor({v.tolist()})" if type(v) is np.ndarray else repr(v) for v in sample]
+    call = f"{written[0]}.{name}({', '.join(written[1:])})" if method else f"{name}({', '.join(written)})"
+    return (Example(call, show(engine.fn(*sample))),)
 
 
 # ---- derivative rules, from the ops' declarations -----------------------------------------------
