@@ -203,7 +203,7 @@ class StaticFunction:
         matched = next((e for e in entries if same_path(e, path)), None)
         if matched is not None:
             matched.calls += 1  # as many calls as a replay would have counted
-        elif trace.refused is None and self.traces < MAX_TRACES:
+        elif tracer.refused is None and self.traces < MAX_TRACES:
             if entries:
                 last = entries[-1].trace.guards
                 i = next(i for i, g in enumerate(last) if i >= len(path) or (g.how, g.observed) != path[i])
@@ -246,16 +246,16 @@ class StaticFunction:
         if self.printed() != printed:
             self.printed_when_tracing = True
         changed = changes(before) or changes(tracer.read_containers)
-        if changed is not None and trace.refused is None:  # a replay would not change it: f runs as it is
+        if changed is not None and tracer.refused is None:  # a replay would not change it: f runs as it is
             self.once(f"static({self.name}) runs {self.name} dynamically: it changes {changed}, which its generated "
                       "code would not do at each call (JAX and torch.compile's graphs do it only when traced)",
                       "return the new values from the function, and change the list outside it")  # fmt: skip
-            trace.refused = f"it changes {changed}"
-        elif trace.refused is not None:
-            self.once(f"static({self.name}) runs {self.name} dynamically: {trace.refused}, which its trace "
+            tracer.refused = f"it changes {changed}"
+        elif tracer.refused is not None:
+            self.once(f"static({self.name}) runs {self.name} dynamically: {tracer.refused}, which its trace "
                       "cannot replay yet", None)  # fmt: skip
-        if trace.refused is not None:
-            self.refused[key] = trace.refused
+        if tracer.refused is not None:
+            self.refused[key] = tracer.refused
             self.dynamic_calls += 1
         else:
             entry = compile_entry(self.name, key, trace)
