@@ -33,6 +33,7 @@ from dglang.interpreter.semantics.interrupts import steps_message
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
 from .guard_code import compile_check
 from .guard_model import Unguardable, Walk, argument_walk, decision_text, described_text
+from .listing import guard_lines
 from .optimizing import optimized
 from .replaying import DRAWING, make_plan, replay, static_call_op
 from .side_effects import changes, snapshot
@@ -230,8 +231,9 @@ class StaticFunction:
             if var is not None and type(t) is Tensor:
                 tensors.setdefault(var.number, t)
         shown = entry.trace if entry is not None else trace
+        guards = guard_lines(entry.trace, entry.key, self.params) if entry is not None else []
         self.drawn.append(DrawnCall(self.name, frame, shown, trace, tensors, entry.number if entry else 0,
-                                    entry.described if entry else ""))  # fmt: skip
+                                    entry.described if entry else "", guards))  # fmt: skip
         del self.drawn[:-MAX_DRAWN]
 
     def trace(self, key: Any, args: list[Any]) -> Any:
@@ -286,6 +288,7 @@ class DrawnCall:
     tensors: dict[int, Tensor]  # this run's tensor of each variable of the trace
     number: int
     described: str
+    guards: list[str] = field(default_factory=list)  # its listing's guard lines, as `dg static` prints them
 
 
 def same_path(entry: Entry, path: list[tuple[str, Any]]) -> bool:
