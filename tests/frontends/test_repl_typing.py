@@ -43,7 +43,7 @@ def test_every_step_of_the_tutorial_is_here() -> None:
 
 @pytest.mark.parametrize(("program", "output"), STEPS, ids=[f"step {i + 1}" for i in range(len(STEPS))])
 def test_a_tutorial_step_typed_line_by_line(program: str, output: str, tmp_path: Path) -> None:
-    term = Terminal(tmp_path, cwd=ROOT / "docs")
+    term = Terminal(tmp_path, cwd=ROOT / "programs")  # step 13 imports nn, beside the lessons
     term.read_until(">>>")
     term.type(typed(program))
     term.type(CTRL_D)
@@ -92,6 +92,6 @@ def piped(text: str) -> subprocess.CompletedProcess[str]:
         input=text,
         capture_output=True,
         text=True,
-        cwd=ROOT / "docs",
+        cwd=ROOT / "programs",  # where `import nn` finds the course library, as the tutorial says
         timeout=300,
     )
