@@ -6,7 +6,14 @@ Helpers are imported by their module name (`from graph_util import graph_behind`
 the path for every test.
 """
 
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+
+# One BLAS thread, here and in every DG process a test starts (they inherit the environment), set
+# before NumPy is first imported: OpenBLAS's threads spin while they wait for work, and on a busy
+# machine that made the lessons take several times the processor time, and longer (docs/performance.md).
+for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(variable, "1")
