@@ -39,6 +39,7 @@ def console_blocks() -> list[tuple[str, str, str]]:
 
 
 BLOCKS = console_blocks()
+CLASS_RUN = "dg grade exercises/grading/submissions "  # grades the sample class: seconds of processor time
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,11 @@ def this_python(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {**os.environ, "PATH": f"{commands}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
-@pytest.mark.parametrize(("doc", "command", "output"), BLOCKS, ids=[f"{d}: {c[:50]}" for d, c, _ in BLOCKS])
+@pytest.mark.parametrize(
+    ("doc", "command", "output"),
+    [pytest.param(*block, marks=pytest.mark.slow) if block[1].startswith(CLASS_RUN) else block for block in BLOCKS],
+    ids=[f"{d}: {c[:50]}" for d, c, _ in BLOCKS],
+)
 def test_console_block_output(doc: str, command: str, output: str, this_python: dict[str, str]) -> None:
     shell = re.sub(r"\buv run ", "", command)  # the tests run in the environment `uv run` would use
     result = subprocess.run(
