@@ -31,6 +31,7 @@ def test_random_programs_run_or_fail_with_a_located_error(text: str) -> None:
     run_case(text, as_cells=True)
 
 
+@pytest.mark.slow
 @fuzz_settings(quick=60, long=150_000)
 @given(data=st.data())
 def test_mutated_lessons_run_or_fail_with_a_located_error(data: st.DataObject) -> None:
