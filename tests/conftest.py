@@ -113,7 +113,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     left_out = config.stash.get(LEFT_OUT, 0)
     if left_out:
         tests = "test" if left_out == 1 else "tests"
+        command = "uv run pytest --all" if os.environ.get("UV") else "pytest --all"  # UV: set by `uv run`
         terminalreporter.write_line(
             f"{left_out} slow {tests} left out (lessons trained, browsers, kernels, terminals, installs, long runs): "
-            "`uv run pytest --all` runs every test (`pytest --all` without uv)."
+            f"`{command}` runs every test."
         )
