@@ -44,10 +44,11 @@ class Node:
         self.call: Any = None
 
     def changed_since(self, out: Tensor) -> bool:
-        """Was an input, or the output, updated in place after this op ran?"""
+        """Was a value the op's rule reads (an input's, or the output's) updated in place after
+        this op ran? An input the rule reads only the shape of may change (Op.saved)."""
         if self.epoch == _inplace_updates:  # nothing at all was updated in place since: the usual case
             return False
-        return out.version > self.epoch or any(t.version > self.epoch for t in self.inputs)
+        return self.op.changed(self, out)
 
     def __repr__(self) -> str:
         return f"<{self.op.name}Backward>"

@@ -27,12 +27,21 @@ a graph of its own (a gradient of a gradient), and a code generator can run it o
 
 An op is never instantiated: the class is its declaration. `OPS` in table.py lists every op by
 name; `FUNCTIONS` there is everything a DG program can call, read from these declarations.
+
+Adding an op is writing its class in an op module, and nothing else by hand: what reads the
+declarations as DG runs (its builtins and methods, help, the sandbox, Pygments' colours, the tests
+that go through every op) finds it. A few files hold text made from them (docs/language.md's op
+tables, the editors' TextMate grammar, Tensor's line for a new method); after adding or changing
+an op, `uv run python tools/regenerate.py` rewrites them, and tests/project/test_generated.py
+fails until it has.
 """
 
 from __future__ import annotations
 
+import ast
 import builtins
 import inspect
+import textwrap
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -64,6 +73,14 @@ class Op:
     call      how a program passes its arguments, when not in forward's order: a function from
               them to forward's (einsum("ij,jk->ik", a, b): the equation first, then the operands)
 
+    What the reference and the checks read (optional):
+    note      what a reader of its rule needs besides (a tie, a boundary, PyTorch's convention): the
+              notes column of docs/language.md's derivative rules, in Markdown
+    sample    arguments forward can take, as NumPy values and the other arguments, for the checks
+              that go through every op (tests/promises/test_every_allocation.py, tests/engine/
+              test_higher_order.py) and for help's example when the docstring has none. Leave it
+              out when forward needs only its tensors: `sample_arguments` makes one of those
+
     A rule's text is also the form pictures fill in: each of `g`, the input names and the terms,
     written as a word of its own, is replaced by its value (`g·b` becomes `1·2`).
     """
@@ -80,7 +97,10 @@ class Op:
     numbers: ClassVar[bool] = False
     aliases: ClassVar[tuple[str, ...]] = ()
     call: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
+    note: ClassVar[str] = ""
+    sample: ClassVar[tuple[Any, ...] | None] = None
     composed: ClassVar[bool] = False  # see Composed
+    made_of: ClassVar[tuple[type[Op], ...]] = ()  # see Composed
     forward: ClassVar[Callable[..., Any]]
     backward: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
     records: ClassVar[bool] = False  # it has a rule: applying it records a node (set from `backward`)
@@ -119,10 +139,92 @@ class Op:
         return f"input {position + 1}", "?"  # recorded with more inputs than it declares
 
     @classmethod
+    def sample_arguments(cls) -> tuple[Any, ...] | None:
+        """`sample` as declared; else, for an op whose forward needs only its tensors (its other
+        parameters all have defaults), a small array for each input: [0.5, 1.5, 2.5] for the first,
+        shifted by 0.25 for each next one, so that no two inputs tie (a maximum's kink) and every
+        value stays inside a log's or a square root's domain and away from a relu's kink. None
+        when forward needs more: such an op declares `sample`."""
+        declared = vars(cls).get("sample")  # (not a parent's: Conv1d's forward is not Conv2d's)
+        if declared is not None:
+            return declared
+        if cls.variadic or not hasattr(cls, "forward"):
+            return None
+        parameters = list(cls.signature.parameters.values())
+        tensors, others = parameters[: len(cls.inputs)], parameters[len(cls.inputs) :]
+        if [p.name for p in tensors] != list(cls.inputs) or any(p.default is p.empty for p in others):
+            return None
+        return tuple(np.array([0.5, 1.5, 2.5]) + 0.25 * k for k in range(len(cls.inputs)))
+
+    @classmethod
+    def saved(cls) -> tuple[frozenset[int], bool]:
+        """Which values its rule reads: the positions among the rule's arguments after g and out
+        (a node's `args`) whose values it uses, and whether it uses out's. What PyTorch's ops
+        declare with `save_for_backward`, read here from the rule itself (`rule_reads`): a rule
+        that reads only an input's shape or requires_grad (Add, Sum) saves nothing, so changing
+        that input in place after the op ran does not stop backward."""
+        found = _SAVED.get(cls)
+        if found is None:
+            found = _SAVED[cls] = rule_reads(cls.backward)
+        return found
+
+    @classmethod
+    def changed(cls, node: Any, out: Any) -> bool:
+        """Was a value this op's rule reads (see `saved`) changed in place after `node` ran?"""
+        positions, reads_out = cls.saved()
+        epoch = node.epoch
+        if reads_out and out.version > epoch:
+            return True
+        args = node.args
+        for i in positions:
+            if i < len(args):
+                a = args[i]
+                for t in a if type(a) is tuple else (a,):
+                    if getattr(t, "version", 0) > epoch:
+                        return True
+        return False
+
+    @classmethod
     def python_name(cls) -> str:
         """Its name as a Python function: `function`, with a `_` after a name Python's builtins
         have (`abs_`, `sum_`), so that `from dglang.autograd import *` shadows none of them."""
         return cls.function + "_" if hasattr(builtins, cls.function) else cls.function
+
+
+_SAVED: dict[type, tuple[frozenset[int], bool]] = {}
+MAX_ARGUMENTS = 64  # a rule's arguments after g and out, at most (an op's shape argument may be long)
+METADATA = frozenset(("shape", "ndim", "size", "dtype", "requires_grad"))  # what a rule may read of a changed input
+
+
+def rule_reads(rule: Callable[..., Any] | None) -> tuple[frozenset[int], bool]:
+    """The arguments of `rule` (after g and out) whose values it uses, and whether it uses out's:
+    a parameter counts as read unless every use of it reads one of METADATA (`b.requires_grad`,
+    `a.shape`). Anything the rule's text cannot show (no source, `*args`) counts as read."""
+    everything = (frozenset(range(MAX_ARGUMENTS)), True)
+    if rule is None:
+        return frozenset(), False
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(rule)))
+    except (OSError, TypeError, SyntaxError):
+        return everything
+    function = tree.body[0]
+    if not isinstance(function, ast.FunctionDef):
+        return everything
+    names = [a.arg for a in function.args.args]
+    rest = function.args.vararg.arg if function.args.vararg is not None else None  # `*shape`: the rest
+    metadata_only: set[int] = set()  # ids of Name nodes read only for their metadata
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and node.attr in METADATA and isinstance(node.value, ast.Name):
+            metadata_only.add(id(node.value))
+    used = {
+        node.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in metadata_only
+    }
+    read = {i for i, name in enumerate(names[2:]) if name in used}
+    if rest in used:
+        read.update(range(len(names) - 2, MAX_ARGUMENTS))
+    return frozenset(read), len(names) > 1 and names[1] in used
 
 
 class Composed(Op):
@@ -132,6 +234,7 @@ class Composed(Op):
 
     composed = True
     inputs = ("x",)
+    made_of = ()  # the recorded ops it is made of, whose rules its help shows (conv2d: Im2col and Convolve)
 
 
 def value_shape(value: Any) -> tuple[int, ...]:

@@ -3,7 +3,8 @@ holds across them (limits, the sandbox, fuzzing), project/ for the repository as
 helpers they share are in support/, expected outputs in golden/.
 
 Helpers are imported by their module name (`from graph_util import graph_behind`): support/ is on
-the path for every test.
+the path for every test, and so is the repository's tools/ (the writers of the files made from the
+op declarations, which tests/project/test_generated.py runs).
 
 Fast and slow tests. `uv run pytest` runs the fast tests, so that a newcomer's first run takes a few
 minutes; `uv run pytest --all` runs every test, as CI does (.ci/run). A test is slow, and gets
@@ -40,6 +41,7 @@ except ImportError:  # Windows: a test's own processor time only
     resource = None
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tools"))
 
 # One BLAS thread, here and in every DG process a test starts (they inherit the environment), set
 # before NumPy is first imported: OpenBLAS's threads spin while they wait for work, and on a busy

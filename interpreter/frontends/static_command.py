@@ -13,14 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
+from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT, output_size
+from dglang.interpreter.host.session import Session
 from dglang.interpreter.seeing.tools import install
 from dglang.interpreter.static.listing import listings
-from dglang.interpreter.static.static_builtins import made_in
+from dglang.interpreter.static.static_builtins import made_in, static_function, wrapped_names
 
 from .options import ArgumentParser, run_options
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_RUNTIME, EXIT_USAGE = 0, 1, 2
 
 
 def options() -> argparse.ArgumentParser:
@@ -48,13 +49,34 @@ def show(
         return code
     found = made_in(session, args.fn)
     if not found:
+        never = f"the program never called static({args.fn})"
+        report(DGError("UsageError", never, help=which_function(session, args.fn)))
+        return EXIT_USAGE
+    shown = "\n".join(listings(fn, passes=args.passes) for fn in found)
+    limit = args.max_output if args.max_output and args.max_output > 0 else None
+    if limit is not None and output_size(shown) > limit:
+        what = "listings with their passes" if args.passes else "listings"
         report(
             DGError(
-                "UsageError",
-                f"the program never called static({args.fn})",
-                help=f"wrap the function: `fast = static({args.fn})`, and call it",
+                "LimitError",
+                f"the {what} of static({args.fn}) are {output_size(shown):,} bytes, more than the limit of {limit:,}",
+                found[-1].where,  # (the last call of it)
+                help="the limit was set with --max-output"
+                + ("; without --passes the listings are shorter" * args.passes),
             )
         )
-        return EXIT_USAGE
-    sys.stdout.write("\n".join(listings(fn, passes=args.passes) for fn in found))
+        return EXIT_RUNTIME
+    sys.stdout.write(shown)
     return EXIT_OK
+
+
+def which_function(session: Session, name: str) -> str:
+    """The help when `--fn NAME` names no function static() wrapped: the name static() gave back
+    (`fast = static(step)`: --fn fast), the functions it did wrap, or how to wrap one."""
+    wrapped = static_function(session.globals.vars.get(name))
+    if wrapped is not None:
+        return f"'{name}' is static({wrapped.name}): name the function static wraps, --fn {wrapped.name}"
+    others = wrapped_names(session)
+    if others:
+        return "the program wraps " + ", ".join(f"static({n}): --fn {n}" for n in others)
+    return f"wrap the function: `fast = static({name})`, and call it"

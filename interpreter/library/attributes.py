@@ -14,7 +14,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 
 from .dictionaries import DICT_METHODS
 from .operators import equal
-from .runtime import MAX_SEQUENCE, MISSING, BoundMethod, Module, suggest
+from .runtime import MAX_SEQUENCE, MISSING, BoundMethod, Module, suggest, watching
 
 
 def _too_long(kind: str, length: int) -> DGError:
@@ -232,7 +232,7 @@ def numel(t: Tensor) -> int:
 
 
 # Tensor's own methods a program may call, besides the engine's functions declared tensor methods
-# (`method = True` in their declarations, autograd/table.py); tests/promises/test_sandbox.py lists them all.
+# (`method = True` in their declarations, autograd/table.py); docs/language.md's table of them is written from both.
 TENSOR_OWN_METHODS: dict[str, Callable[..., Any]] = {
     "transpose": transpose,  # x.transpose(1, 0): the axes as arguments (the builtin takes a tuple)
     "t": t,
@@ -317,6 +317,8 @@ def module_name(module: Module, name: str) -> Any:
             f"module '{module.name}' has no attribute '{name}'",
             help=suggest(name, module.env.vars) or f"{module.path} defines no '{name}' at its top level",
         )
+    if watching.listener is not None:  # a static trace guards the module names its function reads
+        watching.listener.read_module(module, name, value)
     return value
 
 

@@ -54,6 +54,23 @@ class Env:
         return [n for e in reversed(chain) for n, v in e.vars.items() if isinstance(v, WithContext)]
 
 
+class Watching:
+    """Who is told what a run reads from outside a function: a static trace (interpreter/static),
+    which must guard everything its function read. `listener` is None but while one traces; then
+    the evaluator tells it each name looked up outside a function's own scope (`read`), each
+    module name read (`read_module`), each scope a call or comprehension makes (`entered`: it is
+    the function's own, not outside), and what each builtin returned (`returned`: a tensor made
+    by a builtin is the function's own). With no listener each costs one test of None."""
+
+    __slots__ = ("listener",)
+
+    def __init__(self) -> None:
+        self.listener: Any = None
+
+
+watching = Watching()
+
+
 # repr=False where a class writes its own __repr__: dataclass would otherwise compile one at import
 # only to leave it unused (every method it generates is compiled at start-up; see docs/performance.md).
 @dataclass(slots=True, eq=False, repr=False)
@@ -66,6 +83,7 @@ class Function:
     body: Callable[[Env], Any]
     env: Env
     span: Span
+    doc: str | None = None  # its docstring, for help
     dg_type_name: ClassVar[str] = "function"
 
     def signature(self) -> str:

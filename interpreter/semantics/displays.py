@@ -13,7 +13,7 @@ from typing import Any
 
 from dglang.autograd import Tensor
 from dglang.interpreter.library.dictionaries import store
-from dglang.interpreter.library.runtime import Env
+from dglang.interpreter.library.runtime import Env, watching
 
 from . import ast_nodes as ast
 from .blocks import Blocks
@@ -41,6 +41,8 @@ class Displays(Blocks):
 
         def run(env: Env) -> dict[Any, Any]:
             scope, out = Env({}, env), {}
+            if watching.listener is not None:
+                watching.listener.entered(scope)
             for item in items(env):
                 bind(scope, item)
                 if keep is None or keep(scope):

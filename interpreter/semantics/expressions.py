@@ -18,7 +18,16 @@ from dglang.interpreter.diagnostics.source import Span
 from dglang.interpreter.library.attributes import get_attribute
 from dglang.interpreter.library.formatting import fstring
 from dglang.interpreter.library.operators import BINARY, COMPARE, UNARY, get_item
-from dglang.interpreter.library.runtime import MISSING, BoundMethod, Builtin, CallContext, Env, Function, WithContext
+from dglang.interpreter.library.runtime import (
+    MISSING,
+    BoundMethod,
+    Builtin,
+    CallContext,
+    Env,
+    Function,
+    WithContext,
+    watching,
+)
 
 from . import ast_nodes as ast
 from .blocks import Blocks
@@ -58,6 +67,8 @@ class Expressions(Blocks):
                 value = start.parent.lookup(name)
             if value is MISSING:  # with the names it could have meant, for "did you mean"
                 raise DGError("NameError", f"name '{name}' is not defined", node=node, clues=(*env.visible_names(),))
+            if watching.listener is not None:  # a static trace guards what its function reads from outside
+                watching.listener.read(start, name, value)
             return value
 
         return scopes
@@ -77,6 +88,8 @@ class Expressions(Blocks):
 
         def run(env: Env) -> list[Any]:
             scope, out = Env({}, env), []
+            if watching.listener is not None:
+                watching.listener.entered(scope)
             for item in items(env):
                 bind(scope, item)
                 if keep is None or keep(scope):
@@ -179,8 +192,12 @@ class Expressions(Blocks):
             return self.call_function(f, args, kwargs, span)
         if type(f) is Builtin:
             if f.wants_context:
-                return self.call_with_context(f, args, kwargs, span, env)
-            return call_python(f.name, f.fn, args, kwargs)
+                value = self.call_with_context(f, args, kwargs, span, env)
+            else:
+                value = call_python(f.name, f.fn, args, kwargs)
+            if watching.listener is not None:  # a tensor a builtin made, for a static trace
+                watching.listener.returned(f, args, value)
+            return value
         if type(f) is BoundMethod:
             return call_python(f.name, f.fn, [f.obj, *args], kwargs, method=True)
         if isinstance(f, WithContext) and not args and not kwargs:
@@ -212,6 +229,8 @@ class Expressions(Blocks):
         """A DG function's call: a new scope for its arguments, a frame on the call stack, its body."""
         frames, max_depth = self.frames, self.context.max_depth
         env = Env(bind_arguments(f, args, kwargs), f.env)
+        if watching.listener is not None:  # the call's own scope: not outside a function a static trace runs
+            watching.listener.entered(env)
         frames.append(CallFrame(f.name, span, frames[-1] if frames else None))
         try:
             if len(frames) > max_depth:

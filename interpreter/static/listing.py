@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from .generating import guard_places, leaves
+from .guard_model import decision_text, guard_text
 from .optimizing import PASSES, result_vars
+from .trace_form import Const, Nested, Step, Trace, Var, variables
 from .trace_steps import Pick, RuleCall
-from .tracing import Const, Step, Trace, Var
 
 WIDTH = 44  # the column the source comments start at
 
@@ -27,6 +28,9 @@ def shown(a: Any) -> str:
         return f"t{a.number}"
     if isinstance(a, tuple):
         return "[" + ", ".join(shown(x) for x in a) + "]"
+    if isinstance(a, Nested):
+        inner = ", ".join(shown(x) for x in a.value)
+        return f"({inner}{',' * (len(a.value) == 1)})" if type(a.value) is tuple else f"[{inner}]"
     value = a.value if isinstance(a, Const) else a
     if callable(value):
         return getattr(value, "__name__", "fn")
@@ -65,16 +69,40 @@ def shape_text(trace: Trace, v: Var) -> str:
     return f"{trace.dtypes.get(v.number, 'float')}[{', '.join(map(str, shape))}]"
 
 
-def listing(name: str, number: int, signature: str, trace: Trace, steps: list[Step] | None = None) -> str:
-    """One trace as forward and backward code, each line commented with its DG source line."""
+def guard_lines(trace: Trace, key: Any = None, params: tuple[str, ...] = ()) -> list[str]:
+    """Every guard of a trace, one a line (like TORCH_LOGS=guards): the cache key's, when given;
+    each name it read from outside the function; each decision it took on a tensor's values."""
+    owners, lines = trace.outside.owners, []
+    if key is not None:
+        args, grad_mode = key
+        lines += [guard_text(f"the argument `{p}`", d, owners, False) for p, d in zip(params, args, strict=False)]
+        lines.append("grad mode is " + ("on" if grad_mode else "off (inside no_grad)"))
+    lines += [guard_text(read.label, read.described, owners, True) for read in trace.outside.reads]
+    lines += [f"{decision_text(g)} is {g.observed!r} (checked as the code runs)" for g in trace.guards]
+    return lines
+
+
+def listing(
+    name: str, number: int, signature: str, trace: Trace, steps: list[Step] | None = None, guards: list[str] = ()
+) -> str:
+    """One trace as forward and backward code, each line commented with its DG source line;
+    `guards` (guard_lines) above it."""
     steps = trace.steps if steps is None else steps
     out = [f"static({name}) trace {number}: {name}{signature}"]
+    if guards:
+        out.append("  guards, checked before each call runs this trace:")
+        out.extend(f"    {g}" for g in guards)
     ins = ", ".join(f"t{v.number}: {shape_text(trace, v)}" for v in trace.inputs)
     out.append(f"  forward({ins})")
+    sources, owners = trace.outside.sources, trace.outside.owners
     for v, t in trace.captured:
-        what = "captured" if t.requires_grad or np.size(t.data) != 1 else "constant"
-        out.append(f"    t{v.number} = {what} {shown(Const(t.data))}  "
-                   f"# {shape_text(trace, v)}, read at each call")  # fmt: skip
+        if v.number in sources:
+            out.append(f"    t{v.number} = {owners.get(sources[v.number], 'a tensor it reads')}  "
+                       f"# {shape_text(trace, v)}, read again at each call")  # fmt: skip
+            continue
+        what = "made by the function:" if v.number in trace.fresh else "captured" if t.requires_grad or \
+            np.size(t.data) != 1 else "constant"  # fmt: skip
+        out.append(f"    t{v.number} = {what} {shown(Const(t.data))}  # {shape_text(trace, v)}")
     places = guard_places(replace(trace, steps=steps))
 
     def guards_under(i: int) -> None:
@@ -98,11 +126,9 @@ def listing(name: str, number: int, signature: str, trace: Trace, steps: list[St
         for step in reversed(steps):
             if not step.recorded or step.out.number not in reached:
                 continue
-            reached.update(
-                x.number for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)
-            )
+            reached.update(x.number for a in step.args for x in variables(a))
             ins_ = [a for p, a in enumerate(step.args) if p in step.inputs]
-            flat = [x for a in ins_ for x in (a if isinstance(a, tuple) else (a,))]
+            flat = [x for a in ins_ for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)]
             targets = ", ".join(f"g{x.number}" if x.number in trace.needs_grad else "_" for x in flat)
             rules = "; ".join(step.op.rules) if step.op.rules else ""
             out.append("    " + line(f"{targets} += {step.op.name}.backward(g{step.out.number})  [{rules}]", step.site))
@@ -126,18 +152,21 @@ def with_passes(name: str, number: int, signature: str, trace: Trace) -> str:
     for title, run in PASSES:
         steps, notes = run(copy, steps)
         out.append(f"--- after {title}: {'; '.join(notes) if notes else 'nothing to do'}")
-        out.append(listing(name, number, signature, copy, steps))
+        if notes:  # (a pass that changed nothing leaves the listing as it was)
+            out.append(listing(name, number, signature, copy, steps))
     return "\n".join(out)
 
 
 def listings(fn: Any, passes: bool = False) -> str:
-    """Every cached trace of a StaticFunction, as listings."""
+    """Every cached trace of a StaticFunction, as listings, each with its guards."""
     if not fn.cached():
         return f"static({fn.name}) has no traces yet: call it first\n"
     return "\n".join(
         with_passes(fn.name, entry.number, entry.described, entry.traced)
         if passes
-        else listing(fn.name, entry.number, entry.described, entry.trace)
+        else listing(
+            fn.name, entry.number, entry.described, entry.trace, guards=guard_lines(entry.trace, entry.key, fn.params)
+        )
         for entry in fn.cached()
     )
 
@@ -151,9 +180,10 @@ def info_text(fn: Any, timing: bool = True) -> str:
         captured = [n for n in (v.number for v, _ in t.captured) if n not in t.literals and n not in t.fresh]
         out.append(
             f"  trace {entry.number}: {fn.name}{entry.described}: {plural(len(t.steps), 'op')}, "
-            f"{plural(len(t.guards), 'guard')}, {plural(len(captured), 'tensor')} captured, "
+            f"{plural(len(t.outside.reads) + len(t.guards), 'guard')}, {plural(len(captured), 'tensor')} captured, "
             f"{plural(entry.calls, 'call')}"
         )
+        out.extend(f"    guard: {g}" for g in guard_lines(t))
     out.append(f"  guard failures: {len(fn.failures)}")
     out.extend(f"    {f}" for f in fn.failures)
     if fn.dynamic_calls:

@@ -3,7 +3,7 @@
     dead code       drop each step whose output nothing later reads (no step, guard or result)
     constant fold   compute now each step whose inputs are all numbers written in the program
     common subexpressions   a step that repeats an earlier one (same op, same arguments) reads
-                    the earlier one's output instead
+                    the earlier one's output instead, unless gradients flow through them
     free early      after each step, let go of every forward value nothing later needs (the
                     listing shows `free t3`; the backward's values are kept)
 
@@ -20,15 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from .tracing import Const, Step, Trace, Var
+from .trace_form import Const, Nested, Step, Trace, Var, variables
 
 
 def used(a: Any) -> list[Var]:
-    if isinstance(a, Var):
-        return [a]
-    if isinstance(a, tuple):
-        return list(a)
-    return []
+    return variables(a)
 
 
 def result_vars(encoded: Any) -> list[Var]:
@@ -65,7 +61,9 @@ def common_subexpressions(trace: Trace, steps: list[Step]) -> tuple[list[Step], 
         args = tuple(_renamed(a, rename) for a in step.args)
         step = Step(step.op, args, step.inputs, step.out, step.recorded, step.site, step.shape)
         key = (step.op, tuple(_key(a) for a in args), step.recorded)
-        earlier = seen.get(key) if None not in key[1] else None
+        # (a recorded step is never shared: the gradient through two copies is the sum of two
+        # products, through one it is one product of a sum, which may differ in the last bit)
+        earlier = seen.get(key) if None not in key[1] and not step.recorded else None
         if earlier is not None:
             rename[step.out.number] = earlier
             notes.append(f"t{step.out.number} is t{earlier.number}")
@@ -91,7 +89,17 @@ def _renamed(a: Any, rename: dict[int, Var]) -> Any:
         return rename.get(a.number, a)
     if isinstance(a, tuple):
         return tuple(rename.get(x.number, x) for x in a)
+    if isinstance(a, Nested):
+        return Nested(_renamed_inside(a.value, rename))
     return a
+
+
+def _renamed_inside(value: Any, rename: dict[int, Var]) -> Any:
+    if isinstance(value, Var):
+        return rename.get(value.number, value)
+    if type(value) in (tuple, list):
+        return type(value)(_renamed_inside(v, rename) for v in value)
+    return value
 
 
 def _rename_rest(trace: Trace, rename: dict[int, Var]) -> None:
@@ -138,7 +146,17 @@ def _value(a: Any, literal: dict[int, Any]) -> Any:
         return literal[a.number]
     if isinstance(a, tuple):
         return [literal[x.number] for x in a]
+    if isinstance(a, Nested):
+        return _inside_value(a.value, literal)
     return a.value
+
+
+def _inside_value(value: Any, literal: dict[int, Any]) -> Any:
+    if isinstance(value, Var):
+        return literal[value.number]
+    if type(value) in (tuple, list):
+        return type(value)(_inside_value(v, literal) for v in value)
+    return value
 
 
 class Literal:
@@ -173,7 +191,10 @@ def free_early(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str]]:
         if number not in keep and any(s.out.number == number for s in steps):
             frees.setdefault(i, []).append(number)
     trace.frees = frees
-    notes = [f"after step {i + 1}: free {', '.join(f't{n}' for n in sorted(ns))}" for i, ns in sorted(frees.items())]
+    count = sum(len(ns) for ns in frees.values())
+    notes = (
+        [f"{count} value{'s' * (count != 1)} let go as soon as nothing reads them (the `free` lines)"] if count else []
+    )
     return steps, notes
 
 

@@ -5,7 +5,8 @@ is traced, and not at the replays after (as in JAX and torch.compile's graphs). 
 the first time such a function is re-used (static_calls.py), rather than dropping the change
 silently. To know, each trace looks at what the function can reach before and after it runs:
 the lists and dicts among its arguments and the variables of the scopes it closes over (and
-inside those, to LIMIT items), each with its items as they were; one that differs afterwards
+inside those, to LIMIT items), and those it reads through a module's name, each with its items as
+they were; one that differs afterwards
 (an append, a pop, `d[k] = v`, `xs[0] = 1`) is a change the replays will not make. A program
 that never traces pays nothing; a trace pays one walk, before and after.
 """
@@ -26,9 +27,11 @@ class Snapshot:
     kept: list[tuple[Any, Any, str | None]] = field(default_factory=list)
 
 
-def snapshot(roots: Any) -> Snapshot:
-    """What `roots` (a list of (name or None, value)) hold, as changes(...) will compare it."""
-    shot, seen, budget = Snapshot(), set(), [LIMIT]
+def snapshot(roots: Any, shot: Snapshot | None = None) -> Snapshot:
+    """What `roots` (a list of (name or None, value)) hold, as changes(...) will compare it
+    (added to `shot` when given: a tracer adds each list or dict as the function reads it)."""
+    shot = Snapshot() if shot is None else shot
+    seen, budget = {id(c) for c, _, _ in shot.kept}, [LIMIT]
     for name, value in roots or ():
         _walk(value, name, shot, seen, budget)
     return shot

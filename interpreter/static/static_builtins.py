@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.session import Session
-from dglang.interpreter.library.runtime import Builtin, CallContext, Function
+from dglang.interpreter.library.runtime import Builtin, CallContext, Env, Function
+from dglang.interpreter.semantics.calls import bind_arguments
 
 # Every session gets these two builtins, but only a program that calls static() needs the tracer,
 # the code generator and the listing: they are imported at that first call (inside the functions
@@ -20,44 +19,25 @@ from dglang.interpreter.library.runtime import Builtin, CallContext, Function
 if TYPE_CHECKING:
     from .static_calls import StaticFunction
 
-MAKERS = (
-    "tensor",
-    "zeros",
-    "ones",
-    "full",
-    "zeros_like",
-    "ones_like",
-    "arange",
-    "linspace",
-    "eye",
-    "randn",
-    "rand",
-    "moons",
-)
-RANDOM = frozenset(("randn", "rand", "moons", "seed"))
-
-
-def telling(fn: Callable[..., Any], random: bool) -> Callable[..., Any]:
-    """`fn`, a builtin that makes tensors, telling each tracer at work what it made."""
-
-    from .static_calls import Tracing
-
-    @functools.wraps(fn)
-    def make(*args: Any, **kwargs: Any) -> Any:
-        made = fn(*args, **kwargs)
-        for tracer in Tracing.tracers:
-            tracer.created(made, random)
-        return made
-
-    return make
-
-
 MADE: WeakKeyDictionary[Session, list[StaticFunction]] = WeakKeyDictionary()
 
 
 def made_in(session: Session, name: str) -> list[StaticFunction]:
     """The static functions `static(NAME)` made in this session (`dg static`, `:static NAME`)."""
     return [fn for fn in MADE.get(session, []) if fn.name == name]
+
+
+def wrapped_names(session: Session) -> list[str]:
+    """The functions static() wrapped in this session, each once, in the order they were wrapped."""
+    return list(dict.fromkeys(fn.name for fn in MADE.get(session, [])))
+
+
+def bound_arguments(f: Function, args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+    """Every argument of a call of f, in its parameters' order: bound as Python binds them."""
+    if not kwargs and len(args) == len(f.params):
+        return args
+    bound = bind_arguments(f, args, kwargs)
+    return [bound[p] for p in f.params]
 
 
 def static_function(value: Any) -> StaticFunction | None:
@@ -84,10 +64,29 @@ class Caller:
     def __init__(self, f: Function, static: StaticFunction) -> None:
         self.f, self.static = f, static
 
-    def call(self, context: CallContext, *args: Any) -> Any:
+    def call(self, context: CallContext, *args: Any, **kwargs: Any) -> Any:
         self.static.call_dynamic = lambda a: context.call(self.f, a)
         self.static.where = context.span
-        return self.static(list(args))
+        return self.static(list(args), kwargs)
+
+
+def scope_label(session: Session) -> Callable[[Env, str], str]:
+    """How a note names a variable the lookup from `scope` finds: "the global `scale`"."""
+
+    def label(scope: Env, name: str) -> str:
+        found: Env | None = scope
+        while found is not None and name not in found.vars:
+            found = found.parent
+        if found is session.globals:
+            return f"the global `{name}`"
+        if found is session.builtins:
+            return f"the name `{name}`"
+        module = next((m for m in session.modules.loaded.values() if m.env is found), None)
+        if module is not None:
+            return f"`{name}` of module {module.name}"
+        return f"the variable `{name}` of an enclosing function"
+
+    return label
 
 
 def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> None:
@@ -114,7 +113,8 @@ def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> No
                 help="write `def f(x): ...` and then `fast = static(f)`",
             )
         fn = StaticFunction(f.name, lambda a: None, note, printed=lambda: session.writes, drawing=drawing)
-        fn.tracing, fn.context, fn.outside = telling_makers, session.context, functools.partial(reachable, f)
+        fn.context, fn.outside = session.context, functools.partial(reachable, f)
+        fn.params, fn.bind, fn.label = f.params, functools.partial(bound_arguments, f), scope_label(session)
         caller = Caller(f, fn)
         MADE.setdefault(session, []).append(fn)
         return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True)
@@ -140,19 +140,6 @@ def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> No
         if fn is None:
             raise DGError("TypeError", f"static_info() describes a function static() made, not {type_name(f)}")
         session.write(info_text(fn, timing=bool(timing)))
-
-    @contextlib.contextmanager
-    def telling_makers() -> Iterator[None]:
-        """While a function is traced, the builtins that make tensors tell the tracer what they
-        made (tracing.Tracer.created); a program that never traces never calls through them."""
-        builtins = session.builtins.vars
-        originals = {name: b for name in MAKERS if isinstance(b := builtins.get(name), Builtin)}
-        for name, b in originals.items():
-            builtins[name] = replace(b, fn=telling(b.fn, name in RANDOM))
-        try:
-            yield
-        finally:
-            builtins.update(originals)
 
     session.add_builtins(
         {

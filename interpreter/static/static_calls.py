@@ -1,10 +1,12 @@
 """`static(f)`: a function that runs `f` as generated code, traced once per signature.
 
-A call looks up its signature (each tensor argument's shape, dtype and requires_grad; the values
-of the other arguments; whether grad mode is on). Unseen: `f` runs dynamically with a Tracer
-listening, and the trace becomes generated code (generating.py), cached under the signature.
-Seen: the generated forward runs on the arguments' arrays; a guard that fails is reported in a
-note and `f` is traced again for the new path. Past MAX_TRACES traces the call runs `f`
+A call binds its arguments as Python would and looks up their description (guard_model.py: each
+tensor's shape, dtype, requires_grad, .grad and leaf-ness, which are the same tensor, the values
+of the other arguments) and whether grad mode is on. Unseen: `f` runs dynamically with a Tracer
+listening, and the trace becomes generated code (generating.py), cached under the description.
+Seen: each trace of it checks what it read from outside `f` (guard_model.py), then its generated
+forward runs on the arrays of the tensors it reads; a guard that fails is reported in a note
+and `f` is traced again. Past MAX_TRACES traces the call runs `f`
 dynamically, with a one-time note; so does a run the tracer refused (a `grad` inside, an
 in-place update) and any call made while another static function is tracing.
 
@@ -17,43 +19,27 @@ trace's steps again through the engine, recording, and lets the engine different
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
-from dglang.autograd import Tensor
+from dglang.autograd import Tensor, hooks
 from dglang.autograd.node import is_grad_enabled, recording
 from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.library.runtime import watching
 from dglang.interpreter.semantics.interrupts import steps_message
 
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
+from .guard_code import compile_check
+from .guard_model import Unguardable, Walk, argument_walk, decision_text, described_text
 from .optimizing import optimized
 from .replaying import DRAWING, make_plan, replay, static_call_op
 from .side_effects import changes, snapshot
-from .tracing import Trace, Tracer, Var
+from .trace_form import Trace, Var
+from .tracing import Tracer
 
 MAX_TRACES = 8  # per static function; past it calls run dynamically
-
-
-class Unsupported(Exception):
-    """An argument a signature cannot describe: the call runs dynamically."""
-
-
-def signature(value: Any, tensors: list[Tensor], seen: dict[int, int]) -> Any:
-    """A hashable description of `value` for the cache key; its tensors appended to `tensors`."""
-    if type(value) is Tensor:
-        if id(value) in seen:  # the same tensor twice: a trace of its own
-            return ("same", seen[id(value)])
-        seen[id(value)] = len(tensors)
-        tensors.append(value)
-        return ("tensor", value.shape, value.dtype, value.requires_grad)
-    if type(value) in (list, tuple):
-        return (type(value).__name__, tuple(signature(v, tensors, seen) for v in value))
-    if value is None or type(value) in (int, float, bool, str):
-        return (type(value).__name__, value)
-    raise Unsupported(type(value).__name__)
 
 
 @dataclass
@@ -77,6 +63,7 @@ class Entry:
     calls: int = 0
     number: int = 0  # which trace of the function it is, from 1
     drawing: Callable[[], bool] = lambda: False  # the session may draw graphs: results get the real one
+    check: Callable[[Any], bool] | None = None  # its guards on what it read, as code (guard_code.py)
 
 
 @dataclass
@@ -84,8 +71,11 @@ class StaticFunction:
     """The value `static(f)` returns (wrapped in a Builtin: see builtins.py)."""
 
     name: str
-    call_dynamic: Callable[[list[Any]], Any]  # f called the ordinary way
+    call_dynamic: Callable[[list[Any]], Any]  # f called the ordinary way, with every argument given in order
     note: Callable[[str, str | None, Any], None]  # (message, help, where): a one-line report
+    params: tuple[str, ...] = ()  # f's parameters
+    bind: Callable[[list[Any], dict[str, Any]], list[Any]] = lambda args, kwargs: args  # as Python binds a call
+    label: Callable[[Any, str], str] = lambda scope, name: f"`{name}`"  # names a variable in a note (Tracer)
     entries: dict[Any, list[Entry]] = field(default_factory=dict)  # by signature: its traces, each guarded
     refused: dict[Any, str] = field(default_factory=dict)  # signatures whose trace could not be used
     traces: int = 0
@@ -93,37 +83,49 @@ class StaticFunction:
     noted: set[str] = field(default_factory=set)
     dynamic_calls: int = 0
     tracing_time: float = 0.0
+    tracing_processor: float = 0.0  # the processor time of the traces (bench/ subtracts it from a step's)
     running_time: float = 0.0
     printed_when_tracing: bool = False
     printed: Callable[[], int] = lambda: 0
     where: Any = None  # the span of the call running now, for notes
     drawing: Callable[[], bool] = lambda: False  # see Entry.drawing
-    tracing: Callable[[], Any] = contextlib.nullcontext  # a context around each trace (static_builtins)
     context: Any = None  # the session's RunContext: its step count and limit (--max-steps)
-    changed_when_tracing: str | None = None  # what it changed outside itself when traced (side_effects.py)
     outside: Callable[[list[Any]], Any] = lambda args: None  # what it can reach besides its own values
     drawn: list[DrawnCall] = field(default_factory=list)  # runs kept for the pictures (see DrawnCall)
 
-    def __call__(self, args: list[Any]) -> Any:
+    def __call__(self, args: list[Any], kwargs: dict[str, Any] | None = None) -> Any:
         if Tracing.depth:  # inside another static function's trace: its ops must be seen
-            return self.call_dynamic(args)
-        tensors: list[Tensor] = []
+            return self.call_dynamic(self.bind(args, kwargs or {}))
+        bound = self.bind(args, kwargs or {})
+        walk: Walk | None = Walk()
         try:
-            key = (tuple(signature(a, tensors, {}) for a in args), is_grad_enabled())
-        except Unsupported as e:
-            self.once(f"static({self.name}) runs {self.name} dynamically: an argument is a {e}, which a trace "
-                      "cannot key its cache on", None)  # fmt: skip
-            return self.call_dynamic(args)
+            key = (tuple([walk.describe(a) for a in bound]), is_grad_enabled())
+        except Unguardable as e:
+            self.once(f"static({self.name}) runs {self.name} dynamically: an argument holds {e}, too many to "
+                      "check at each call", None)  # fmt: skip
+            self.dynamic_calls += 1
+            return self.call_dynamic(bound)
         failed: Any = None
-        for entry in reversed(self.entries.get(key, [])):  # the latest trace first
+        entries = self.entries.get(key, ())
+        for entry in reversed(entries):  # the latest trace first
             start = time.perf_counter()
-            result = replay(entry, tensors)
+            if walk is None:  # (a check went on with the walk: the arguments', afresh)
+                walk = Walk()
+                [walk.describe(a) for a in bound]
+            if entry.check is None or not entry.check(walk):  # what it read from outside f, read again
+                walk = Walk()
+                [walk.describe(a) for a in bound]
+                why = entry.trace.outside.check(walk)  # (and what differs, when it does)
+            else:
+                why = None
+            result = replay(entry, walk.tensors) if why is None else why
+            walk = None
             self.running_time += time.perf_counter() - start
             if result is DRAWING:
                 self.once(f"static({self.name}) runs {self.name} as it is while graphs are kept for drawing "
                           "(graph(), the REPL, dg graph): a picture shows the graph it records", None)  # fmt: skip
                 self.dynamic_calls += 1
-                return self.traced_run(args, tensors, key)[0]
+                return self.traced_run(bound, key)[0]
             if type(result) is GuardFailed:
                 failed = failed or failure(self.name, entry.trace.guards[result.number], result.value)
             elif type(result) is str:
@@ -134,24 +136,19 @@ class StaticFunction:
                 if self.printed_when_tracing:
                     self.once(f"static({self.name}) did not print this time: a static function's print runs only "
                               "when it is traced, not on each call (as in JAX and torch.compile)", None)  # fmt: skip
-                if self.changed_when_tracing is not None:
-                    self.once(f"static({self.name}) did not change {self.changed_when_tracing} this time: a static "
-                              "function changes lists and dicts it did not make only when it is traced, not on "
-                              "each call (as in JAX and torch.compile)",
-                              "return the new values from the function, and change the list outside it")  # fmt: skip
                 return result
         if key in self.refused:
             self.dynamic_calls += 1
-            return self.call_dynamic(args)
+            return self.call_dynamic(bound)
         if self.traces >= MAX_TRACES:
             self.once(f"static({self.name}) has been traced {MAX_TRACES} times; from now on it runs dynamically",
                       "give it arguments of the same shapes, or fewer values that change its path")  # fmt: skip
             self.dynamic_calls += 1
-            return self.call_dynamic(args)
+            return self.call_dynamic(bound)
         if failed is not None:  # every trace of this signature guarded against these values
             self.failures.append(failed)
             self.note(failed, None, self.where)
-        return self.trace(key, args, tensors)
+        return self.trace(key, bound)
 
     def cached(self) -> list[Entry]:
         """Every trace in the cache, in the order they were made."""
@@ -172,22 +169,24 @@ class StaticFunction:
             self.note(message, help, self.where)
 
     # ---- tracing ---------------------------------------------------------------------------------
-    def traced_run(self, args: list[Any], tensors: list[Tensor], key: Any = None) -> tuple[Any, Tracer]:
-        """f run as it is, with a tracer listening. With `key` (a call while graphs are kept for
-        drawing) the run is only remembered for the pictures, as the cached trace it matches."""
+    def traced_run(self, args: list[Any], key: Any = None) -> tuple[Any, Tracer]:
+        """f run as it is, with a tracer listening to the engine and to the evaluator. With `key`
+        (a call while graphs are kept for drawing) the run is only remembered for the pictures,
+        as the cached trace it matches."""
         outer = recording.call
-        tracer = Tracer(tensors)
-        saved = recording.save()
+        walk, inputs, owners = argument_walk(self.params, args)
+        tracer = Tracer(walk, inputs, self.label)
+        tracer.trace.outside.owners.update(owners)
+        saved, watcher = recording.save(), watching.listener
         recording.listen(tracer)
+        watching.listener = tracer
         Tracing.depth += 1
-        Tracing.tracers.append(tracer)
         try:
-            with self.tracing():
-                result = self.call_dynamic(args)
+            result = self.call_dynamic(args)
         finally:
             Tracing.depth -= 1
-            Tracing.tracers.remove(tracer)
             recording.restore(saved)
+            watching.listener = watcher
         tracer.outer = outer
         if key is not None:
             self.drawn_run(key, tracer, result)
@@ -235,23 +234,27 @@ class StaticFunction:
                                     entry.described if entry else ""))  # fmt: skip
         del self.drawn[:-MAX_DRAWN]
 
-    def trace(self, key: Any, args: list[Any], tensors: list[Tensor]) -> Any:
-        start, printed = time.perf_counter(), self.printed()
+    def trace(self, key: Any, args: list[Any]) -> Any:
+        start, processor, printed = time.perf_counter(), time.process_time(), self.printed()
         steps = self.context.steps if self.context is not None else 0
         before = snapshot(self.outside(args))
-        result, tracer = self.traced_run(args, tensors)
+        result, tracer = self.traced_run(args)
         trace = tracer.trace
         trace.result = tracer.encode_result(result)
         tracer.finish()
         self.traces += 1
         if self.printed() != printed:
             self.printed_when_tracing = True
-        changed = changes(before)
-        if changed is not None:
-            self.changed_when_tracing = changed
-        if trace.refused is not None:
+        changed = changes(before) or changes(tracer.read_containers)
+        if changed is not None and trace.refused is None:  # a replay would not change it: f runs as it is
+            self.once(f"static({self.name}) runs {self.name} dynamically: it changes {changed}, which its generated "
+                      "code would not do at each call (JAX and torch.compile's graphs do it only when traced)",
+                      "return the new values from the function, and change the list outside it")  # fmt: skip
+            trace.refused = f"it changes {changed}"
+        elif trace.refused is not None:
             self.once(f"static({self.name}) runs {self.name} dynamically: {trace.refused}, which its trace "
                       "cannot replay yet", None)  # fmt: skip
+        if trace.refused is not None:
             self.refused[key] = trace.refused
             self.dynamic_calls += 1
         else:
@@ -263,6 +266,7 @@ class StaticFunction:
             if self.drawing():
                 self.remember(tracer, [entry])
         self.tracing_time += time.perf_counter() - start
+        self.tracing_processor += time.process_time() - processor
         return result
 
 
@@ -302,19 +306,13 @@ def own_frame(trace: Trace, outer: Any) -> Any:
 
 class Tracing:
     depth = 0  # static functions tracing right now (nested calls run dynamically)
-    tracers: ClassVar[list[Tracer]] = []  # their tracers, innermost last (told of the tensors builtins make)
 
 
 def failure(name: str, guard: Any, now: Any) -> str:
     """The note for a guard that failed: the condition, its line, and what it was when traced."""
-    span = getattr(guard.site, "span", None)
-    if span is None:
-        what = "a value the trace depended on"
-    else:
-        line = span.source.line(span.line)
-        text = line[span.column - 1 : span.end_column - 1 if span.end_line == span.line else None].strip()
-        what = f"the condition `{text}` on line {span.line}" if guard.how == "bool" else f"`{text}` on line {span.line}"
-    return f"static({name}) re-traced {name}: {what} was {guard.observed!r} when traced and is {now!r} now"
+    return (
+        f"static({name}) re-traced {name}: {decision_text(guard)} was {guard.observed!r} when traced and is {now!r} now"
+    )
 
 
 def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
@@ -324,7 +322,8 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     effects = [source for _, _, source in trace.effects if source is not None]
     keep = saved(trace, [*outputs, *effects])
     forward_source = forward_code(trace, keep)
-    bare_source = forward_code(trace, keep, bare=True)
+    asks = (hooks.watch, hooks.long_product)  # the host's sizes (each session's): what its bare forward calls whole
+    bare_source = forward_code(trace, keep, bare=True, asks=asks)
     backward_source = backward_code(trace, outputs) if leaves(trace) else None
     forward = lazily(forward_source, "forward")  # needed only for large values (replaying.py)
     backward = backward_source.compile("backward") if backward_source is not None else None
@@ -332,8 +331,10 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     entry = Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
     entry.bare, entry.bare_source = bare_source.compile("forward"), "\n".join(bare_source.lines)
     entry.plan = make_plan(trace, keep, outputs)
+    entry.plan.asks = asks
     entry.made_by = {s.out.number: s.op.name for s in trace.steps}
     entry.plan.hung = {n: (i, static_call_op(entry.made_by.get(n))) for i, n in enumerate(entry.plan.outputs)}
+    entry.check = compile_check(trace.outside, *trace.outside.start)
     return entry
 
 
@@ -358,19 +359,6 @@ def result_vars(encoded: Any) -> list[Var]:
 
 
 def describe(key: Any) -> str:
-    """A signature as static_info shows it: `(float[3] requires_grad, 2)`."""
-
-    def one(part: Any) -> str:
-        kind, rest = part[0], part[1:]
-        if kind == "tensor":
-            shape, dtype, rg = rest
-            return f"{dtype}[{', '.join(map(str, shape))}]" + (" requires_grad" if rg else "")
-        if kind in ("list", "tuple"):
-            inner = ", ".join(one(p) for p in rest[0])
-            return f"[{inner}]" if kind == "list" else f"({inner})"
-        if kind == "same":
-            return f"the tensor of argument {rest[0] + 1}"
-        return repr(rest[0])
-
+    """A cache key as static_info shows it: `(float[3] requires_grad, 2)`."""
     args, grad_mode = key
-    return f"({', '.join(one(a) for a in args)})" + ("" if grad_mode else " under no_grad")
+    return f"({', '.join(described_text(a) for a in args)})" + ("" if grad_mode else " under no_grad")

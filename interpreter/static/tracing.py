@@ -6,105 +6,48 @@ arguments as given and its output; and `on_value`, for every tensor that becomes
 (a condition's truth, `.item()`, an index), which the trace must guard.
 
 Each tensor the trace meets gets a variable number: the arguments first (in the order their
-tensors appear in the arguments), then each op's output. A tensor that comes from elsewhere (a
-closure's weight, a constant made inside the function with `zeros(...)` or a number written in
-an expression) is *captured*: the trace keeps the tensor object itself, and each replay reads
-its values as they are then. Nothing else is kept: no text of the program ever becomes code.
+tensors appear in the arguments), then each op's output. A tensor that comes from elsewhere is
+*captured*. One read from outside the function (a global weight, a closure's, one in a global
+list) is named by its number in the call's walk (guard_model.py): each replay reads it again by
+reference, through the same names. One the function made (`zeros(3)`, or a number written in an
+expression) is kept as made. The evaluator tells the tracer every name the function reads from
+outside itself (`read`, `read_module`), which the trace then guards; every scope a call inside
+it makes (`entered`), which is the function's own; and what each builtin returned (`returned`).
+Nothing else is kept: no text of the program ever becomes code.
 """
 
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from dglang.autograd import Tensor
 from dglang.autograd.node import is_grad_enabled
 from dglang.autograd.op import Op
+from dglang.autograd.shaping import Index
 from dglang.autograd.tensor import lift, recording
+from dglang.interpreter.library.runtime import Env
 
+from .guard_model import Read, Unguardable, Walk
+from .side_effects import Snapshot, snapshot
+from .trace_form import Const, Guard, Nested, Step, Trace, Var
 from .trace_steps import Detach, Pick, RuleCall, traceable
-
-
-@dataclass(frozen=True, slots=True)
-class Var:
-    """A tensor of the trace: `t3` in the code."""
-
-    number: int
-
-
-@dataclass(frozen=True, slots=True)
-class Const:
-    """Any other argument of an op (an axis, a shape, Python's `operator.gt`): passed as the object."""
-
-    value: Any
-
-
-@dataclass(slots=True)
-class Step:
-    """One op of the trace: `out = op.forward(*args)`.
-
-    args      Var, Const, or a tuple of Vars (a variadic op's list), in forward's order
-    inputs    the positions of args that are the op's inputs (its rule sends each a gradient)
-    recorded  the op recorded a node when traced, so gradients flow back through it
-    site      where the program ran it (its span, for the listing's comments)
-    """
-
-    op: type[Op]
-    args: tuple[Any, ...]
-    inputs: frozenset[int]
-    out: Var
-    recorded: bool
-    site: Any
-    shape: tuple[int, ...] = ()
-    call: Any = None  # the DG call it ran in (recording.call), for a graph rebuilt for pictures
-
-
-@dataclass(slots=True)
-class Guard:
-    """A decision the trace depended on: `var` became the Python value `observed` (by `how`)
-    right after step `after` (-1: before any step)."""
-
-    var: Var
-    how: str  # "bool", "item", "int" or "tolist"
-    observed: Any
-    after: int
-    site: Any
-
-
-@dataclass
-class Trace:
-    """What one run of a function did, as straight-line steps over variables."""
-
-    inputs: list[Var] = field(default_factory=list)
-    captured: list[tuple[Var, Tensor]] = field(default_factory=list)
-    steps: list[Step] = field(default_factory=list)
-    guards: list[Guard] = field(default_factory=list)
-    shapes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # each variable's shape when traced
-    dtypes: dict[int, str] = field(default_factory=dict)
-    needs_grad: set[int] = field(default_factory=set)  # variables that required grad when traced
-    result: Any = None  # the function's value, with Vars in place of its tensors (see encode_result)
-    refused: str | None = None  # why this run cannot be a static graph (see Tracer.refuse)
-    # What a training step does besides computing its result (see Tracer.finish): each a
-    # (what, tensor's variable, source variable or None): ("data", w, t9) is `w`'s values
-    # replaced in place by t9's, ("grad", w, t12) is `w.grad` set to t12 (None: to None).
-    effects: list[tuple[str, Var, Var | None]] = field(default_factory=list)
-    grad_reads: dict[int, Var] = field(default_factory=dict)  # a captured tensor that was w.grad: w
-    grad_was_none: dict[int, bool] = field(default_factory=dict)  # per tensor requiring grad, when met
-    fresh: set[int] = field(default_factory=set)  # tensors the function made (zeros(3)): new ones each call
-    literals: dict[int, Any] = field(default_factory=dict)  # variables holding a number the program wrote
-    frees: dict[int, list[int]] = field(default_factory=dict)  # after step i, the values let go (optimizing.py)
-
-    @property
-    def size(self) -> int:
-        return len(self.inputs) + len(self.captured) + len(self.steps)
 
 
 class Tracer:
     """Listens to the engine while the function runs (recording.listen) and builds its Trace."""
 
-    def __init__(self, arguments: list[Tensor]) -> None:
+    def __init__(self, walk: Walk, arguments: list[Tensor], label: Callable[[Env, str], str]) -> None:
         self.trace = Trace()
+        self.walk = walk  # the arguments' walk, which each read from outside goes on with
+        self.label = label  # how a note names a variable found in a scope ("the global `scale`")
+        self.inside: set[int] = set()  # the scopes made while tracing (the function's own), by id
+        self.reads: dict[tuple[int, str], Read] = {}  # by scope and name
+        self.trace.outside.start = (len(walk.tensors), len(walk.seen))
+        self.read_containers = Snapshot()  # the lists and dicts it read, as they were (side_effects.py)
         self.by_id: dict[int, Var] = {}
         self.by_data: dict[int, Var] = {}  # the array a variable holds: `x.detach()` shares it
         self.alive: list[Any] = []  # every tensor met, kept so that no id is reused while tracing
@@ -118,7 +61,9 @@ class Tracer:
         self.outer: Any = None  # the DG call the traced call was made from (recording.call then)
         for t in arguments:
             if id(t) not in self.by_id:
-                self.trace.inputs.append(self._met(t))
+                var = self._met(t)
+                self.trace.inputs.append(var)
+                self.trace.outside.sources[var.number] = walk.seen[id(t)][1]
 
     def _met(self, t: Tensor) -> Var:
         """A variable for an argument's or a captured tensor, whose state the trace may change."""
@@ -139,15 +84,19 @@ class Tracer:
         return var
 
     def var(self, t: Tensor) -> Var:
-        """The variable of `t`; a tensor not met before is captured (or is a detached copy of one)."""
+        """The variable of `t`. A tensor not met before is a number written in the program, one
+        read from outside (in an argument, or through a name: read again there at each call),
+        w.grad as a backward pass found it, a detached copy of one met, or one the function made."""
         var = self.by_id.get(id(t))
         if var is not None:
-            if t.data is not self.values[var.number]:  # updated in place since: its new values
+            # updated in place since: its new values (a number written in the program is one variable
+            # for every tensor the engine made of it: `1 - beta1` computed twice is two floats)
+            if t.data is not self.values[var.number] and var.number not in self.trace.literals:
                 return self.by_data.get(id(t.data)) or self._lost(var)
             return var
         data = t.data
         if type(data) in (int, float, bool):  # a number written in the program (`x * 2`): the engine lifted it
-            key = (type(data), data)
+            key = (type(data), data.hex() if type(data) is float else data)  # 0.0 and -0.0 are two numbers
             var = self.literal_vars.get(key)
             if var is not None:  # the same number again: the same variable
                 self.by_id[id(t)] = var
@@ -157,7 +106,18 @@ class Tracer:
             self.trace.captured.append((var, t))
             self.trace.literals[var.number] = data
             return var
-        shared = self.by_data.get(id(data))
+        mark = self.walk.seen.get(id(t))
+        if mark is not None and mark[1] >= 0:  # read from outside, or in an argument: read again there
+            var = self._met(t)
+            self.trace.captured.append((var, t))
+            self.trace.outside.sources[var.number] = mark[1]
+            return var
+        if id(t) in self.grad_of:  # w.grad as it was when `grad` began: read from w at each call
+            var = self._met(t)
+            self.trace.captured.append((var, t))
+            self.trace.grad_reads[var.number] = self.grad_of[id(t)]
+            return var
+        shared = self.by_data.get(id(data)) or self._walked_data(data)
         if shared is not None:  # x.detach(): the same values, cut off from the graph
             var = self._new(t)
             self.trace.steps.append(Step(Detach, (shared,), frozenset(), var, False, None, t.shape))
@@ -168,22 +128,73 @@ class Tracer:
             self.trace.captured.append((var, private))
             self.trace.fresh.add(var.number)
             return var
+        # From nowhere the trace can name (a method held in a global, `m = w.sum`): the tensor
+        # itself, whose holder the trace guards by identity; its values read at each call.
         var = self._met(t)
         self.trace.captured.append((var, t))
-        if id(t) in self.grad_of:  # w.grad as it was when `grad` began: read from w at each call
-            self.trace.grad_reads[var.number] = self.grad_of[id(t)]
         return var
 
-    def created(self, made: Any, random: bool) -> None:
-        """A builtin made tensors (zeros, tensor, randn): told by the wrapper static_builtins puts
-        around them. Random ones cannot be replayed (each call would draw new numbers)."""
-        if random:
-            self.refuse("it draws random numbers (randn, rand, seed or moons), new ones at each call")
-        for t in made if isinstance(made, tuple | list) else (made,):
-            if isinstance(t, Tensor):
-                private = Tensor(t.data, requires_grad=t.requires_grad)
-                self.made[id(t)] = private
-                self.alive.append(t)
+    def _walked_data(self, data: Any) -> Var | None:
+        """The variable of a tensor read from outside that holds `data` (`W.detach()`, W a global)."""
+        for t in self.walk.tensors:
+            if t.data is data:
+                return self.var(t)
+        return None
+
+    # ---- the evaluator's events (runtime.watching) ----------------------------------------------
+    def read(self, start: Env, name: str, value: Any) -> None:
+        """The function read `name`, looking it up from `start`: guarded, unless a scope of its own has it."""
+        scope: Env | None = start
+        while scope is not None and id(scope) in self.inside:
+            if name in scope.vars:
+                return
+            scope = scope.parent
+        if scope is not None and (id(scope), name) not in self.reads:
+            self._guard(Read(scope, name, self.label(scope, name)), value)
+
+    def read_module(self, module: Any, name: str, value: Any) -> None:
+        """The function read `nn.name`: guarded, as the module's own name."""
+        if (id(module.env), name) not in self.reads:
+            self._guard(Read(module.env, name, f"`{module.name}.{name}`", module), value)
+
+    def _guard(self, read: Read, value: Any) -> None:
+        before = len(self.walk.tensors)
+        try:
+            read.described = self.walk.describe(value)
+        except Unguardable as e:
+            self.refuse(f"it reads {read.label}, which holds {e}: too many to check at each call")
+            return
+        read.value = value
+        if type(value) in (list, dict, tuple):
+            snapshot(
+                [(read.name if read.module is None else f"{read.module.name}.{read.name}", value)], self.read_containers
+            )
+        self.reads[(id(read.scope), read.name)] = read
+        self.trace.outside.add(read)
+        for number in range(before, len(self.walk.tensors)):
+            t = self.walk.tensors[number]
+            self.trace.outside.owners[number] = read.label if t is value else f"a tensor in {read.label}"
+            self.alive.append(t)
+
+    def entered(self, scope: Env) -> None:
+        """A scope made while tracing (a call's, a comprehension's): the function's own."""
+        self.inside.add(id(scope))
+        self.alive.append(scope)
+
+    def returned(self, builtin: Any, args: list[Any], value: Any) -> None:
+        """A builtin returned `value`. A tensor in it the trace has not met was made by the builtin:
+        kept as made, when its values follow from what the trace guards; else the trace refuses."""
+        name = builtin.name
+        if name in RANDOM:
+            self.refuse(f"it draws random numbers ({name}), new ones at each call")
+        for t in value if type(value) in (tuple, list) else (value,):
+            if type(t) is not Tensor or id(t) in self.by_id or id(t) in self.walk.seen:
+                continue
+            if name not in MAKERS or (name not in SHAPE_ONLY and holds_tensor(args)):
+                what = "from the values of other tensors" if name in MAKERS else "that no op made"
+                self.refuse(f"{name}() gives it a tensor {what}, which a trace cannot follow")
+            self.made[id(t)] = Tensor(t.data, requires_grad=t.requires_grad)
+            self.alive.append(t)
 
     def _lost(self, var: Var) -> Var:
         self.refuse("a tensor's values were replaced by ones no op made (an item assignment?)")
@@ -201,18 +212,42 @@ class Tracer:
                     encoded.append(tuple(self.var(lift(x) if type(x) is not Tensor else x) for x in a))
                 elif type(a) is Tensor or type(a) in (int, float, bool):
                     encoded.append(self.var(a if type(a) is Tensor else self._constant(a)))
+                elif a is None:  # an optional input left out (conv2d's bias)
+                    encoded.append(Const(None))
                 else:  # an array the engine computed from values with NumPy: the trace cannot follow it
                     self.refuse(f"the engine gave {op.name} a value computed outside its ops")
                     encoded.append(self.var(self._constant(a)))
-            elif type(a) is Tensor:  # where's condition: its values
-                encoded.append(self.var(a))
-            else:
-                if isinstance(a, tuple | list) and any(isinstance(x, Tensor) for x in a):  # x[arange(n), labels]
-                    self.refuse(f"it gives {op.name} tensors inside a tuple (an index), which a trace does not follow")
-                encoded.append(Const(a))
+            else:  # where's condition, an index `x[rows, labels]`: the values of the tensors in it
+                encoded.append(self.argument(a, index=op is Index))
         var = self._new(out)
         recorded = out.grad_fn is not None
         self.trace.steps.append(Step(op, tuple(encoded), places, var, recorded, site_now(), out.shape, recording.call))
+
+    def argument(self, a: Any, index: bool = False) -> Any:
+        """An op's argument other than its inputs: a Const, or where it holds tensors (where's
+        condition, an index), a Var or a Nested with a Var for each. A bool tensor in an `index`
+        picks as many elements as it has True values, which sets the result's shape: guarded, by
+        its count."""
+        if type(a) is Tensor:
+            var = self.var(a)
+            if index and a.dtype == "bool":
+                count = int(np.count_nonzero(a.data))
+                self.trace.guards.append(Guard(var, "count", count, len(self.trace.steps) - 1, site_now()))
+            return var
+        if type(a) is np.ndarray:  # a tensor's values, as the engine hands them to a rule (Take's positions)
+            var = self.by_data.get(id(a)) or self._walked_data(a)
+            if var is not None:
+                return var
+        if type(a) in (tuple, list) and (holds_tensor([a]) or self._holds_known_array(a)):
+            return Nested(type(a)(self._inner(x, index) for x in a))
+        return Const(a)
+
+    def _holds_known_array(self, a: Any) -> bool:
+        return any(type(x) is np.ndarray and id(x) in self.by_data for x in a)
+
+    def _inner(self, a: Any, index: bool) -> Any:
+        inner = self.argument(a, index)
+        return inner.value if type(inner) is Const else inner.value if type(inner) is Nested else inner
 
     def _constant(self, x: Any) -> Tensor:
         """A plain number where an op takes a tensor (`x * 2`): the tensor the engine made of it."""
@@ -221,6 +256,9 @@ class Tracer:
         return t
 
     def on_value(self, t: Tensor, value: Any) -> None:
+        if type(value) is str:  # print(x), str(x), f"{x}": text no guard could check again
+            self.refuse("it turns a tensor's values into text (print, str, an f-string)")
+            return
         how = "bool" if type(value) is bool else "tolist" if type(value) is list else "item"
         if how == "item" and type(value) is int and t.dtype == "int" and t.shape == ():
             how = "int"
@@ -249,8 +287,8 @@ class Tracer:
             elif isinstance(a, tuple) and a and all(type(x) is Tensor for x in a):
                 args.append(tuple(self.var(x) for x in a))
                 requiring.append(tuple(x.requires_grad for x in a))
-            else:
-                args.append(Const(a))
+            else:  # an index with tensors in it: their values at each call
+                args.append(self.argument(a))
                 requiring.append(None)
         site = getattr(node, "where", None) or site_now()
         call = Var(len(self.values))
@@ -265,8 +303,15 @@ class Tracer:
         """A backward pass begins: its rules' ops are traced like any other; the leaves it will
         accumulate into are met now, and a .grad they hold already is read from them at each call."""
         stack, seen = [root], {id(root)}
+        made = {step.out.number for step in self.trace.steps}
         while stack:
-            node = stack.pop().grad_fn
+            top = stack.pop()
+            node = top.grad_fn
+            if node is not None and (id(top) not in self.by_id or self.by_id[id(top)].number not in made):
+                # a tensor computed before the call (an argument `w * 2`): the pass goes on into
+                # the caller's graph, which is not the function's to replay
+                self.refuse("its `grad` reaches into the graph of a tensor computed outside it")
+                return
             for t in node.inputs if node is not None else ():
                 if t.requires_grad and id(t) not in seen:
                     seen.add(id(t))
@@ -313,9 +358,26 @@ class Tracer:
         return Const(value)
 
 
-def reads(step: Step) -> list[Var]:
-    """The variables a step reads."""
-    return [x for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)]
+# The builtins whose tensors a trace may keep as made: their values follow from their arguments,
+# which the trace guards (zeros_like and ones_like read only a tensor's shape); the data sets are
+# files shipped with DG. Random ones draw new values at each call.
+MAKERS = frozenset(
+    ("tensor", "zeros", "ones", "full", "zeros_like", "ones_like", "arange", "linspace", "eye", "digits", "shakespeare")
+)
+SHAPE_ONLY = frozenset(("zeros_like", "ones_like"))
+RANDOM = frozenset(("randn", "rand", "moons", "seed", "randint", "randperm"))
+
+
+def holds_tensor(args: Any) -> bool:
+    """Is there a tensor among these arguments (inside lists and tuples too)?"""
+    stack = [args]
+    while stack:
+        for a in stack.pop():
+            if type(a) is Tensor:
+                return True
+            if type(a) in (list, tuple):
+                stack.append(a)
+    return False
 
 
 def site_now() -> Any:

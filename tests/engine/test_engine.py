@@ -189,6 +189,20 @@ def test_in_place_update_of_a_leaf_needs_no_grad() -> None:
     assert w.tolist() == [0.5, 1.0]
 
 
+def test_an_update_writes_into_an_array_only_when_nothing_else_holds_it() -> None:
+    w, step = tensor([1.0, 2.0], requires_grad=True), tensor([0.5, 0.5])
+    with no_grad():
+        w -= step  # an optimiser's step: nothing else holds w's array, which is updated where it is
+        array = w.data
+        w -= step  # `array` holds it now: a new one, and `array` keeps the values it had
+        assert array.tolist() == [0.5, 1.5] and w.tolist() == [0.0, 1.0]
+        copy = w.detach()  # the same array, shared
+        for update in (lambda: w.__iadd__(2.0), lambda: w.__imul__(step), lambda: w.__itruediv__(step)):
+            update()
+            assert copy.tolist() == [0.0, 1.0], "a tensor sharing the old array sees no update"
+        assert w.tolist() == [2.0, 3.0]
+
+
 def test_in_place_on_a_recorded_tensor_outside_no_grad_records_out_of_place() -> None:
     x = tensor([1.0, 2.0], requires_grad=True)
     y = x * 3

@@ -95,6 +95,7 @@ def test_every_keyword_of_the_grammar_is_coloured_as_one() -> None:
         assert kind in Keyword or kind is Operator.Word, word
 
 
+@pytest.mark.every_op
 def test_every_builtin_is_coloured_as_one_and_nothing_else_is() -> None:
     names = set(new_session().builtins.vars)
     assert builtin_names() == names

@@ -328,3 +328,38 @@ def test_imports_go_to_definitions_in_the_module_file_and_complete_its_names(tmp
         assert await editor.change(LESSON, version=5, uri=lesson) == []
 
     talk(conversation)
+
+
+def test_a_newer_text_cancels_the_reading_still_waiting_for_its_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Readings of one document queued while a long one runs: only the newest is made (typing in a long
+    document queued a reading per pause, each shown long after it was stale). Counted: which texts
+    were read, with the first reading held until the others are asked for."""
+    import asyncio
+    import threading
+
+    from dglang.interpreter.frontends.lsp import documents
+    from dglang.interpreter.frontends.lsp.analysis import Analysis
+    from dglang.interpreter.frontends.sessions import new_session
+
+    started, gate, read = threading.Event(), threading.Event(), []
+
+    def analyze(session: object, text: str, name: str, modules: object) -> Analysis:
+        read.append(text)
+        started.set()
+        gate.wait(30)
+        return Analysis(text)
+
+    monkeypatch.setattr(documents, "analyze", analyze)
+
+    async def typing() -> None:
+        held = documents.Documents(new_session(), documents.reader())
+        first = held.read(URI, "first")
+        await asyncio.get_running_loop().run_in_executor(None, started.wait, 30)
+        second, third = held.read(URI, "second"), held.read(URI, "third")
+        ready = asyncio.ensure_future(held.ready(URI))  # waits for the newest reading, through the others
+        gate.set()
+        await asyncio.wait_for(ready, 30)
+        assert second.cancelled() and not first.cancelled() and not third.cancelled()
+
+    asyncio.run(typing())
+    assert read == ["first", "third"]

@@ -5,11 +5,12 @@
   running the tests, wherever they stand in the command (after `VAR=value`, a pipe, a `;`); `uv run
   COMMAND` is COMMAND in that Python's environment, so the blocks run the same without uv (pip route).
 - Every ```dg block in docs/*.md is a program, run in a fresh Session as the file `example.dg` in
-  docs/. When a ```text block follows it (at most one blank line between), what the program prints
-  must be exactly that text. A block marked ```dg error must stop with an error, and its ```text
-  block ends with the error report exactly as `dg` prints it; any other block must run without one.
-  A block marked ```dg file NAME.dg shows a module the examples import: it must be exactly the file
-  docs/NAME.dg.
+  docs/, with the course library on the library path as `dg --lib programs` puts it (`import nn`
+  reads programs/nn.dg). When a ```text block follows it (at most one blank line between), what the
+  program prints must be exactly that text. A block marked ```dg error must stop with an error, and
+  its ```text block ends with the error report exactly as `dg` prints it; any other block must run
+  without one. A block marked ```dg from PATH shows part of a file of the project (the course
+  library: ```dg from programs/nn.dg): it must be in that file, verbatim.
 - Every ```python block in docs/*.md is an excerpt of the source (interpreter/ or autograd/), verbatim.
 """
 
@@ -28,6 +29,7 @@ import pytest
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.frontends.sessions import new_session as Session
+from dglang.interpreter.host.module_files import Folder
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -91,6 +93,7 @@ def run_example(code: str) -> tuple[str, DGError | None]:
     """What a docs example prints, and the error it stopped with (if any)."""
     out = io.StringIO()
     session = Session(out=out, base_dir=ROOT / "docs")
+    session.modules.library = [Folder(ROOT / "programs", "programs")]  # `dg --lib programs`, run from the root
     try:
         session.run(code, "example.dg")
     except DGError as e:
@@ -99,11 +102,11 @@ def run_example(code: str) -> tuple[str, DGError | None]:
 
 
 def check_example(mark: str, code: str, expected: str | None) -> None:
-    if mark.startswith("file "):  # a module the examples import, shown as it is
-        shown = ROOT / "docs" / mark.removeprefix("file ").strip()
-        assert shown.is_file() and shown.read_text() == code, f"```dg {mark} differs from docs/{shown.name}"
+    if mark.startswith("from "):  # part of a file the examples use (the course library), shown as it is
+        shown = ROOT / mark.removeprefix("from ").strip()
+        assert shown.is_file() and code in shown.read_text(), f"```dg {mark}: this block is not in {shown.name}"
         return
-    assert mark in ("", "error"), f"unknown mark ```dg {mark}: use ```dg, ```dg error or ```dg file NAME.dg"
+    assert mark in ("", "error"), f"unknown mark ```dg {mark}: use ```dg, ```dg error or ```dg from PATH"
     printed, error = run_example(code)
     if mark == "error":
         assert error is not None, f"the example should stop with an error, but it ran and printed:\n{printed}"

@@ -24,12 +24,12 @@ from hypothesis import strategies as st
 
 from dglang.interpreter.diagnostics.escaping import shown_name
 from dglang.interpreter.frontends.grading import submissions
+from dglang.interpreter.frontends.grading.program_choice import find_program
 from dglang.interpreter.frontends.grading.submissions import (
     MAX_DEPTH,
     Submission,
     SubmissionProblem,
     copy_submission,
-    find_program,
     find_submissions,
 )
 

@@ -16,10 +16,10 @@ import pytest
 
 from dglang.autograd import hooks
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.frontends import cli
+from dglang.interpreter.frontends import cli, sessions
 from dglang.interpreter.frontends.repl import Outcome, Repl
 from dglang.interpreter.frontends.sessions import new_session as Session
-from dglang.interpreter.host import memory
+from dglang.interpreter.host import allocator, memory
 from dglang.interpreter.host.guards import Guards
 from dglang.interpreter.host.limits import Limits
 
@@ -168,3 +168,39 @@ def test_a_memory_bomb_on_the_command_line(tmp_path: Path, capsys: pytest.Captur
     assert cli.main(["--max-memory", f"{(held() + 150 * MiB) // MiB}M", str(path)]) == cli.EXIT_RUNTIME
     err = capsys.readouterr().err
     assert err.startswith(f"{path}:") and "MemoryError" in err
+
+
+# ---- the allocator keeps freed memory for the next op (host/allocator.py) ------------------------
+class FakeMallopt:
+    """glibc's mallopt as ctypes gives it (argtypes and restype are set on it), noting each call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+
+    def __call__(self, option: int, value: int) -> int:
+        self.calls.append((option, value))
+        return 1
+
+
+class FakeLibc:
+    def __init__(self) -> None:
+        self.mallopt = FakeMallopt()
+
+
+def test_glibc_is_told_to_keep_freed_memory_unless_its_own_variables_say(monkeypatch: pytest.MonkeyPatch) -> None:
+    libc = FakeLibc()
+    monkeypatch.setattr(allocator.ctypes, "CDLL", lambda name: libc)
+    monkeypatch.setattr(allocator.os, "confstr", lambda name: "glibc 2.36")
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "0")  # the person's own setting wins
+    assert allocator.keep_freed_memory()
+    assert libc.mallopt.calls == [(allocator.M_MMAP_THRESHOLD, allocator.MMAP_THRESHOLD)]
+    monkeypatch.setattr(allocator.os, "confstr", lambda name: None)  # musl: no such setting
+    assert not allocator.keep_freed_memory()
+
+
+def test_every_front_end_s_session_keeps_freed_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    kept: list[bool] = []
+    monkeypatch.setattr(sessions, "keep_freed_memory", lambda: kept.append(True))
+    Session(out=io.StringIO())
+    assert kept == [True]

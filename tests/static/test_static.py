@@ -152,10 +152,11 @@ ALLOWED = re.compile(
 def test_injection_through_names_strings_and_numbers_fails(body: str) -> None:
     program = f"""
     __import__ = 5
+    nasty = {{"'); __import__('os').system('echo pwned'); ('": 2.0, "\\r\\nimport os": [1, "\\u2028"]}}
     def f(x, s):
         os = "\\r\\nimport os\\u2028os.system('echo pwned')  # "
-        exec_ = os + s
-        return {body}
+        exec_ = os + s + str(nasty["\\r\\nimport os"][1])
+        return {body} * nasty["'); __import__('os').system('echo pwned'); ('"]
     g = static(f)
     for i in range(3):
         y = g(tensor([1.0, 2.0]), "'); __import__('os').system('echo pwned'); ('")
@@ -167,7 +168,26 @@ def test_injection_through_names_strings_and_numbers_fails(body: str) -> None:
     for entry in fn.cached():  # type: ignore[attr-defined]
         for line in (entry.source + "\n" + entry.bare_source).splitlines():  # the checked code and the bare
             assert ALLOWED.fullmatch(line.strip()), line
+        for line in entry.check.source.splitlines():  # the guards on what it read
+            assert CHECK_ALLOWED.fullmatch(line.strip()), line
+        for line in entry.plan.call.source.splitlines():  # the call around the forward
+            assert CALL_ALLOWED.fullmatch(line.strip()), line
     assert "pwned" not in out
+
+
+# The call around the forward (replaying.call_code): the same.
+CALL_ALLOWED = re.compile(
+    r"(?:def|return|if|is|not|None|else|call|tensors|forward|hanging|hang|values|out|data|grad|requires_grad"
+    r"|(?:g|c|r|T|type|failed|changed)\d+|\d+|[()\[\],:=.*\- ]|==)+"
+)
+
+
+# The guards on what a trace read (guard_code.py): its names and Python's words, nothing else.
+CHECK_ALLOWED = re.compile(
+    r"(?:def|return|if|is|not|in|and|None|True|False|check|walk|tensors|seen|append|get|data|shape|dtype|kind"
+    r"|requires_grad|grad_fn|grad|hex|Tensor|ndarray|generic|isinstance|or|type|id|len|list|dict|float|set|map|M"
+    r"|(?:v|x|n|vars|k|t|o|m)\d+|\d+|[()\[\],:=!.\- ]|==)+"
+)
 
 
 def test_the_listing_escapes_control_characters_of_the_source() -> None:
@@ -229,7 +249,9 @@ def test_a_training_step_with_grad_and_updates_in_place_gives_the_dynamic_number
     assert static_out == dynamic_out
     fn = static_of(session, "fast")
     assert fn.traces == 2, err  # type: ignore[attr-defined]  # the second: W1.grad is no longer None
-    assert re.search(r"re-traced step: the .grad of (W1|b1|W2|b2) was None when traced and is set now", err), err
+    assert re.search(
+        r"re-traced step: the .grad of the global `(W1|b1|W2|b2)` was None when traced and is set now", err
+    ), err
     assert fn.cached()[-1].calls == 11  # type: ignore[attr-defined]
 
 

@@ -1,0 +1,141 @@
+"""The static-vs-dynamic oracle: generated programs (tests/support/static_programs.py) run with
+their function made static and without must print the same values and gradients, bit for bit.
+
+Each program's `f` branches on tensor values and on globals, loops, reads a closure, a dict of
+weights and a helper, and may take `grad` inside; between its calls the program changes what `f`
+reads (numbers, strings, a closure's list, tensors rebound or updated in place, the helper
+redefined, shapes, requires_grad), passes aliased and captured tensors, keyword arguments and
+signed zeros, and takes gradients and second derivatives of the results. DG_STATIC_PROGRAMS sets
+how many programs a run draws (300 by default).
+
+The tests below it show the oracle fails when one kind of guard is switched off: each breaks one
+part of static(f) and finds a program among the first ones drawn whose output then differs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from static_programs import Builder, run_both, seeded
+
+from dglang.interpreter.static import generating, replaying, static_calls
+from dglang.interpreter.static import guard_model as guards
+from dglang.interpreter.static.guard_code import compile_check
+
+PROGRAMS = int(os.environ.get("DG_STATIC_PROGRAMS", "300"))
+
+
+@settings(max_examples=PROGRAMS, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_static_f_prints_what_f_prints(data: st.DataObject) -> None:
+    program = Builder(lambda options: data.draw(st.sampled_from(list(options)))).program()
+    static, dynamic = run_both(program)
+    assert static == dynamic, program
+
+
+# ---- the oracle fails when a guard is switched off -------------------------------------------------
+def differing(limit: int = 200) -> int | None:
+    """The seed of the first program (of `limit`) whose static and dynamic outputs differ."""
+    for seed in range(limit):
+        static, dynamic = run_both(Builder(seeded(seed)).program())
+        if static != dynamic:
+            return seed
+    return None
+
+
+@contextmanager
+def replaced(owner: Any, name: str, value: Any) -> Iterator[None]:
+    original = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, original)
+
+
+def reads_unchecked(self: guards.Outside, walk: guards.Walk) -> None:
+    for read in self.reads:  # the tensors read again, nothing compared
+        walk.describe(read.now())
+
+
+def float_without_sign(original: Callable[..., Any]) -> Callable[..., Any]:
+    def describe(self: guards.Walk, value: Any, depth: int = 0) -> Any:
+        return (float, value) if type(value) is float else original(self, value, depth)
+
+    return describe
+
+
+def tensors_never_the_same(original: Callable[..., Any]) -> Callable[..., Any]:
+    def describe(self: guards.Walk, value: Any, depth: int = 0) -> Any:
+        if type(value) is guards.Tensor and id(value) in self.seen:  # met again: described as if new
+            return (guards.TENSOR, value.shape, value.dtype, value.requires_grad, value.grad_fn is None, None)
+        return original(self, value, depth)
+
+    return describe
+
+
+def captured_as_traced(original: Callable[..., Any]) -> Callable[..., Any]:
+    """The call a trace's code makes, reading each tensor it captured from outside as the tensor
+    it was when traced (not again through the names it read)."""
+
+    def call_code(trace: Any, plan: Any, places: Any, kept: Any) -> Any:
+        captured = dict(trace.captured)
+        inputs = {v.number for v in trace.inputs}
+        plan.sources = [
+            s if type(s) is not int or v.number in inputs else captured[v]
+            for v, s in zip(generating.arguments(trace), plan.sources, strict=True)
+        ]
+        return original(trace, plan, places, kept)
+
+    return call_code
+
+
+BROKEN = {
+    "names read from outside f": lambda: replaced(guards.Outside, "check", reads_unchecked),
+    "the sign of a zero": lambda: replaced(guards.Walk, "describe", float_without_sign(guards.Walk.describe)),
+    "tensors read again by reference": lambda: replaced(
+        replaying, "call_code", captured_as_traced(replaying.call_code)
+    ),
+    "which tensors are the same tensor": lambda: replaced(
+        guards.Walk, "describe", tensors_never_the_same(guards.Walk.describe)
+    ),
+    "decisions on tensor values": lambda: replaced(generating, "_guard", lambda code, number, guard: None),
+}
+
+
+@pytest.mark.parametrize("part", BROKEN, ids=list(BROKEN))
+def test_the_oracle_fails_without(part: str) -> None:
+    with BROKEN[part]():
+        found = differing()
+    assert found is not None, f"no program differed with {part} switched off"
+
+
+def test_the_guards_as_code_decide_as_the_guards_do() -> None:
+    """Each trace's reads are checked by generated code (guard_code.py) before the description
+    walk: on the generated programs, the two agree at every call."""
+    disagreements: list[str] = []
+
+    def checking(outside: guards.Outside, *start: int) -> Any:
+        fast = compile_check(outside, *start)
+        if fast is None:
+            return None
+
+        def both(walk: guards.Walk) -> bool:
+            copy = walk.fork()
+            passed, slow = fast(walk), outside.check(copy)
+            if passed != (slow is None):
+                disagreements.append(f"{passed} {slow}")
+            return passed
+
+        return both
+
+    with replaced(static_calls, "compile_check", checking):
+        for seed in range(100):
+            run_both(Builder(seeded(seed)).program())
+    assert disagreements == []
