@@ -43,12 +43,6 @@ except ImportError:  # Windows: a test's own processor time only
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tools"))
 
-# One BLAS thread, here and in every DG process a test starts (they inherit the environment), set
-# before NumPy is first imported: OpenBLAS's threads spin while they wait for work, and on a busy
-# machine that made the lessons take several times the processor time, and longer (docs/performance.md).
-for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(variable, "1")
-
 SLOW_SECONDS = 1.5  # processor seconds of one test, its subprocesses included
 NAMED_SECONDS = 2 * SLOW_SECONDS  # an unmarked test over this is named in the summary
 LEFT_OUT = pytest.StashKey[int]()
