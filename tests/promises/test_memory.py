@@ -97,6 +97,7 @@ def test_a_reduction_over_an_empty_axis_is_checked_before_it_allocates(reduction
     assert caught.value.kind in ("ValueError", "MemoryError") and "would have shape" in caught.value.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     [
