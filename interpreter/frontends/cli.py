@@ -21,7 +21,7 @@ from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
 from .missing import MissingPackage
-from .options import ArgumentParser, UsageError, limits_from, run_options
+from .options import EVALUATORS, ArgumentParser, UsageError, limits_from, run_options
 from .program_files import read_program
 from .streams import use_utf8
 
@@ -45,6 +45,8 @@ commands:
   dg FILE.dg --trace    run it, printing each node as it is recorded and each backward step
   dg --max-steps 100000 --timeout 10 FILE.dg
                         run an untrusted file with limits
+  dg --eval reference FILE.dg
+                        run it with the reference evaluator, which walks the syntax tree
   dg -i FILE.dg         run a program, then open the REPL with its variables
   dg -                  run a program read from standard input
   dg repl               open the REPL
@@ -81,6 +83,12 @@ def parser() -> argparse.ArgumentParser:
         help="let load_csv read files under DIR too (may be repeated)",
     )
     p.add_argument("--detect-anomaly", action="store_true", help="name the op whose gradient first holds nan or inf")
+    p.add_argument(
+        "--eval",
+        choices=EVALUATORS,
+        help="reference: walk the syntax tree, the evaluator to read and step through; accelerator: "
+        "compile it to closures first, faster (the default; DG_EVAL=reference changes it)",
+    )
     p.add_argument("--trace", action="store_true", help="print each recorded node and each backward step")
     p.add_argument("--trace-limit", type=int, default=300, metavar="N", help="trace lines to print (default 300)")
     p.add_argument(
@@ -217,6 +225,8 @@ def new_session(args: argparse.Namespace) -> Session:
         detect_anomaly=getattr(args, "detect_anomaly", False),
         library=getattr(args, "lib", []),
     )
+    if getattr(args, "eval", None) is not None:
+        session.context.evaluator = args.eval
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
         with_debugger(session, None if sys.stdin.isatty() else stdin_lines())

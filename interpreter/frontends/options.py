@@ -47,6 +47,9 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(message, self.prog)
 
 
+# What `dg --eval` may choose: the evaluators of RunContext.evaluator (semantics/context.py, which
+# this module does not import: it would bring NumPy into every start before the session is made).
+EVALUATORS = ("accelerator", "reference")
 # Each DG call holds about a dozen Python frames: 100,000 calls deep is about a gigabyte of them.
 MAX_DEPTH = 100_000
 MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}

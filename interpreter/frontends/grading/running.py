@@ -103,7 +103,7 @@ class Runner:
             program = session.compile_source(Source(name, text))
             check_names(program.resolution, session.builtins.vars.keys())
             seed(GRADING_SEED)
-            session.execute(program.code, self.scope)
+            session.execute(program, self.scope)
 
         return self.timed(run)
 
