@@ -30,8 +30,9 @@ from dglang.interpreter.library.builtin_table import make_builtins
 from dglang.interpreter.library.data_files import data_file
 from dglang.interpreter.library.runtime import Builtin, CallContext, Env, show
 from dglang.interpreter.semantics import ast_nodes as ast
+from dglang.interpreter.semantics import reference
 from dglang.interpreter.semantics.context import RunContext
-from dglang.interpreter.semantics.evaluator import Program
+from dglang.interpreter.semantics.evaluator import Program, compile_expression
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.linking import link
 from dglang.interpreter.semantics.locating import interruption
@@ -217,7 +218,8 @@ class Session:
         """The value of one expression in `env` (a debugger's breakpoint condition)."""
         source = Source(name, text)
         expr = parse_expression(text, source, 1, 1)
-        code = pipeline.compile_condition(expr, self.context)
+        compiled = reference.expression_code if self.context.evaluator == "reference" else compile_expression
+        code = compiled(expr, self.context)
         try:
             with np.errstate(all="ignore"):
                 return code(env)

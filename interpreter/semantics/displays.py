@@ -25,31 +25,36 @@ class Displays(Blocks):
         """Each key, then its value, in order (as Python evaluates them), stored in a new dict."""
         items = [(self.expr(k), self.expr(v), self.operation(k, put)) for k, v in node.items]
 
-        def run(env: Env) -> dict[Any, Any]:
+        def build_dict(env: Env) -> dict[Any, Any]:
             out: dict[Any, Any] = {}
             for key, value, store_at in items:
                 store_at(out, key(env), value(env))
             return out
 
-        return run
+        return build_dict
 
     def dict_comprehension(self, node: ast.DictComprehension) -> Eval:
         """A key and a value for each item that passes the condition; the names bound in a scope of their own."""
-        items, bind = self.items(node.iterable), self.binder(node)  # type: ignore[arg-type]
-        key, value, store_at = self.expr(node.key), self.expr(node.value), self.operation(node.key, put)
+        items, key, value = self.items(node.iterable), self.expr(node.key), self.expr(node.value)
         keep = self.test(node.condition) if node.condition is not None else None
+        store_at, bind = self.operation(node.key, put), self.binder(node.targets, node.iterable)
+        new_run, count_step = self.loop_runs(node), self.step_counter(node.span)
 
-        def run(env: Env) -> dict[Any, Any]:
-            scope, out = Env({}, env), {}
-            if watching.listener is not None:
-                watching.listener.entered(scope)
-            for item in items(env):
-                bind(scope, item)
-                if keep is None or keep(scope):
-                    store_at(out, key(scope), value(scope))
+        def build_dict_for_each(env: Env) -> dict[Any, Any]:
+            with new_run() as run:
+                scope, out = Env({}, env), {}
+                if watching.listener is not None:
+                    watching.listener.entered(scope)
+                for item in items(env):
+                    if count_step is not None:
+                        count_step()
+                    run.count += 1
+                    bind(scope.vars, item)
+                    if keep is None or keep(scope):
+                        store_at(out, key(scope), value(scope))
             return out
 
-        return run
+        return build_dict_for_each
 
 
 def put(d: dict[Any, Any], key: Any, value: Any) -> None:

@@ -60,14 +60,14 @@ def compile_expression(expr: ast.Expr, context: RunContext) -> Eval:
     resolution = resolve(ast.Module([ast.ExprStmt(expr.span, expr)]))
     code, frames = Compiler(context, resolution).expr(expr), context.frames
 
-    def run(env: Env) -> Any:
+    def value_with_call_stack(env: Env) -> Any:
         try:
             return code(env)
         except DGError as e:  # no block around it to add the call stack
             e.frames = e.frames or tuple(frames)
             raise
 
-    return run
+    return value_with_call_stack
 
 
 class Compiler(Expressions, Displays, Statements):

@@ -1,4 +1,5 @@
-"""The evaluator's expression cases: one method per kind of expression, each returning `run(env)`.
+"""The evaluator's expression cases: one method per kind of expression, each returning a closure
+`env -> value`.
 
 A case says what its node means: which parts to evaluate, and what to do with their values. It
 says it in the words of compiling.py (`apply`, `test`, ...), which put around every node what a
@@ -83,39 +84,48 @@ class Expressions(Blocks):
 
     def list_comprehension(self, node: ast.ListComprehension) -> Eval:
         """The element for each item that passes the condition; the names bound in a scope of their own."""
-        items, bind, element = self.items(node.iterable), self.binder(node), self.expr(node.element)
+        items, element = self.items(node.iterable), self.expr(node.element)
         keep = self.test(node.condition) if node.condition is not None else None
+        bind, new_run, count_step = (
+            self.binder(node.targets, node.iterable),
+            self.loop_runs(node),
+            self.step_counter(node.span),
+        )
 
-        def run(env: Env) -> list[Any]:
-            scope, out = Env({}, env), []
-            if watching.listener is not None:
-                watching.listener.entered(scope)
-            for item in items(env):
-                bind(scope, item)
-                if keep is None or keep(scope):
-                    out.append(element(scope))
+        def build_list(env: Env) -> list[Any]:
+            with new_run() as run:
+                scope, out = Env({}, env), []
+                if watching.listener is not None:
+                    watching.listener.entered(scope)
+                for item in items(env):
+                    if count_step is not None:
+                        count_step()
+                    run.count += 1
+                    bind(scope.vars, item)
+                    if keep is None or keep(scope):
+                        out.append(element(scope))
             return out
 
-        return run
+        return build_list
 
     def fstring(self, node: ast.FString) -> Eval:
         """The text, each {expression} formatted with its spec."""
         template = [(p, None) if isinstance(p, str) else ("", p.spec) for p in node.parts]
         values = [p.expr for p in node.parts if isinstance(p, ast.FormattedValue)]
-        return self.apply(node, fstring(template), *values)
+        return self.compute(node, fstring(template), *values)
 
     # ---- operators ----------------------------------------------------------------------------
     def binary(self, node: ast.Binary) -> Eval:
-        return self.apply(node, BINARY[node.op], node.left, node.right)
+        return self.compute(node, BINARY[node.op], node.left, node.right)
 
     def unary(self, node: ast.Unary) -> Eval:
-        return self.apply(node, UNARY[node.op], node.operand)
+        return self.compute(node, UNARY[node.op], node.operand)
 
     def compare(self, node: ast.Compare) -> Eval:
         """a < b (a tensor comparison gives a bool tensor); a chain a < b < c is a < b and b < c,
         each operand evaluated once."""
         if len(node.ops) == 1:
-            return self.apply(node, COMPARE[node.ops[0]], *node.operands)
+            return self.compute(node, COMPARE[node.ops[0]], *node.operands)
         operands = [self.expr(o) for o in node.operands]
         ops, truth = [self.operation(node, COMPARE[o]) for o in node.ops], self.truth(node)
 
@@ -135,20 +145,20 @@ class Expressions(Blocks):
     def and_(self, node: ast.And) -> Eval:
         left, right, truth = self.expr(node.left), self.expr(node.right), self.truth(node.left)
 
-        def run(env: Env) -> Any:
+        def and_value(env: Env) -> Any:
             a = left(env)
             return right(env) if truth(a) else a
 
-        return run
+        return and_value
 
     def or_(self, node: ast.Or) -> Eval:
         left, right, truth = self.expr(node.left), self.expr(node.right), self.truth(node.left)
 
-        def run(env: Env) -> Any:
+        def or_value(env: Env) -> Any:
             a = left(env)
             return a if truth(a) else right(env)
 
-        return run
+        return or_value
 
     def not_(self, node: ast.Not) -> Eval:
         test = self.test(node.operand)
@@ -162,7 +172,7 @@ class Expressions(Blocks):
     def attribute(self, node: ast.Attribute) -> Eval:
         if node.name == "grad":
             return self.grad_attribute(node)
-        return self.apply(node, get_attribute, node.obj, node.name)
+        return self.compute(node, get_attribute, node.obj, node.name)
 
     def grad_attribute(self, node: ast.Attribute) -> Eval:
         """`t.grad`. `grad` fills .grad only for leaves, so a tensor computed by a recorded op has
@@ -179,12 +189,12 @@ class Expressions(Blocks):
                 warn(DGError("Warning", message, node=node, clues=made_by(value, node.span)))
             return value.grad
 
-        return self.apply(node, grad_of, node.obj)
+        return self.compute(node, grad_of, node.obj)
 
     def call(self, node: ast.Call) -> Eval:
         if isinstance(node.func, ast.Attribute):  # x.sum(axis=0): the method found by name, no bound method made
-            return self.apply_call(node, method(node.func.name, self.invoke), node.func.obj)
-        return self.apply_call(node, self.invoke, node.func)
+            return self.compute_call(node, method(node.func.name, self.invoke), node.func.obj)
+        return self.compute_call(node, self.invoke, node.func)
 
     def invoke(self, f: Any, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
         """Call any callable DG value."""
@@ -249,8 +259,8 @@ class Expressions(Blocks):
     def index(self, node: ast.Index) -> Eval:
         """x[i], x[1:3], x[i, j]: one key, or a tuple of them for several axes."""
         if len(node.items) == 1:
-            return self.apply(node, get_item, node.obj, node.items[0])
-        return self.apply(node, lambda value, *keys: get_item(value, keys), node.obj, *node.items)
+            return self.compute(node, get_item, node.obj, node.items[0])
+        return self.compute(node, lambda value, *keys: get_item(value, keys), node.obj, *node.items)
 
     def slice_(self, node: ast.Slice) -> Eval:
         """start:stop:step inside brackets, each part optional."""
