@@ -1,9 +1,8 @@
 """DG's whole pipeline, a stage a line: text → tokens → AST → resolved AST → program → run.
 
 Read this file first; each line names the module to read next. The host (host/session.py) runs
-the same two functions under the session's limits; nothing here knows of them. The parser and
-the evaluator each have a reference, to read and step through, and an accelerator that runs by
-default: DG_PARSER=lark and DG_EVAL=reference (or `dg --eval reference`) run the references.
+it under limits it knows nothing of. The parser and the evaluator each have a reference to read,
+and a faster accelerator that runs unless DG_PARSER=lark or DG_EVAL=reference (`dg --eval reference`).
 """
 
 from __future__ import annotations
