@@ -60,7 +60,7 @@ def function(op: type[Op]) -> Callable[..., Any]:
     elif len(op.inputs) == 2:
         fn = functools.partial(binary if len(parameters) == 2 else run_op, op)
     else:
-        fn = functools.partial(_unary_or_apply, op)
+        fn = functools.partial(_unary_or_run_op, op)
     fn.__name__ = fn.__qualname__ = op.python_name()
     fn.__doc__ = op.__doc__
     fn.__signature__ = signature(op)
@@ -85,7 +85,9 @@ def _spelled(op: type[Op]) -> Callable[..., Any]:
     return fn
 
 
-def _unary_or_apply(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
+def _unary_or_run_op(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
+    """`op` on one tensor: `unary`, the fast way, unless a keyword or a tensor among its other
+    arguments needs `run_op`."""
     if named or any(type(p) is Tensor for p in params):  # (a tensor among the other arguments: its values)
         return run_op(op, a, *params, **named)
     return unary(op, a, *params)

@@ -10,6 +10,7 @@ reference.py adds the statements, and says why this evaluator exists beside the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from dglang.autograd import Tensor
@@ -231,7 +232,7 @@ class ReferenceExpressions:
         value = self.evaluate(node.obj, env)
         if node.name != "grad":
             return self.compute(node, get_attribute, value, node.name)
-        return self.compute(node, lambda v: self.grad_of(node, v), value)
+        return self.compute(node, partial(self.grad_of, node), value)
 
     def grad_of(self, node: ast.Attribute, value: Any) -> Any:
         if type(value) is not Tensor:  # .grad of something else: whatever get_attribute says
