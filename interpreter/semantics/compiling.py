@@ -49,6 +49,7 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Branch, Loop, LoopRun, Site, Span
+from dglang.interpreter.library.dictionaries import store
 from dglang.interpreter.library.runtime import Env, iterate
 
 from . import ast_nodes as ast
@@ -349,6 +350,13 @@ class CompilerBase:
                 scopes.pop()
 
         return keep_scope
+
+
+def put(d: dict[Any, Any], key: Any, value: Any) -> None:
+    """d[key] = value in a dict being built; a tensor without a name takes a string key's."""
+    if type(value) is Tensor and value.name is None and type(key) is str:
+        value.name = key
+    store(d, key, value)
 
 
 def given(value: Any) -> Eval:

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from dglang.autograd import Tensor
-from dglang.interpreter.library.dictionaries import store
-from dglang.interpreter.library.runtime import Env, watching
+from dglang.interpreter.library.runtime import Env
 
 from . import ast_nodes as ast
 from .blocks import Blocks
-from .compiling import Eval
+from .compiling import Eval, put
 
 
 class Displays(Blocks):
@@ -34,31 +32,5 @@ class Displays(Blocks):
         return build_dict
 
     def dict_comprehension(self, node: ast.DictComprehension) -> Eval:
-        """A key and a value for each item that passes the condition; the names bound in a scope of their own."""
-        items, key, value = self.items(node.iterable), self.expr(node.key), self.expr(node.value)
-        keep = self.test(node.condition) if node.condition is not None else None
-        store_at, bind = self.operation(node.key, put), self.binder(node.targets, node.iterable)
-        new_run, count_step = self.loop_runs(node), self.step_counter(node.span)
-
-        def build_dict_for_each(env: Env) -> dict[Any, Any]:
-            with new_run() as run:
-                scope, out = Env({}, env), {}
-                if watching.listener is not None:
-                    watching.listener.entered(scope)
-                for item in items(env):
-                    if count_step is not None:
-                        count_step()
-                    run.count += 1
-                    bind(scope.vars, item)
-                    if keep is None or keep(scope):
-                        store_at(out, key(scope), value(scope))
-            return out
-
-        return build_dict_for_each
-
-
-def put(d: dict[Any, Any], key: Any, value: Any) -> None:
-    """d[key] = value in a dict being built; a tensor without a name takes a string key's."""
-    if type(value) is Tensor and value.name is None and type(key) is str:
-        value.name = key
-    store(d, key, value)
+        """A key and a value for each item that passes the condition (blocks.py's `comprehension`)."""
+        return self.comprehension(node)

@@ -13,32 +13,25 @@ from __future__ import annotations
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.tensor import type_name
-from dglang.interpreter.diagnostics.errors import CallFrame, DGError
-from dglang.interpreter.diagnostics.source import Span
+from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.library.attributes import get_attribute
 from dglang.interpreter.library.formatting import fstring
 from dglang.interpreter.library.operators import BINARY, COMPARE, UNARY, get_item
 from dglang.interpreter.library.runtime import (
     MISSING,
-    BoundMethod,
-    Builtin,
-    CallContext,
     Env,
-    Function,
-    WithContext,
     watching,
 )
 
 from . import ast_nodes as ast
 from .blocks import Blocks
-from .calls import MAX_INSIDE_BUILTINS, bind_arguments, call_python, method
+from .calls import Calls, method
 from .compiling import Eval
 from .locating import made_by
 from .resolver import Lookup
 
 
-class Expressions(Blocks):
+class Expressions(Blocks, Calls):
     def constant(self, node: ast.Constant) -> Eval:
         value = node.value
         return lambda env: value
@@ -83,30 +76,8 @@ class Expressions(Blocks):
         return lambda env: [item(env) for item in items]
 
     def list_comprehension(self, node: ast.ListComprehension) -> Eval:
-        """The element for each item that passes the condition; the names bound in a scope of their own."""
-        items, element = self.items(node.iterable), self.expr(node.element)
-        keep = self.test(node.condition) if node.condition is not None else None
-        bind, new_run, count_step = (
-            self.binder(node.targets, node.iterable),
-            self.loop_runs(node),
-            self.step_counter(node.span),
-        )
-
-        def build_list(env: Env) -> list[Any]:
-            with new_run() as run:
-                scope, out = Env({}, env), []
-                if watching.listener is not None:
-                    watching.listener.entered(scope)
-                for item in items(env):
-                    if count_step is not None:
-                        count_step()
-                    run.count += 1
-                    bind(scope.vars, item)
-                    if keep is None or keep(scope):
-                        out.append(element(scope))
-            return out
-
-        return build_list
+        """The element for each item that passes the condition (blocks.py's `comprehension`)."""
+        return self.comprehension(node)
 
     def fstring(self, node: ast.FString) -> Eval:
         """The text, each {expression} formatted with its spec."""
@@ -195,66 +166,6 @@ class Expressions(Blocks):
         if isinstance(node.func, ast.Attribute):  # x.sum(axis=0): the method found by name, no bound method made
             return self.compute_call(node, method(node.func.name, self.invoke), node.func.obj)
         return self.compute_call(node, self.invoke, node.func)
-
-    def invoke(self, f: Any, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
-        """Call any callable DG value."""
-        if type(f) is Function:
-            return self.call_function(f, args, kwargs, span)
-        if type(f) is Builtin:
-            if f.wants_context:
-                value = self.call_with_context(f, args, kwargs, span, env)
-            else:
-                value = call_python(f.name, f.fn, args, kwargs)
-            if watching.listener is not None:  # a tensor a builtin made, for a static trace
-                watching.listener.returned(f, args, value)
-            return value
-        if type(f) is BoundMethod:
-            return call_python(f.name, f.fn, [f.obj, *args], kwargs, method=True)
-        if isinstance(f, WithContext) and not args and not kwargs:
-            return f  # `with no_grad():` reads like PyTorch
-        raise DGError("TypeError", f"{type_name(f)} is not callable")
-
-    def call_with_context(self, f: Builtin, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
-        """A builtin that sees its caller and may call back into the program (gradcheck(f, x),
-        breakpoint()). Python's C stack holds a few frames for each such builtin while it runs, so
-        these nest at most MAX_INSIDE_BUILTINS deep: a function that gradchecks itself ends in a
-        RecursionError on the smallest stack DG runs on, not in a crash (see calls.py)."""
-        context, frames = self.context, self.frames
-        if context.inside_builtins >= MAX_INSIDE_BUILTINS:
-            raise DGError(
-                "RecursionError",
-                f"more than {MAX_INSIDE_BUILTINS} calls nested inside builtins that call the program back "
-                f"(here {f.name}())",
-                help=f"the program reached {f.name}() again from inside a call that {f.name}() made; "
-                "check where the recursion stops",
-            )
-        call_back = lambda g, a: self.invoke(g, a, {}, span, env)
-        context.inside_builtins += 1
-        try:
-            return call_python(f.name, f.fn, [CallContext(env, span, frames, len(frames), call_back), *args], kwargs)
-        finally:
-            context.inside_builtins -= 1
-
-    def call_function(self, f: Function, args: list[Any], kwargs: dict[str, Any], span: Span) -> Any:
-        """A DG function's call: a new scope for its arguments, a frame on the call stack, its body."""
-        frames, max_depth = self.frames, self.context.max_depth
-        env = Env(bind_arguments(f, args, kwargs), f.env)
-        if watching.listener is not None:  # the call's own scope: not outside a function a static trace runs
-            watching.listener.entered(env)
-        frames.append(CallFrame(f.name, span, frames[-1] if frames else None))
-        try:
-            if len(frames) > max_depth:
-                raise DGError(
-                    "RecursionError",
-                    f"more than {max_depth:,} nested calls",
-                    span,
-                    help="check that the recursion reaches its base case",
-                    frames=tuple(frames),
-                )
-            signal = f.body(env)
-        finally:
-            frames.pop()
-        return signal.value if signal is not None else None
 
     def index(self, node: ast.Index) -> Eval:
         """x[i], x[1:3], x[i, j]: one key, or a tuple of them for several axes."""

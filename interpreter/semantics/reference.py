@@ -23,7 +23,8 @@ ways and requires the same output, errors and gradients.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import repeat
 from typing import Any
 
 from dglang import autograd as ag
@@ -224,24 +225,26 @@ class Reference(ReferenceExpressions):
         return self.block(node.orelse, env) if node.orelse is not None else None
 
     def while_(self, node: ast.While, env: Env) -> Any:
-        """The body while the test is true; each iteration counted on the loop's run and as a step."""
-        with self.loop_run(node) as run:
-            while self.test(node.condition, env):
-                self.count_step(node.span)
-                run.count += 1
-                signal = self.block(node.body, env)
-                if signal is BREAK:
-                    break
-                if signal is not None and signal is not CONTINUE:
-                    return signal
-        return None
+        """The body for as long as the test is true (see `loop`: a `while`'s items never end)."""
+        return self.loop(node, env, lambda: repeat(None), node.condition)
 
     def for_(self, node: ast.For, env: Env) -> Any:
-        """The body once for each item, its names bound to the item first."""
+        """The body once for each item, its names bound to the item first (see `loop`)."""
+        return self.loop(node, env, lambda: self.items(node.iterable, env))
+
+    def loop(
+        self, node: ast.While | ast.For, env: Env, items: Callable[[], Iterable[Any]], test: ast.Expr | None = None
+    ) -> Any:
+        """The one loop runner: the body for each item of `items()` (a `for`'s, its names bound to
+        the item first), or while `test` holds; each iteration a step under --max-steps and
+        counted on the loop's run, until the items end or the body signals BREAK or a ReturnValue."""
         with self.loop_run(node) as run:
-            for item in self.items(node.iterable, env):
+            for item in items():
+                if test is not None and not self.test(test, env):
+                    break
                 self.count_step(node.span)
-                self.bind_item(node.targets, node.iterable, env.vars, item)
+                if isinstance(node, ast.For):
+                    self.bind_item(node.targets, node.iterable, env.vars, item)
                 run.count += 1
                 signal = self.block(node.body, env)
                 if signal is BREAK:

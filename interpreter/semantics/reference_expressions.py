@@ -14,37 +14,31 @@ from functools import partial
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.tensor import recording, type_name
-from dglang.interpreter.diagnostics.errors import CallFrame, DGError
+from dglang.autograd.tensor import recording
+from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Branch, Loop, LoopRun, Site, Span
 from dglang.interpreter.library.attributes import find_method, get_attribute, module_name
 from dglang.interpreter.library.formatting import fstring
 from dglang.interpreter.library.operators import BINARY, COMPARE, UNARY, get_item
 from dglang.interpreter.library.runtime import (
     MISSING,
-    BoundMethod,
-    Builtin,
-    CallContext,
     Env,
-    Function,
     Module,
-    WithContext,
     iterate,
     unpack,
     watching,
 )
 
 from . import ast_nodes as ast
-from .calls import MAX_INSIDE_BUILTINS, bind_arguments, call_python
-from .compiling import LOOPS
+from .calls import Calls, call_python
+from .compiling import LOOPS, put
 from .context import RunContext
-from .displays import put
 from .interrupts import steps_message
 from .locating import located, made_by
 from .resolver import Lookup, Resolution
 
 
-class ReferenceExpressions:
+class ReferenceExpressions(Calls):
     def __init__(self, context: RunContext, resolution: Resolution, echo: bool, stepping: bool) -> None:
         self.context, self.frames, self.resolution = context, context.frames, resolution
         self.echo = echo  # a REPL cell: show the value of each expression statement outside functions
@@ -152,18 +146,7 @@ class ReferenceExpressions:
         return [self.evaluate(item, env) for item in node.items]
 
     def list_comprehension(self, node: ast.ListComprehension, env: Env) -> list[Any]:
-        """The element for each item that passes the condition; the names bound in a scope of their own."""
-        scope, out = Env({}, env), []
-        if watching.listener is not None:
-            watching.listener.entered(scope)
-        with self.loop_run(node) as run:
-            for item in self.items(node.iterable, env):
-                self.count_step(node.span)
-                run.count += 1
-                self.bind_item(node.targets, node.iterable, scope.vars, item)
-                if node.condition is None or self.test(node.condition, scope):
-                    out.append(self.evaluate(node.element, scope))
-        return out
+        return self.comprehension(node, env, [])  # [element for targets in iterable if condition]
 
     def dict_expr(self, node: ast.DictExpr, env: Env) -> dict[Any, Any]:
         """Each key, then its value, in order; a key that cannot be one is an error at the key."""
@@ -173,8 +156,13 @@ class ReferenceExpressions:
         return out
 
     def dict_comprehension(self, node: ast.DictComprehension, env: Env) -> dict[Any, Any]:
-        """A key and a value for each item that passes the condition, in a scope of their own."""
-        scope, out = Env({}, env), {}
+        return self.comprehension(node, env, {})  # {key: value for targets in iterable if condition}
+
+    def comprehension(self, node: ast.ListComprehension | ast.DictComprehension, env: Env, out: Any) -> Any:
+        """Each item bound to the names in a scope of the comprehension's own and, when it passes
+        the condition, its element added to `out` (or its key and value stored, an error of the key
+        located at the key); each item a step, and counted on the comprehension's run."""
+        scope = Env({}, env)
         if watching.listener is not None:
             watching.listener.entered(scope)
         with self.loop_run(node) as run:
@@ -183,8 +171,11 @@ class ReferenceExpressions:
                 run.count += 1
                 self.bind_item(node.targets, node.iterable, scope.vars, item)
                 if node.condition is None or self.test(node.condition, scope):
-                    key, value = self.evaluate(node.key, scope), self.evaluate(node.value, scope)
-                    self.operation(node.key, put, out, key, value)
+                    if isinstance(node, ast.ListComprehension):
+                        out.append(self.evaluate(node.element, scope))
+                    else:
+                        key, value = self.evaluate(node.key, scope), self.evaluate(node.value, scope)
+                        self.operation(node.key, put, out, key, value)
         return out
 
     def fstring(self, node: ast.FString, env: Env) -> str:  # f"loss {loss:.4f}"
@@ -271,60 +262,6 @@ class ReferenceExpressions:
             return call_python(method, find_method(f, method), [f, *args], kwargs, method=True)
         except Exception as e:
             raise located(e, node, (f,)) from None
-
-    def invoke(self, f: Any, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
-        """Call any callable DG value."""
-        if type(f) is Function:
-            return self.call_function(f, args, kwargs, span)
-        if type(f) is Builtin:
-            if f.wants_context:
-                value = self.call_with_context(f, args, kwargs, span, env)
-            else:
-                value = call_python(f.name, f.fn, args, kwargs)
-            if watching.listener is not None:  # a tensor a builtin made, for a static trace
-                watching.listener.returned(f, args, value)
-            return value
-        if type(f) is BoundMethod:
-            return call_python(f.name, f.fn, [f.obj, *args], kwargs, method=True)
-        if isinstance(f, WithContext) and not args and not kwargs:
-            return f  # `with no_grad():` reads like PyTorch
-        raise DGError("TypeError", f"{type_name(f)} is not callable")
-
-    def call_function(self, f: Function, args: list[Any], kwargs: dict[str, Any], span: Span) -> Any:
-        """A DG function's call: a new scope for its arguments, a frame on the call stack, its body."""
-        frames = self.frames
-        env = Env(bind_arguments(f, args, kwargs), f.env)
-        if watching.listener is not None:  # the call's own scope: not outside a function a static trace runs
-            watching.listener.entered(env)
-        frames.append(CallFrame(f.name, span, frames[-1] if frames else None))
-        try:
-            if len(frames) > self.context.max_depth:
-                message = f"more than {self.context.max_depth:,} nested calls"
-                help = "check that the recursion reaches its base case"
-                raise DGError("RecursionError", message, span, help=help, frames=tuple(frames))
-            signal = f.body(env)
-        finally:
-            frames.pop()
-        return signal.value if signal is not None else None
-
-    def call_with_context(self, f: Builtin, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
-        """A builtin that sees its caller and may call back into the program (gradcheck, breakpoint),
-        nested at most MAX_INSIDE_BUILTINS deep (see calls.py)."""
-        context, frames = self.context, self.frames
-        if context.inside_builtins >= MAX_INSIDE_BUILTINS:
-            raise DGError(
-                "RecursionError",
-                f"more than {MAX_INSIDE_BUILTINS} calls nested inside builtins that call the program back "
-                f"(here {f.name}())",
-                help=f"the program reached {f.name}() again from inside a call that {f.name}() made; "
-                "check where the recursion stops",
-            )
-        call_back = lambda g, a: self.invoke(g, a, {}, span, env)
-        context.inside_builtins += 1
-        try:
-            return call_python(f.name, f.fn, [CallContext(env, span, frames, len(frames), call_back), *args], kwargs)
-        finally:
-            context.inside_builtins -= 1
 
 
 EXPRESSIONS: dict[type, Callable[[Any, Any, Env], Any]] = {

@@ -9,7 +9,8 @@ blocks.py, which add what every node needs besides.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import repeat
 from typing import Any
 
 from dglang import autograd as ag
@@ -184,53 +185,12 @@ class Statements(Blocks):
         return run_if
 
     def while_(self, node: ast.While) -> Exec:
-        """The body while the test is true; each iteration counted on the loop's run and as a step."""
-        test, body = self.test(node.condition), self.block(node.body)
-        new_run, count_step = self.loop_runs(node), self.step_counter(node.span)
-
-        def run_while(env: Env) -> Any:
-            with new_run() as run:
-                while test(env):
-                    if count_step is not None:
-                        count_step()
-                    run.count += 1
-                    signal = body(env)
-                    if signal is not None:
-                        if signal is BREAK:
-                            break
-                        if signal is not CONTINUE:
-                            return signal
-            return None
-
-        return run_while
+        """The body for as long as the test is true (blocks.py's `loop`, whose items never end)."""
+        return self.loop(node, endless, self.test(node.condition))
 
     def for_(self, node: ast.For) -> Exec:
-        """for x in items: the body once for each item, x bound to the item first (`for i, x in`:
-        unpacked); each iteration counted on the loop's run and as a step."""
-        items, body = self.items(node.iterable), self.block(node.body)
-        new_run, count_step = self.loop_runs(node), self.step_counter(node.span)
-        name = node.targets[0] if len(node.targets) == 1 else None
-        bind = self.binder(node.targets, node.iterable) if name is None else None
-
-        def run_for(env: Env) -> Any:
-            with new_run() as run:
-                for item in items(env):
-                    if count_step is not None:
-                        count_step()
-                    if name is not None:
-                        env.vars[name] = item
-                    else:
-                        bind(env.vars, item)  # type: ignore[misc]
-                    run.count += 1
-                    signal = body(env)
-                    if signal is not None:
-                        if signal is BREAK:
-                            break
-                        if signal is not CONTINUE:
-                            return signal
-            return None
-
-        return run_for
+        """for x in items: the body once for each item, x bound to the item first (blocks.py's `loop`)."""
+        return self.loop(node, self.items(node.iterable))
 
     def function_def(self, node: ast.FunctionDef) -> Exec:
         """The function: its defaults evaluated now, its body run at each call in a new scope whose
@@ -285,3 +245,8 @@ def missing_name(name: str, module: ModuleInterface) -> Builtin:
         raise DGError("ImportError", f"{module.display} defines no '{name}'", help=defines(module))
 
     return Builtin(name, missing, f"{name}(...)  (not defined by {module.display})")
+
+
+def endless(env: Env) -> Iterator[None]:
+    """The items of a `while`: never ending, its test ends it."""
+    return repeat(None)

@@ -96,6 +96,24 @@ def test_the_fuzz_corpus_runs_the_same_both_ways(number: int) -> None:
     assert not found, f"fuzz program {number}:\n{text}\n" + "\n".join(found)
 
 
+def test_the_reference_is_chosen_by_the_command_line_or_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program = tmp_path / "walked.dg"
+    program.write_text("print(1 + 2)\n")
+    walked: list[object] = []
+    real = reference.Reference.run
+    monkeypatch.setattr(reference.Reference, "run", lambda self, env: walked.append(self) or real(self, env))
+    monkeypatch.delenv("DG_EVAL", raising=False)
+    assert cli.main([str(program)]) == 0 and not walked  # the accelerator, by default
+    assert cli.main(["--eval", "reference", str(program)]) == 0 and len(walked) == 1
+    monkeypatch.setenv("DG_EVAL", "reference")
+    assert new_session().context.evaluator == "reference"
+    assert cli.main([str(program)]) == 0 and len(walked) == 2
+    assert cli.main(["--eval", "accelerator", str(program)]) == 0 and len(walked) == 2
+    assert capsys.readouterr().out == "3\n" * 4
+
+
 # ---- the comparison finds a broken side ---------------------------------------------------------
 def test_a_broken_expression_case_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     """`a - b` computed as `b - a` by the reference alone: the lessons show it."""
