@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import hooks
+from . import hooks, threads
 from .exceptions import ShapeError, TensorTypeError, TensorZeroDivisionError
 from .op import Op
 from .shaping import broadcasting
@@ -126,6 +126,7 @@ class Pow(Op):
 
     inputs = ("a", "b")
     rules = ("g·b·a^(b-1)", "g·a^b·ln a")
+    note = "as PyTorch: 0 to `a` where `a = 0` and `b = 0`; 0 to `b` where `a = 0` and `b ≥ 0`, nan where `a < 0`"
     nan = "x ** p with p < 1 at x = 0, or a power of a value <= 0"
     function = "pow"
     method = True  # x.pow(2), as PyTorch writes it
@@ -224,6 +225,7 @@ class MatMul(Op):
 
     inputs = ("a", "b")
     rules = ("g @ bᵀ", "aᵀ @ g")
+    note = "vectors treated as a row on the left, a column on the right"
     builtin = True
 
     @staticmethod
@@ -238,14 +240,20 @@ class MatMul(Op):
             if a_ndim <= 2 and b_ndim <= 2:  # no batch: the result's size in a moment (an empty inner
                 # dimension makes a full result of zeros from empty operands: the size is the result's)
                 count = (a.shape[0] if a_ndim == 2 else 1) * (b.shape[1] if b_ndim == 2 else 1)
-                if count < hooks.watch and count * a.shape[-1] < hooks.long_product:
-                    return np.matmul(a, b)  # nothing to ask (most products of a lesson)
+                work = count * a.shape[-1]  # multiply-adds
+                if count < hooks.watch and work < hooks.long_product:  # nothing to ask (most products of a lesson)
+                    if work >= threads.MULTITHREADED:
+                        threads.product(work)
+                    return np.matmul(a, b)
             if a.shape[-1] != b.shape[-2 if b_ndim > 1 else 0]:
                 raise ValueError("the inner dimensions differ")
             result = _product_shape(a.shape, b.shape)
             count = math.prod(result)
             if count >= hooks.watch:
                 hooks.installed.allocating(count, 8, "the result of '@'", result)
+            each = (a.shape[-2] if a_ndim > 1 else 1) * a.shape[-1] * (b.shape[-1] if b_ndim > 1 else 1)
+            if each >= threads.MULTITHREADED:  # (NumPy multiplies a batch one matrix at a time)
+                threads.product(each)
             if count * a.shape[-1] >= hooks.long_product:  # multiply-adds: a host may compute it in slices
                 return hooks.installed.matmul(a, b)
             return np.matmul(a, b)

@@ -79,6 +79,7 @@ class Tril(Op):
     """
 
     rules = ("g in the lower triangle",)
+    sample = (np.arange(1.0, 7.0).reshape(2, 3),)  # (a matrix: it needs two axes)
     method = builtin = True
 
     @staticmethod
@@ -100,6 +101,7 @@ class Triu(Op):
     """
 
     rules = ("g in the upper triangle",)
+    sample = (np.arange(1.0, 7.0).reshape(2, 3),)
     method = builtin = True
 
     @staticmethod
@@ -150,6 +152,7 @@ class Cumsum(Op):
     """
 
     rules = ("g summed from the end",)
+    note = "`flip(cumsum(flip(g)))`"
     method = builtin = True
 
     @staticmethod
@@ -204,6 +207,7 @@ class Repeat(Tile):
             [1., 2., 1., 2.]])
     """
 
+    note = "as Tile"
     builtin = False  # a method only, as in PyTorch
 
     @staticmethod

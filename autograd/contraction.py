@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import hooks
+from . import hooks, threads
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
 from .op import Op, value_shape
 
@@ -40,6 +40,10 @@ class Einsum(Op):
 
     inputs = ("operand",)
     rules = ("g times the other operands, summed to its letters",)
+    note = (
+        'einsums themselves: for "ij,jk->ik", `a` receives "ik,jk->ij" of g and b; a letter only one operand has '
+        'comes back by broadcasting, a repeated one ("ii") through an identity, onto the diagonal'
+    )
     variadic = True
     builtin = True
 
@@ -166,6 +170,8 @@ def _computed(plain: str, terms: list[str], output: str, operands: list[Any]) ->
     sizes = letter_sizes(terms, operands)
     work = math.prod(sizes.values())
     if work < hooks.long_product:  # (a letter of length 1 each: work is 1)
+        if work >= threads.MULTITHREADED:
+            threads.product(work)
         return np.einsum(plain, *operands, optimize=len(operands) > 1)
     letter = max(sizes, key=sizes.__getitem__)
     step = max(1, sizes[letter] * hooks.long_product // (2 * work))

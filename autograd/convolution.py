@@ -1,15 +1,17 @@
-"""Convolution and pooling over images (N, C, H, W) and sequences (N, C, L), as PyTorch defines them.
+"""Convolution over images (N, C, H, W) and sequences (N, C, L), as PyTorch defines it.
 
-Every op here reads its input through windows: NumPy's `sliding_window_view` gives, without
-copying, a view of each kernel-sized window of the padded input, (N, C, out..., kernel...); a
-convolution is then one `tensordot` of those windows with the weight, and a pooling one
-reduction over the window's axes. No Python loop visits a pixel. The way back scatters each
-window's gradient onto the input, one kernel offset at a time (kH·kW slice additions).
+A convolution is two ops. `Im2col` cuts the input into its windows, one row per output position
+and one column per input channel and kernel offset: (N·H'·W', C·kH·kW), a copy made once per
+call. `Convolve` multiplies those rows by the weight, one matrix product per group, and adds the
+bias. Their rules are ops too (a gradient of a gradient works):
 
-The three convolution ops close over each other, so each rule is made of ops with rules of
-their own (a gradient of a gradient works): the gradient of a convolution with respect to its
-input is a transposed convolution (ConvTranspose), with respect to its weight a correlation of
-the input with g (ConvWeight); theirs are convolutions again.
+    Im2col(a)              ← Col2im(g): each row added back where its window was read
+    Convolve(windows, w)   ← windows: ConvTranspose(g, w), the matrix product g · w
+                             weight:  ConvWeight(windows, g), gᵀ · windows, summed over the rows
+
+so the weight's gradient reuses the windows the forward cut, and the input's is one matrix
+product followed by col2im. The geometry (stride, padding, dilation, groups, and whether the
+kernel fits) is checked once per call, in `conv2d`, and handed to each op as a `Geometry`.
 """
 
 from __future__ import annotations
@@ -19,14 +21,14 @@ import math
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided
 
-from . import hooks
+from . import hooks, threads
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
-from .op import Op
+from .op import Composed, Op
 
 
-# ---- windows ---------------------------------------------------------------------------------
+# ---- where windows are read ------------------------------------------------------------------
 def sizes(value: Any, dims: int, name: str, least: int = 0) -> tuple[int, ...]:
     """An op's `stride=2` or `padding=(1, 2)` as one int per spatial axis."""
     items = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
@@ -35,6 +37,30 @@ def sizes(value: Any, dims: int, name: str, least: int = 0) -> tuple[int, ...]:
     if any(n < least for n in items):
         raise TensorValueError(f"{name} must be at least {least}, not {value!r}")
     return tuple(int(n) for n in items)
+
+
+def output_size(n: int, k: int, stride: int, padding: int, dilation: int) -> int:
+    return (n + 2 * padding - (k - 1) * dilation - 1) // stride + 1
+
+
+class Grid:
+    """Where the windows of an input of `shape` (N, C, spatial...) are read: kernel, stride,
+    padding and dilation per spatial axis, and `out`, the number of windows along each. Made
+    once per call, after the checks (Geometry, pooling's Window), and handed to the ops."""
+
+    __slots__ = ("dilation", "kernel", "out", "padding", "shape", "stride")
+
+    def __init__(self, shape: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...],
+                 padding: tuple[int, ...], dilation: tuple[int, ...]) -> None:  # fmt: skip
+        self.shape, self.kernel, self.stride, self.padding, self.dilation = shape, kernel, stride, padding, dilation
+        along = zip(shape[2:], kernel, stride, padding, dilation, strict=True)
+        self.out = tuple(output_size(n, k, s, p, d) for n, k, s, p, d in along)
+
+    @property
+    def tiles(self) -> bool:
+        """Do the windows lie side by side, neither overlapping nor leaving gaps between them?
+        (Then cutting and folding them is a reshape.)"""
+        return self.stride == self.kernel and not any(self.padding) and all(d == 1 for d in self.dilation)
 
 
 def padded(x: np.ndarray, padding: tuple[int, ...], fill: float = 0.0) -> np.ndarray:
@@ -53,54 +79,126 @@ def inner(padding: tuple[int, ...], shape: tuple[int, ...]) -> tuple[slice, ...]
     return (slice(None), slice(None), *(slice(p, p + n) for p, n in zip(padding, shape[2:], strict=True)))
 
 
-def windows(xp: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ...], dilation: tuple[int, ...]) -> Any:
+def windows(xp: np.ndarray, at: Grid) -> Any:
     """A view (no copy) of each window of the padded input xp: (N, C, out..., kernel...)."""
-    span = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilation, strict=True))
-    if any(s > n for s, n in zip(span, xp.shape[2:], strict=True)):
-        raise ShapeError(
-            f"the kernel {kernel} (spanning {span}) is larger than the padded input {xp.shape[2:]}",
-            help="use a smaller kernel, or more padding",
-        )
-    view = sliding_window_view(xp, span, axis=tuple(range(2, xp.ndim)))
-    steps = (*(slice(None, None, s) for s in stride), *(slice(None, None, d) for d in dilation))
-    return view[(slice(None), slice(None), *steps)]
+    n, c, *steps = xp.strides
+    along = tuple(step * s for step, s in zip(steps, at.stride, strict=True))
+    within = tuple(step * d for step, d in zip(steps, at.dilation, strict=True))
+    return as_strided(xp, (*xp.shape[:2], *at.out, *at.kernel), (n, c, *along, *within), writeable=False)
 
 
-def output_size(n: int, k: int, stride: int, padding: int, dilation: int) -> int:
-    return (n + 2 * padding - (k - 1) * dilation - 1) // stride + 1
-
-
-def spread(cols: np.ndarray, into: np.ndarray, stride: tuple[int, ...], dilation: tuple[int, ...]) -> None:
-    """Add each window's values, cols (N, C, out..., kernel...), onto the padded grid `into` at the
-    place the window was read from: one slice addition per kernel offset (the windows' inverse)."""
-    dims = into.ndim - 2
-    out, kernel = cols.shape[2 : 2 + dims], cols.shape[2 + dims :]
-    for offset in itertools.product(*map(range, kernel)):
+def fold(blocks: Any, at: Grid) -> np.ndarray:
+    """Each window's values, blocks (N, C, out..., kernel...), added onto a grid of zeros of
+    at.shape at the place the window was read from: the windows' inverse (col2im)."""
+    dims = len(at.kernel)
+    grid = tuple(n + 2 * p for n, p in zip(at.shape[2:], at.padding, strict=True))
+    hooks.allocating(math.prod(at.shape[:2]) * math.prod(grid), "a gradient", shape=(*at.shape[:2], *grid))
+    dtype = np.result_type(blocks, float)
+    if at.tiles and all(o * k == n for o, k, n in zip(at.out, at.kernel, grid, strict=True)):
+        # side by side, covering the whole grid: one copy puts every window in place (+ 0.0, as
+        # adding onto zeros would, turns a -0.0 into 0.0)
+        interleaved = (0, 1, *itertools.chain(*((2 + i, 2 + dims + i) for i in range(dims))))
+        into = np.empty((*at.shape[:2], *itertools.chain(*zip(at.out, at.kernel, strict=True))), dtype=dtype)
+        np.add(blocks.transpose(interleaved), 0.0, out=into)
+        return into.reshape(at.shape)
+    into = np.zeros((*at.shape[:2], *grid), dtype=dtype)
+    for offset in itertools.product(*map(range, at.kernel)):  # one slice addition per kernel offset
         where = tuple(
-            slice(i * d, i * d + s * (o - 1) + 1, s) for i, d, s, o in zip(offset, dilation, stride, out, strict=True)
+            slice(i * d, i * d + s * (o - 1) + 1, s)
+            for i, d, s, o in zip(offset, at.dilation, at.stride, at.out, strict=True)
         )
-        into[(slice(None), slice(None), *where)] += cols[(..., *offset)]
+        into[(slice(None), slice(None), *where)] += blocks[(..., *offset)]
+    return np.ascontiguousarray(into[inner(at.padding, at.shape)]) if any(at.padding) else into
+
+
+class Im2col(Op):
+    """Each window of the input a (N, C, spatial...) as a row: (N·out positions, C·kernel offsets)."""
+
+    rules = ("g's rows added back where each window was read (col2im)",)
+    note = "a convolution's first op: each window of the input as a row, cut once per call"
+    function = "im2col"
+
+    @staticmethod
+    def forward(a: Any, at: Grid) -> Any:
+        a = np.asarray(a)
+        dims = a.ndim - 2
+        rows, columns = a.shape[0] * math.prod(at.out), a.shape[1] * math.prod(at.kernel)
+        hooks.allocating(rows * columns, "the windows of a convolution", shape=(rows, columns))
+        view = windows(padded(a, at.padding), at)
+        # rows by batch and position, columns by channel and kernel offset: one copy. (Products of
+        # this layout round as the tensordot DG used before did, so results stay the same to the bit.)
+        return view.transpose(0, *range(2, 2 + dims), 1, *range(2 + dims, 2 + 2 * dims)).reshape(rows, columns)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, at: Grid) -> tuple[Any]:
+        return (g.col2im(at),)
+
+
+class Col2im(Op):
+    """Rows of windows (Im2col's layout) added back onto a grid of zeros of at.shape where each
+    window was read: the gradient of Im2col."""
+
+    inputs = ("cols",)
+    rules = ("g's windows, as rows (im2col)",)
+    note = "the gradient of Im2col"
+    function = "col2im"
+
+    @staticmethod
+    def forward(cols: Any, at: Grid) -> Any:
+        n, c, dims = at.shape[0], at.shape[1], len(at.kernel)
+        blocks = np.reshape(cols, (n, *at.out, c, *at.kernel))  # as (N, C, out..., kernel...), a view
+        return fold(blocks.transpose(0, 1 + dims, *range(1, 1 + dims), *range(2 + dims, 2 + 2 * dims)), at)
+
+    @staticmethod
+    def backward(g: Any, out: Any, cols: Any, at: Grid) -> tuple[Any]:
+        return (g.im2col(at),)
 
 
 # ---- the shared checks -----------------------------------------------------------------------
-class Geometry:
-    """A convolution's arguments, checked once: the spatial axes, stride, padding, dilation, groups."""
+def reshape_help(shape: tuple[int, ...], channels: int | None, dims: int) -> str:
+    """How to give an input of `shape` the (N, C, spatial...) shape a convolution or pooling over
+    `dims` axes reads, with `channels` channels (None: any). Rows of flat pixels, as digits() gives
+    them (N, 64), are square images of one channel: x.reshape(-1, 1, 8, 8)."""
+    c = channels or 1
+    sizes, rest = ", ".join(map(str, shape)), ", ".join(map(str, shape[1:]))
+    if len(shape) == dims + 1 and (channels is None or shape[0] == channels):
+        return f"a single example: add the batch axis, x.reshape(1, {sizes})"
+    if len(shape) == dims + 1 and c == 1:
+        return f"a batch of one-channel examples: add the channel axis, x.reshape({shape[0]}, 1, {rest})"
+    pixels = shape[-1] // c
+    side = math.isqrt(pixels)
+    if len(shape) == 2 == dims and shape[0] != shape[1] and side * side * c == shape[1]:
+        image = f"an image of {c} channels, each {side}×{side}" if c != 1 else f"one {side}×{side} image"
+        return f"each row of {shape[1]} numbers is {image}, flattened: x.reshape(-1, {c}, {side}, {side})"
+    if len(shape) == dims and c == 1:
+        return f"a single one-channel example: x.reshape(1, 1, {sizes})"
+    return f"the input is N examples of C channels, each {'H × W' if dims == 2 else 'L long'}: reshape it to that"
+
+
+class Geometry(Grid):
+    """A convolution's arguments, checked once per call: the spatial axes, stride, padding,
+    dilation, groups, and the weight's shape (O, C/groups, kernel...)."""
+
+    __slots__ = ("groups", "weight")
 
     def __init__(self, x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride, padding, dilation, groups, name):
-        self.dims = dims = len(w_shape) - 2
+        dims = len(w_shape) - 2
         if len(x_shape) != dims + 2:
             raise ShapeError(
                 f"{name}: the input has shape {x_shape}; it needs {dims + 2} dimensions, (N, C, "
                 f"{'H, W' if dims == 2 else 'L'}), for a weight of shape {w_shape}",
-                help="add a batch axis of 1 with x.reshape(1, ...) for a single example",
+                help=reshape_help(x_shape, w_shape[1], dims),
             )
         if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
             raise TensorValueError(f"{name}: groups must be a positive int, not {groups!r}")
-        self.groups = int(groups)
-        self.stride = sizes(stride, dims, "stride", 1)
-        self.padding = sizes(padding, dims, "padding")
-        self.dilation = sizes(dilation, dims, "dilation", 1)
-        self.kernel = tuple(w_shape[2:])
+        self.groups, self.weight = int(groups), tuple(w_shape)
+        super().__init__(
+            tuple(x_shape),
+            tuple(w_shape[2:]),
+            sizes(stride, dims, "stride", 1),
+            sizes(padding, dims, "padding"),
+            sizes(dilation, dims, "dilation", 1),
+        )
         channels, out_channels = x_shape[1], w_shape[0]
         if channels != w_shape[1] * self.groups or out_channels % self.groups:
             raise ShapeError(
@@ -108,46 +206,129 @@ class Geometry:
                 help="the weight is (out channels, in channels / groups, kernel...): its second size times "
                 f"groups must be the input's channels ({channels})",
             )
-        self.out = tuple(
-            output_size(n, k, s, p, d)
-            for n, k, s, p, d in zip(x_shape[2:], self.kernel, self.stride, self.padding, self.dilation, strict=True)
-        )
         if any(n < 1 for n in self.out):
             raise ShapeError(
                 f"{name}: the kernel {self.kernel} does not fit the input {x_shape[2:]} with padding {self.padding}",
                 help="use a smaller kernel, or more padding",
             )
 
-    def parts(self, channels: int) -> list[slice]:
-        """The channels of each group."""
-        size = channels // self.groups
-        return [slice(i * size, (i + 1) * size) for i in range(self.groups)]
+    def parts(self) -> list[tuple[slice, slice]]:
+        """Each group's columns of the windows (its channels' kernel offsets) and its output channels."""
+        columns = self.weight[1] * math.prod(self.kernel)
+        size = self.weight[0] // self.groups
+        return [(slice(i * columns, (i + 1) * columns), slice(i * size, (i + 1) * size)) for i in range(self.groups)]
 
 
-def convolve(x: Any, weight: Any, bias: Any, stride, padding, dilation, groups, dims: int, name: str) -> Any:
-    """The forward of conv1d and conv2d: each output is the sum over its window of input × weight."""
-    x, weight = np.asarray(x), np.asarray(weight)
+def by_group(product: Any, at: Geometry, axis: int) -> Any:
+    """`product(columns, channels)` for each group's slices, joined along `axis` (one call for one group)."""
+    if at.groups == 1:
+        return product(slice(None), slice(None))
+    return np.concatenate([product(c, o) for c, o in at.parts()], axis=axis)
+
+
+def by_channel(g: Any, at: Geometry, first: bool) -> np.ndarray:
+    """A gradient of the result (N, O, out...) as a matrix, one row per output channel (O, N·out)
+    when `first`, else one column (N·out, O): a copy, as tensordot made it."""
+    hooks.allocating(np.size(g), "a gradient laid out by channel")
+    g = np.moveaxis(np.asarray(g), 1, 0 if first else -1)
+    return g.reshape((at.weight[0], -1) if first else (-1, at.weight[0]))
+
+
+# ---- the product of the windows with the weight, and its two gradients ------------------------
+class Convolve(Op):
+    """The windows (Im2col's rows) times the weight (O, C/groups, kernel...), plus the bias:
+    the convolution's result (N, O, out...)."""
+
+    inputs = ("windows", "weight", "bias")
+    rules = ("g · weight", "gᵀ · windows", "g summed over batch and positions")
+    note = (
+        "the second: the windows times the weight, one matrix product per group; the first rule is ConvTranspose, the"
+        " second ConvWeight, which reuses the forward's windows"
+    )
+    function = "convolve"
+
+    @staticmethod
+    def forward(windows: Any, weight: Any, bias: Any, at: Geometry) -> Any:
+        n, o, dims = at.shape[0], at.weight[0], len(at.out)
+        hooks.allocating(n * o * math.prod(at.out), "the result of a convolution", shape=(n, o, *at.out))
+        w = np.reshape(weight, (o, -1))
+        rows = by_group(lambda c, k: threads.matmul(windows[:, c], w[k].T), at, axis=1)  # (N·out, O)
+        view = np.moveaxis(rows.reshape(n, *at.out, o), -1, 1)
+        out = np.empty((n, o, *at.out), dtype=np.result_type(rows, bias if bias is not None else rows))
+        if bias is None:
+            np.copyto(out, view)
+        else:
+            np.add(view, np.reshape(bias, (-1, *(1,) * dims)), out=out)  # transposed and biased in one pass
+        return out
+
+    @staticmethod
+    def backward(g: Any, out: Any, windows: Any, weight: Any, bias: Any, at: Geometry) -> tuple[Any, ...]:
+        gwin = g.conv_transpose(weight, at) if windows.requires_grad else None
+        gw = windows.conv_weight(g, at) if weight.requires_grad else None
+        if bias is None:  # (left out: the node has two inputs)
+            return gwin, gw
+        return gwin, gw, (g.sum(axis=(0, *range(2, g.ndim))) if bias.requires_grad else None)
+
+
+class ConvTranspose(Op):
+    """A gradient of a convolution's result (N, O, out...) times the weight: the gradient of the
+    windows, a row per window, which Col2im adds back onto the input (together, a transposed
+    convolution)."""
+
+    inputs = ("grad", "weight")
+    rules = ("g's windows times weight (convolve)", "gradᵀ · g")
+    note = "the gradient of a convolution's windows"
+    function = "conv_transpose"
+
+    @staticmethod
+    def forward(grad: Any, weight: Any, at: Geometry) -> Any:
+        rows = by_channel(grad, at, first=False)
+        hooks.allocating(rows.shape[0] * math.prod(at.weight[1:]) * at.groups, "the windows' gradient")
+        w = np.reshape(weight, (at.weight[0], -1))
+        return by_group(lambda c, k: threads.matmul(rows[:, k], w[k]), at, axis=1)
+
+    @staticmethod
+    def backward(g: Any, out: Any, grad: Any, weight: Any, at: Geometry) -> tuple[Any, Any]:
+        ggrad = g.convolve(weight, None, at) if grad.requires_grad else None
+        gw = g.conv_weight(grad, at) if weight.requires_grad else None
+        return ggrad, gw
+
+
+class ConvWeight(Op):
+    """The gradient of a convolution's weight: each window (a row of Im2col's) times the g of the
+    output it made, summed over the batch and the positions."""
+
+    inputs = ("windows", "grad")
+    rules = ("grad · g", "windows times g (convolve)")
+    note = "the gradient of a convolution's weight"
+    function = "conv_weight"
+
+    @staticmethod
+    def forward(windows: Any, grad: Any, at: Geometry) -> Any:
+        hooks.allocating(math.prod(at.weight), "a convolution's weight gradient", shape=at.weight)
+        rows = by_channel(grad, at, first=True)
+        return by_group(lambda c, k: threads.matmul(rows[k], windows[:, c]), at, axis=0).reshape(at.weight)
+
+    @staticmethod
+    def backward(g: Any, out: Any, windows: Any, grad: Any, at: Geometry) -> tuple[Any, Any]:
+        gwin = grad.conv_transpose(g, at) if windows.requires_grad else None
+        ggrad = windows.convolve(g, None, at) if grad.requires_grad else None
+        return gwin, ggrad
+
+
+# ---- what programs call ----------------------------------------------------------------------
+def convolution(x: Any, weight: Any, bias: Any, stride, padding, dilation, groups, dims: int, name: str) -> Any:
+    """conv1d and conv2d, on tensors: the arguments checked once, the windows cut once (their
+    rows are what the weight's gradient multiplies g with), then one product per group."""
     if weight.ndim != dims + 2:
         raise ShapeError(f"{name}: the weight has shape {weight.shape}; it needs {dims + 2} dimensions")
     at = Geometry(x.shape, weight.shape, stride, padding, dilation, groups, name)
-    cols = windows(padded(x, at.padding), at.kernel, at.stride, at.dilation)
-    n, out_channels = x.shape[0], weight.shape[0]
-    hooks.allocating(n * x.shape[1] * math.prod(at.out) * math.prod(at.kernel), f"the windows of {name}")
-    hooks.allocating(n * out_channels * math.prod(at.out), f"the result of {name}")
-    summed = (1, *range(2 + dims, 2 + 2 * dims)), (1, *range(2, 2 + dims))  # channels and kernel offsets
-    parts = [
-        np.tensordot(cols[:, c], weight[o], axes=summed)  # (N, out..., O/groups)
-        for c, o in zip(at.parts(x.shape[1]), at.parts(out_channels), strict=True)
-    ]
-    out = np.moveaxis(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1), -1, 1)
-    if bias is not None:
-        if np.shape(bias) != (out_channels,):
-            raise ShapeError(f"{name}: the bias has shape {np.shape(bias)}; it needs one value per output channel")
-        out = out + np.reshape(bias, (-1, *(1,) * dims))
-    return np.ascontiguousarray(out)
+    if bias is not None and bias.shape != (weight.shape[0],):
+        raise ShapeError(f"{name}: the bias has shape {bias.shape}; it needs one value per output channel")
+    return x.im2col(at).convolve(weight, bias, at)
 
 
-class Conv2d(Op):
+class Conv2d(Composed):
     """The 2-d convolution of images (N, C, H, W) with a weight (O, C/groups, kH, kW), as PyTorch's conv2d.
 
     bias, if given, is one value per output channel (O,). stride, padding (zeros) and dilation
@@ -159,23 +340,16 @@ class Conv2d(Op):
     """
 
     inputs = ("a", "weight", "bias")
-    rules = ("g convolved back with weight", "a's windows · g", "g summed over batch and positions")
+    made_of = (Im2col, Convolve)
     builtin = True
+    # images (1, 1, 3, 3), two output channels of 2×2 weights, their bias
+    sample = (np.arange(1.0, 10.0).reshape(1, 1, 3, 3) / 4, np.arange(1.0, 9.0).reshape(2, 1, 2, 2) / 8, np.ones(2))
 
     @staticmethod
     def forward(
         a: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1
     ) -> Any:
-        return convolve(a, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
-
-    @staticmethod
-    def backward(g, out, a, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> tuple[Any, ...]:
-        geometry = (stride, padding, dilation, groups)
-        ga = g.conv_transpose(weight, a.shape, *geometry) if a.requires_grad else None
-        gw = a.conv_weight(g, weight.shape, *geometry) if weight.requires_grad else None
-        if bias is None:  # (left out: the node has two inputs)
-            return ga, gw
-        return ga, gw, (g.sum(axis=(0, *range(2, g.ndim))) if bias.requires_grad else None)
+        return convolution(a, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
 class Conv1d(Conv2d):
@@ -187,69 +361,10 @@ class Conv1d(Conv2d):
     (1, 1, 3)
     """
 
+    sample = (np.arange(1.0, 6.0).reshape(1, 1, 5) / 4, np.arange(1.0, 5.0).reshape(2, 1, 2) / 4, np.ones(2))
+
     @staticmethod
     def forward(
         a: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1
     ) -> Any:
-        return convolve(a, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
-
-
-class ConvTranspose(Op):
-    """The gradient of a convolution with respect to its input: each output's g spread back over
-    the window it was computed from, weighted by the weight (a transposed convolution)."""
-
-    inputs = ("grad", "weight")
-    rules = ("g convolved with weight", "g's windows · grad")
-    function = "conv_transpose"
-
-    @staticmethod
-    def forward(grad: Any, weight: Any, shape: tuple[int, ...], stride=1, padding=0, dilation=1, groups=1) -> Any:
-        at = Geometry(shape, weight.shape, stride, padding, dilation, groups, "conv_transpose")
-        grid = tuple(n + 2 * p for n, p in zip(shape[2:], at.padding, strict=True))
-        hooks.allocating(math.prod(shape[:2]) * math.prod(grid), "a convolution's gradient", shape=(*shape[:2], *grid))
-        into = np.zeros((*shape[:2], *grid), dtype=np.result_type(grad, weight, float))
-        for c, o in zip(at.parts(shape[1]), at.parts(weight.shape[0]), strict=True):
-            cols = np.tensordot(grad[:, o], weight[o], axes=([1], [0]))  # (N, out..., C/groups, kernel...)
-            spread(np.moveaxis(cols, 1 + at.dims, 1), into[:, c], at.stride, at.dilation)
-        return np.ascontiguousarray(into[inner(at.padding, shape)])
-
-    @staticmethod
-    def backward(g, out, grad, weight, shape, stride=1, padding=0, dilation=1, groups=1) -> tuple[Any, Any]:
-        geometry = (stride, padding, dilation, groups)
-        ggrad = g.convolve(weight, *geometry) if grad.requires_grad else None
-        gw = g.conv_weight(grad, weight.shape, *geometry) if weight.requires_grad else None
-        return ggrad, gw
-
-
-class ConvWeight(Op):
-    """The gradient of a convolution with respect to its weight: each input window times the g
-    of the output it made, summed over the batch and the positions."""
-
-    inputs = ("a", "grad")
-    rules = ("grad convolved back with g", "a convolved with g")
-    function = "conv_weight"
-
-    @staticmethod
-    def forward(a: Any, grad: Any, shape: tuple[int, ...], stride=1, padding=0, dilation=1, groups=1) -> Any:
-        at = Geometry(a.shape, shape, stride, padding, dilation, groups, "conv_weight")
-        hooks.allocating(
-            a.shape[0] * a.shape[1] * math.prod(at.out) * math.prod(at.kernel), "the windows of conv_weight"
-        )
-        hooks.allocating(math.prod(shape), "a convolution's weight gradient", shape=tuple(shape))
-        cols = windows(padded(a, at.padding), at.kernel, at.stride, at.dilation)
-        summed = (0, *range(2, 2 + at.dims))  # batch and positions
-        parts = [
-            np.tensordot(grad[:, o], cols[:, c], axes=(summed, summed))  # (O/groups, C/groups, kernel...)
-            for c, o in zip(at.parts(a.shape[1]), at.parts(shape[0]), strict=True)
-        ]
-        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
-
-    @staticmethod
-    def backward(g, out, a, grad, shape, stride=1, padding=0, dilation=1, groups=1) -> tuple[Any, Any]:
-        geometry = (stride, padding, dilation, groups)
-        ga = grad.conv_transpose(g, a.shape, *geometry) if a.requires_grad else None
-        ggrad = a.convolve(g, *geometry) if grad.requires_grad else None
-        return ga, ggrad
-
-
-CONV = {3: Conv1d, 4: Conv2d}  # by the weight's number of dimensions (Tensor.convolve, which the rules use)
+        return convolution(a, weight, bias, stride, padding, dilation, groups, 1, "conv1d")

@@ -44,7 +44,18 @@ class Exp(Op):
 
     @staticmethod
     def forward(a: Any) -> Any:
-        return np.exp(numbers(a))
+        a = numbers(a)
+        if type(a) is np.ndarray and a.size >= 4096 and a.dtype == np.float64:
+            # exp of a value below -746 is 0, and the C library takes its slow path (setting errno)
+            # to say so: a masked softmax's -1e9 costs twice an ordinary value. Those are 0 here
+            # without asking it; every other value, nan included, is its exp.
+            underflow = a < -746.0
+            if underflow.any():
+                out = np.empty(a.shape)  # (not np.zeros: a large one would be new pages, faulted in)
+                np.exp(a, out=out, where=~underflow)
+                np.copyto(out, 0.0, where=underflow)
+                return out
+        return np.exp(a)
 
     @staticmethod
     def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
@@ -156,6 +167,7 @@ class Sigmoid(Op):
     """
 
     rules = ("g·σ(a)(1 - σ(a))",)
+    note = "σ(a) = 1 / (1 + e^-a)"
     method = builtin = numbers = True
 
     @staticmethod
@@ -176,6 +188,7 @@ class Relu(Op):
     """
 
     rules = ("g where a > 0",)
+    note = "0 elsewhere"
     method = builtin = numbers = True
 
     @staticmethod
@@ -197,6 +210,7 @@ class Abs(Op):
     """
 
     rules = ("g·sign a",)
+    note = "0 at 0"
     method = True
 
     @staticmethod
@@ -217,6 +231,7 @@ class Maximum(Op):
 
     inputs = ("a", "b")
     rules = ("g where a > b", "g where b > a")
+    note = "a tie shares `g` half and half"
     builtin = True
 
     @staticmethod
@@ -238,6 +253,7 @@ class Minimum(Op):
 
     inputs = ("a", "b")
     rules = ("g where a < b", "g where b < a")
+    note = "a tie shares `g` half and half"
     builtin = True
 
     @staticmethod
@@ -290,6 +306,8 @@ class Clamp(Op):
     """
 
     rules = ("g where min ≤ a ≤ max",)
+    note = "boundaries included, as PyTorch"
+    sample = (np.array([-0.5, 0.5, 1.5]), 0.0, 1.0)  # below, between and above the bounds, none on one
     method = builtin = True  # (not also `clip`: compiler exercise 3 has students add that builtin)
 
     @staticmethod
@@ -338,46 +356,3 @@ class Erf(Op):
 
 
 ERF = np.frompyfunc(math.erf, 1, 1)
-
-
-# ---- piecewise-constant functions: no rule, so their results are constants ---------------------
-class Sign(Op):
-    """-1, 0 or 1 for each element, as its sign; flat, so a constant result (PyTorch's gradient is 0).
-
-    >>> sign(tensor([-2.0, 0.0, 3.0]))
-    tensor([-1.,  0.,  1.])
-    """
-
-    method = builtin = numbers = True
-
-    @staticmethod
-    def forward(a: Any) -> Any:
-        return np.sign(numbers(a))
-
-
-class Floor(Op):
-    """Each element rounded down; flat, so a constant result (PyTorch's gradient is 0).
-
-    >>> floor(tensor([1.5, -1.5]))
-    tensor([ 1., -2.])
-    """
-
-    method = builtin = numbers = True
-
-    @staticmethod
-    def forward(a: Any) -> Any:
-        return np.floor(numbers(a))
-
-
-class Ceil(Op):
-    """Each element rounded up; flat, so a constant result (PyTorch's gradient is 0).
-
-    >>> ceil(tensor([1.5, -1.5]))
-    tensor([ 2., -1.])
-    """
-
-    method = builtin = numbers = True
-
-    @staticmethod
-    def forward(a: Any) -> Any:
-        return np.ceil(numbers(a))

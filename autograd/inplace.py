@@ -1,13 +1,16 @@
 """Changing a tensor's values in place: `w -= lr * w.grad` and `t[i] = v`, neither ever recorded.
 
 Outside recording (inside `no_grad`, or on tensors nothing requires grad of) the tensor gets a
-new array, so anything that shared the old one keeps its values; node.py counts each such update,
+new array, so anything that shared the old one keeps its values (an optimiser's step, whose arrays
+nothing else holds, updates them where they are: see `update`); node.py counts each such update,
 so that backward refuses a rule whose inputs changed after the op ran. While recording, `+=` on
 a tensor that is part of a graph is the out-of-place op, and rebinds the name to its result.
 """
 
 from __future__ import annotations
 
+import operator
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -16,8 +19,13 @@ import numpy as np
 from . import hooks
 from . import node as graph
 from .exceptions import GradError, ShapeError, TensorTypeError
-from .node import Tensor, updated_in_place
+from .node import Tensor, recording, updated_in_place
 from .shaping import normalize_index
+
+# The updates of an optimiser step (`w -= lr * w.grad`), as the one NumPy call each op's forward
+# makes for two float arrays of one shape: see `update`.
+UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply, operator.truediv: np.divide}
+HELD_HERE = 3  # references to a tensor's array in `update`: the tensor's, `data`'s, and getrefcount's argument
 
 
 def update(op: Callable[[Any, Any], Tensor], symbol: str, t: Tensor, other: Any) -> Tensor:
@@ -31,6 +39,23 @@ def update(op: Callable[[Any, Any], Tensor], symbol: str, t: Tensor, other: Any)
                 help="update parameters inside `with no_grad:`",
             )
         return op(t, other)  # recorded, out of place: the name is rebound to a new node
+    data, ufunc = t.data, UFUNCS.get(op)
+    if ufunc is not None and type(data) is np.ndarray and data.dtype == np.float64 and not recording.on_op:
+        # A float array updated by a number or an array of its own shape: the values `op(t, other)`
+        # gives, from the same ufunc, without a tensor for the result or checks whose answer is
+        # known, and without a new array when no other object holds this one (nobody could see the
+        # old values). A tracer listening to ops sees the op itself: it follows each update by its result.
+        value = other if type(other) in (float, int) else getattr(other, "data", None)
+        if type(value) in (float, int) or (
+            type(value) is np.ndarray and value.dtype == np.float64 and value.shape == data.shape
+        ):
+            if sys.getrefcount(data) > HELD_HERE:
+                hooks.allocating(data.size, f"the result of '{symbol}'", shape=data.shape)
+                t.data = ufunc(data, value)
+            else:  # nothing else holds the array (no view, no detached copy): nothing to keep
+                ufunc(data, value, out=data)
+            updated_in_place(t)
+            return t
     result = op(t, other)
     if result.shape != t.shape:
         raise ShapeError(f"in-place '{symbol}=' would change shape {t.shape} to {result.shape}")

@@ -27,6 +27,13 @@ a graph of its own (a gradient of a gradient), and a code generator can run it o
 
 An op is never instantiated: the class is its declaration. `OPS` in table.py lists every op by
 name; `FUNCTIONS` there is everything a DG program can call, read from these declarations.
+
+Adding an op is writing its class in an op module, and nothing else by hand: what reads the
+declarations as DG runs (its builtins and methods, help, the sandbox, Pygments' colours, the tests
+that go through every op) finds it. A few files hold text made from them (docs/language.md's op
+tables, the editors' TextMate grammar, Tensor's line for a new method); after adding or changing
+an op, `uv run python tools/regenerate.py` rewrites them, and tests/project/test_generated.py
+fails until it has.
 """
 
 from __future__ import annotations
@@ -66,6 +73,14 @@ class Op:
     call      how a program passes its arguments, when not in forward's order: a function from
               them to forward's (einsum("ij,jk->ik", a, b): the equation first, then the operands)
 
+    What the reference and the checks read (optional):
+    note      what a reader of its rule needs besides (a tie, a boundary, PyTorch's convention): the
+              notes column of docs/language.md's derivative rules, in Markdown
+    sample    arguments forward can take, as NumPy values and the other arguments, for the checks
+              that go through every op (tests/promises/test_every_allocation.py, tests/engine/
+              test_higher_order.py) and for help's example when the docstring has none. Leave it
+              out when forward needs only its tensors: `sample_arguments` makes one of those
+
     A rule's text is also the form pictures fill in: each of `g`, the input names and the terms,
     written as a word of its own, is replaced by its value (`g·b` becomes `1·2`).
     """
@@ -82,7 +97,10 @@ class Op:
     numbers: ClassVar[bool] = False
     aliases: ClassVar[tuple[str, ...]] = ()
     call: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
+    note: ClassVar[str] = ""
+    sample: ClassVar[tuple[Any, ...] | None] = None
     composed: ClassVar[bool] = False  # see Composed
+    made_of: ClassVar[tuple[type[Op], ...]] = ()  # see Composed
     forward: ClassVar[Callable[..., Any]]
     backward: ClassVar[Callable[..., tuple[Any, ...]] | None] = None
     records: ClassVar[bool] = False  # it has a rule: applying it records a node (set from `backward`)
@@ -119,6 +137,24 @@ class Op:
         if position < len(cls.rules):
             return cls.inputs[position], cls.rules[position]
         return f"input {position + 1}", "?"  # recorded with more inputs than it declares
+
+    @classmethod
+    def sample_arguments(cls) -> tuple[Any, ...] | None:
+        """`sample` as declared; else, for an op whose forward needs only its tensors (its other
+        parameters all have defaults), a small array for each input: [0.5, 1.5, 2.5] for the first,
+        shifted by 0.25 for each next one, so that no two inputs tie (a maximum's kink) and every
+        value stays inside a log's or a square root's domain and away from a relu's kink. None
+        when forward needs more: such an op declares `sample`."""
+        declared = vars(cls).get("sample")  # (not a parent's: Conv1d's forward is not Conv2d's)
+        if declared is not None:
+            return declared
+        if cls.variadic or not hasattr(cls, "forward"):
+            return None
+        parameters = list(cls.signature.parameters.values())
+        tensors, others = parameters[: len(cls.inputs)], parameters[len(cls.inputs) :]
+        if [p.name for p in tensors] != list(cls.inputs) or any(p.default is p.empty for p in others):
+            return None
+        return tuple(np.array([0.5, 1.5, 2.5]) + 0.25 * k for k in range(len(cls.inputs)))
 
     @classmethod
     def saved(cls) -> tuple[frozenset[int], bool]:
@@ -198,6 +234,7 @@ class Composed(Op):
 
     composed = True
     inputs = ("x",)
+    made_of = ()  # the recorded ops it is made of, whose rules its help shows (conv2d: Im2col and Convolve)
 
 
 def value_shape(value: Any) -> tuple[int, ...]:

@@ -1,10 +1,12 @@
 """Pooling over images (N, C, H, W) and padding, as PyTorch defines them.
 
-A pooling reads the input through the same windows as a convolution (convolution.py): a view of
-each kernel-sized window, (N, C, H', W', kH, kW), reduced over its last two axes. Their rules
-send g back through ops that have rules of their own: max pooling's to the one element each
-window took (an index_add, as indexing's rule does), average pooling's spread evenly over each
-window (a transposed convolution with a kernel of 1/(kH·kW)).
+A pooling reads the input through the same windows as a convolution (convolution.py), with its
+arguments checked once per call into a `Window`. Max pooling is two ops: `WindowLargest` finds
+where each window's largest element is (a position in the flattened input, kept with the
+result), and `Take` reads the values there; Take's rule sends g back to those same positions
+(`Put`), so backward never searches the windows again. Average pooling is `WindowMean`, whose
+rule spreads g evenly over each window (`WindowSpread`). Windows side by side (a stride equal to
+the kernel, the default) are read and written by reshaping, without a loop over offsets.
 """
 
 from __future__ import annotations
@@ -15,44 +17,116 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .convolution import output_size, padded, sizes, windows
+from .convolution import Grid, fold, padded, reshape_help, sizes, windows
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
-from .op import Op
+from .op import Composed, Op
 
 
-class Window:
+class Window(Grid):
     """A pooling's arguments, checked once: kernel, stride (the kernel's size when not given), padding."""
+
+    __slots__ = ()
 
     def __init__(self, shape: tuple[int, ...], kernel_size: Any, stride: Any, padding: Any, name: str) -> None:
         if len(shape) != 4:
             raise ShapeError(
                 f"{name}: the input has shape {shape}; it needs 4 dimensions, (N, C, H, W)",
-                help="add a batch axis of 1 with x.reshape(1, ...) for a single image",
+                help=reshape_help(shape, None, 2),
             )
-        self.kernel = sizes(kernel_size, 2, "kernel_size", 1)
-        self.stride = self.kernel if stride is None else sizes(stride, 2, "stride", 1)
-        self.padding = sizes(padding, 2, "padding")
+        kernel = sizes(kernel_size, 2, "kernel_size", 1)
+        stride = kernel if stride is None else sizes(stride, 2, "stride", 1)
+        super().__init__(tuple(shape), kernel, stride, sizes(padding, 2, "padding"), (1, 1))
         if any(2 * p > k for p, k in zip(self.padding, self.kernel, strict=True)):
             raise TensorValueError(
                 f"{name}: padding {self.padding} is more than half the kernel {self.kernel}",
                 help="PyTorch allows at most kernel_size // 2 of padding",
             )
-        self.out = tuple(
-            output_size(n, k, s, p, 1)
-            for n, k, s, p in zip(shape[2:], self.kernel, self.stride, self.padding, strict=True)
-        )
         if any(n < 1 for n in self.out):
             raise ShapeError(f"{name}: the kernel {self.kernel} does not fit the input {shape[2:]}")
-        hooks.allocating(math.prod(shape[:2]) * math.prod(self.out), f"the result of {name}")
 
-    def of(self, x: np.ndarray, fill: float) -> Any:
-        """The windows of x padded with `fill`: (N, C, H', W', kH, kW)."""
-        if x.dtype.kind == "b":
-            raise TensorTypeError("pooling needs numbers, not a bool tensor")
-        return windows(padded(x, self.padding, fill), self.kernel, self.stride, (1, 1))
+    def result(self, what: str) -> None:
+        """Ask the hooks about a result of one value per window."""
+        shape = (*self.shape[:2], *self.out)
+        hooks.allocating(math.prod(shape), what, shape=shape)
+
+    def blocks(self, x: np.ndarray) -> np.ndarray:
+        """Windows side by side (`tiles`) as (N, C, H', W', kH·kW): a reshape and one copy."""
+        (n, c), (ho, wo), (kh, kw) = x.shape[:2], self.out, self.kernel
+        x = x[:, :, : ho * kh, : wo * kw].reshape(n, c, ho, kh, wo, kw)
+        return x.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, ho, wo, kh * kw)
 
 
-class MaxPool2d(Op):
+def numbers(a: Any) -> np.ndarray:
+    a = np.asarray(a)
+    if a.dtype.kind == "b":
+        raise TensorTypeError("pooling needs numbers, not a bool tensor")
+    return a
+
+
+# ---- max pooling: where each window's largest is, and the values there ------------------------
+class WindowLargest(Op):
+    """Where each window's largest element is, as a position in the flattened input: (N, C, H', W')
+    ints (the first largest, on a tie; a window of nothing but padding: the nearest element)."""
+
+    function = "window_largest"
+
+    @staticmethod
+    def forward(a: Any, at: Window) -> Any:
+        a = numbers(a)
+        at.result("the result of max_pool2d")
+        (n, c, height, width), (ho, wo), (kh, kw) = a.shape, at.out, at.kernel
+        if at.tiles:
+            rows, columns = np.divmod(at.blocks(a).argmax(axis=-1), kw)  # within each window
+            rows += np.arange(ho)[:, None] * kh
+            columns += np.arange(wo) * kw
+        else:
+            cols = windows(padded(a, at.padding, -np.inf), at)  # (N, C, H', W', kH, kW): a view
+            rows, columns = np.divmod(cols.reshape(n, c, ho, wo, kh * kw).argmax(axis=-1), kw)
+            (sh, sw), (ph, pw) = at.stride, at.padding
+            rows = np.clip(np.arange(ho)[:, None] * sh + rows - ph, 0, height - 1)  # (a window of only
+            columns = np.clip(np.arange(wo) * sw + columns - pw, 0, width - 1)  # padding and -inf: its edge)
+        return (np.arange(n * c).reshape(n, c, 1, 1) * height + rows) * width + columns
+
+
+class Take(Op):
+    """The values of a at `positions`, places in the flattened a: a result of the positions' shape."""
+
+    rules = ("g put back at the positions",)
+    note = "max pooling takes each window's largest, found once (the first on a tie, as PyTorch) and kept for the rule"
+    function = "take"
+
+    @staticmethod
+    def forward(a: Any, positions: Any) -> Any:
+        hooks.allocating(np.size(positions), "the values taken", shape=np.shape(positions))
+        return np.take(a, positions)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, positions: Any) -> tuple[Any]:
+        return (g.put(positions, a.shape),)
+
+
+class Put(Op):
+    """Zeros of `shape` with each of `values` added at its place among `positions` (places in the
+    flattened result; a place named twice gets both): the gradient of Take."""
+
+    inputs = ("values",)
+    rules = ("g at the positions",)
+    note = "the gradient of Take"
+    function = "put"
+
+    @staticmethod
+    def forward(values: Any, positions: Any, shape: tuple[int, ...]) -> Any:
+        hooks.allocating(math.prod(shape), "a gradient", shape=tuple(shape))
+        # bincount adds in order, into zeros: what np.add.at does, in one pass
+        added = np.bincount(np.ravel(positions), weights=np.ravel(values), minlength=math.prod(shape))
+        return added.reshape(shape)
+
+    @staticmethod
+    def backward(g: Any, out: Any, values: Any, positions: Any, shape: tuple[int, ...]) -> tuple[Any]:
+        return (g.take(positions),)
+
+
+class MaxPool2d(Composed):
     """The largest value of each kernel_size window of images x (N, C, H, W), as PyTorch's max_pool2d.
 
     stride defaults to kernel_size (windows side by side); padding (at most half the kernel) is
@@ -63,35 +137,57 @@ class MaxPool2d(Op):
               [13., 15.]]]])
     """
 
-    rules = ("g to each window's largest",)
+    inputs = ("a",)
+    made_of = (Take,)
     function = "max_pool2d"
     builtin = True
 
     @staticmethod
     def forward(a: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Any:
-        a = np.asarray(a)
-        cols = Window(a.shape, kernel_size, stride, padding, "max_pool2d").of(a, -np.inf)
-        # One np.maximum per kernel offset, over all the windows at once: NumPy's max over the two
-        # strided window axes gives the same values many times more slowly on small images.
-        out = cols[..., 0, 0].copy()
-        for offset in np.ndindex(*cols.shape[-2:]):
-            np.maximum(out, cols[(..., *offset)], out=out)
-        return out
+        at = Window(a.shape, kernel_size, stride, padding, "max_pool2d")
+        return a.take(a.window_largest(at))
+
+
+# ---- average pooling: each window's mean, and g spread evenly back ----------------------------
+class WindowMean(Op):
+    """The mean of each window of a (N, C, H, W): (N, C, H', W'); padding is zeros, counted in it."""
+
+    rules = ("g/(kH·kW) to each element of its window",)
+    function = "window_mean"
 
     @staticmethod
-    def backward(g: Any, out: Any, a: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> tuple[Any]:
-        at = Window(a.shape, kernel_size, stride, padding, "max_pool2d")
-        cols = at.of(a.data, -np.inf)
-        taken = np.argmax(cols.reshape(*cols.shape[:4], -1), axis=-1)  # the first largest of each window
-        di, dj = np.unravel_index(taken, at.kernel)
-        (n, c, height, width), (sh, sw), (ph, pw) = a.shape, at.stride, at.padding
-        rows = np.clip(np.arange(at.out[0])[:, None] * sh + di - ph, 0, height - 1)  # (a window of only
-        columns = np.clip(np.arange(at.out[1]) * sw + dj - pw, 0, width - 1)  # padding and -inf: its edge)
-        index = (np.arange(n).reshape(-1, 1, 1, 1), np.arange(c).reshape(1, -1, 1, 1), rows, columns)
-        return (g.index_add(index, a.shape),)
+    def forward(a: Any, at: Window) -> Any:
+        a = numbers(a)
+        at.result("the result of avg_pool2d")
+        if at.tiles:
+            return at.blocks(a).mean(axis=-1)
+        return np.mean(windows(padded(a, at.padding, 0.0), at), axis=(-2, -1))
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, at: Window) -> tuple[Any]:
+        return (g.window_spread(at),)
 
 
-class AvgPool2d(Op):
+class WindowSpread(Op):
+    """g (N, C, H', W') divided evenly among the elements of each window: (N, C, H, W), the
+    gradient of WindowMean (an element in several windows gets a share of each)."""
+
+    inputs = ("grad",)
+    rules = ("the mean of g's windows",)
+    note = "the gradient of WindowMean"
+    function = "window_spread"
+
+    @staticmethod
+    def forward(grad: Any, at: Window) -> Any:
+        share = np.multiply(grad, 1.0 / math.prod(at.kernel))[..., None, None]
+        return fold(np.broadcast_to(share, (*np.shape(grad), *at.kernel)), at)
+
+    @staticmethod
+    def backward(g: Any, out: Any, grad: Any, at: Window) -> tuple[Any]:
+        return (g.window_mean(at),)
+
+
+class AvgPool2d(Composed):
     """The mean of each kernel_size window of images x (N, C, H, W), as PyTorch's avg_pool2d.
 
     stride defaults to kernel_size; padding is zeros, counted in the mean (PyTorch's default).
@@ -101,23 +197,14 @@ class AvgPool2d(Op):
               [10.5000, 12.5000]]]])
     """
 
-    rules = ("g/(kH·kW) to each element of its window",)
+    inputs = ("a",)
+    made_of = (WindowMean,)
     function = "avg_pool2d"
     builtin = True
 
     @staticmethod
     def forward(a: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Any:
-        a = np.asarray(a)
-        cols = Window(a.shape, kernel_size, stride, padding, "avg_pool2d").of(a, 0.0)
-        return np.mean(cols, axis=(-2, -1))
-
-    @staticmethod
-    def backward(g: Any, out: Any, a: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> tuple[Any]:
-        at = Window(a.shape, kernel_size, stride, padding, "avg_pool2d")
-        (n, c, height, width), (ho, wo) = a.shape, at.out
-        even = np.full((1, 1, *at.kernel), 1.0 / math.prod(at.kernel))  # each window's share of g
-        spread = g.reshape(n * c, 1, ho, wo).conv_transpose(even, (n * c, 1, height, width), at.stride, at.padding)
-        return (spread.reshape(a.shape),)
+        return a.window_mean(Window(a.shape, kernel_size, stride, padding, "avg_pool2d"))
 
 
 class Pad(Op):

@@ -71,6 +71,7 @@ class Sum(Op):
     """
 
     rules = ("g, broadcast",)
+    note = "repeated over the reduced axes"
     method = True
 
     @staticmethod
@@ -91,6 +92,7 @@ class Mean(Op):
     """
 
     rules = ("g/n, broadcast",)
+    note = "n: the number of elements averaged"
     terms = (("n", lambda inputs, out: inputs[0].size // out.size),)
     method = True
 
@@ -119,6 +121,10 @@ class Prod(Op):
     """
 
     rules = ("g·(the product of the others)",)
+    note = (
+        "`g·out/a` without zeros; with a zero, running products (a second derivative through a zero element is not "
+        "exact)"
+    )
     method = builtin = True
 
     @staticmethod
@@ -172,6 +178,7 @@ class Max(Op):
     """
 
     rules = ("g at the max",)
+    note = "a tie shares `g` equally"
     method = True
 
     @staticmethod
@@ -191,6 +198,7 @@ class Min(Op):
     """
 
     rules = ("g at the min",)
+    note = "a tie shares `g` equally"
     method = True
 
     @staticmethod

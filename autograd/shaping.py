@@ -32,6 +32,7 @@ class Reshape(Op):
     """
 
     rules = ("g, reshaped back",)
+    note = "also `.flatten()`"
     method = builtin = True
 
     @staticmethod
@@ -143,6 +144,7 @@ class Broadcast(Op):
     """The values repeated along new or length-1 axes to `shape` (the gradient of a sum)."""
 
     rules = ("g, summed back",)
+    note = "inside broadcasting ops"
     function = "broadcast_to"
 
     @staticmethod
@@ -165,6 +167,7 @@ class SumTo(Op):
     """A broadcast result summed back down to `shape`: the gradient of broadcasting."""
 
     rules = ("g, broadcast back",)
+    note = "the gradient of broadcasting"
     function = "sum_to"
 
     @staticmethod
@@ -230,6 +233,7 @@ class Index(Op):
     """x[index]: an element, a slice, or the elements picked by lists or tensors of ints or bools."""
 
     rules = ("g, scattered into zeros",)
+    note = "added into the indexed places"
     function = "getitem"
 
     @staticmethod
@@ -274,6 +278,7 @@ class IndexAdd(Op):
     """Zeros of `shape` with `a` added at `index`: the gradient of indexing."""
 
     rules = ("g at the index",)
+    note = "the gradient of indexing, in gradients of gradients"
     function = "index_add"
 
     @staticmethod

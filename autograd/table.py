@@ -27,6 +27,7 @@ from . import (
     creation,
     datasets,
     functions,
+    piecewise,
     pooling,
     reductions,
     shaping,
@@ -34,7 +35,9 @@ from . import (
 from .op import Composed, Op
 from .tensor import Tensor, binary, run_op, signature, unary
 
-OP_MODULES = (arithmetic, functions, reductions, shaping, arranging, contraction, convolution, pooling, composed)
+OP_MODULES = (
+    arithmetic, functions, piecewise, reductions, shaping, arranging, contraction, convolution, pooling, composed
+)  # fmt: skip
 # (the module backward.py, not the function `backward` the package puts under its name)
 FUNCTION_MODULES = (creation, importlib.import_module(".backward", __package__), datasets)
 
@@ -129,7 +132,7 @@ class PublicFunction(NamedTuple):
 
 def _of_op(op: type[Op]) -> list[PublicFunction]:
     """The op under its name, and under each of its aliases."""
-    records = (op,) if op.backward is not None else ()
+    records = (op,) if op.backward is not None else op.made_of
     fn = function(op)
     main = PublicFunction(fn, op.function, op.method, op.builtin, op.numbers, records)
     return [main] + [

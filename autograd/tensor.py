@@ -1,9 +1,9 @@
 """The Tensor (a NumPy value plus what autograd needs), and `run_op`, which runs an op on tensors.
 
 `class Tensor` lists its whole API in its own body, each method one line handing its op to
-`run_op` (or `unary`, `binary`: the same for one input, or two). The ops are declared in the op
-modules imported below (arithmetic.py, functions.py, reductions.py, shaping.py, composed.py),
-each with its forward on NumPy values and its derivative rule (see op.py). Applying an op runs
+`run_op` (or `unary`, `binary`: the same for one input, or two; tools/regenerate.py writes the line
+of a new op declared a method). The ops are declared in the op modules imported below, each
+with its forward on NumPy values and its derivative rule (see op.py). Applying an op runs
 its forward on the inputs' values and wraps the result; when grad mode is on and an input
 requires grad, it also records a Node (node.py) holding the op and its arguments, which
 backward.py hands to the op's rule. A constant, or a `no_grad` block, pays for nothing but
@@ -19,7 +19,19 @@ from typing import Any
 
 import numpy as np
 
-from . import arithmetic, arranging, composed, contraction, convolution, functions, inplace, reductions, shaping
+from . import (
+    arithmetic,
+    arranging,
+    composed,
+    contraction,
+    convolution,
+    functions,
+    inplace,
+    piecewise,
+    pooling,
+    reductions,
+    shaping,
+)
 from . import node as graph
 from .backward import backward as backpropagate
 from .exceptions import TensorTypeError, TensorValueError, type_name
@@ -180,9 +192,9 @@ class Tensor:
     def sigmoid(self) -> Tensor: return unary(functions.Sigmoid, self)
     def relu(self) -> Tensor: return unary(functions.Relu, self)
     def abs(self) -> Tensor: return unary(functions.Abs, self)
-    def sign(self) -> Tensor: return unary(functions.Sign, self)
-    def floor(self) -> Tensor: return unary(functions.Floor, self)
-    def ceil(self) -> Tensor: return unary(functions.Ceil, self)
+    def sign(self) -> Tensor: return unary(piecewise.Sign, self)
+    def floor(self) -> Tensor: return unary(piecewise.Floor, self)
+    def ceil(self) -> Tensor: return unary(piecewise.Ceil, self)
     def maximum(self, other: Any) -> Tensor: return binary(functions.Maximum, self, other)
     def minimum(self, other: Any) -> Tensor: return binary(functions.Minimum, self, other)
     def where(self, condition: Any, other: Any) -> Tensor: return run_op(functions.Where, condition, self, other)
@@ -217,13 +229,24 @@ class Tensor:
     def sum_to(self, shape: Any) -> Tensor: return self if self.shape == shape else unary(shaping.SumTo, self, shape)
     def index_add(self, index: Any, shape: Any) -> Tensor: return unary(shaping.IndexAdd, self, index, tuple(shape))
 
-    # a convolution and its gradients, which their rules use (autograd/convolution.py)
-    def convolve(self, w: Any, *how: Any) -> Tensor: return run_op(convolution.CONV[w.ndim], self, w, None, *how)
-    def conv_transpose(self, w: Any, *how: Any) -> Tensor: return run_op(convolution.ConvTranspose, self, w, *how)
-    def conv_weight(self, grad: Any, *how: Any) -> Tensor: return run_op(convolution.ConvWeight, self, grad, *how)
+    # the ops convolution and pooling are made of, and their rules (autograd/convolution.py, pooling.py);
+    # `at` is the geometry conv2d or max_pool2d checked
+    def im2col(self, at: Any) -> Tensor: return unary(convolution.Im2col, self, at)
+    def col2im(self, at: Any) -> Tensor: return unary(convolution.Col2im, self, at)
+    def convolve(self, w: Any, b: Any, at: Any) -> Tensor: return run_op(convolution.Convolve, self, w, b, at)
+    def conv_transpose(self, w: Any, at: Any) -> Tensor: return run_op(convolution.ConvTranspose, self, w, at)
+    def conv_weight(self, grad: Any, at: Any) -> Tensor: return run_op(convolution.ConvWeight, self, grad, at)
+    def window_largest(self, at: Any) -> Tensor: return unary(pooling.WindowLargest, self, at)
+    def take(self, positions: Any) -> Tensor: return run_op(pooling.Take, self, positions)
+    def put(self, positions: Any, shape: Any) -> Tensor: return run_op(pooling.Put, self, positions, tuple(shape))
+    def window_mean(self, at: Any) -> Tensor: return unary(pooling.WindowMean, self, at)
+    def window_spread(self, at: Any) -> Tensor: return unary(pooling.WindowSpread, self, at)
 
     # gradients (autograd/backward.py)
     def backward(self, seed: Any = None, create_graph: bool = False) -> None: backpropagate(self, seed, create_graph)
+
+    # begin written: methods (of the ops declared a method that no line above spells, by tools/regenerate.py)
+    # end written: methods
     # fmt: on
 
     # ---- Python protocols ---------------------------------------------------------------

@@ -1,10 +1,11 @@
 """digits-cnn: seconds per training step of lesson 20's CNN on the 8×8 digits, in DG, PyTorch and NumPy.
 
 The network of programs/20_digits_cnn.dg: conv 1→8 (3×3, padding 1), relu, max pool 2; conv
-8→16, relu; linear 256→10; softmax cross-entropy on minibatches of 24 taken in turn
-from the 1,347 training digits; plain SGD with lr 0.05 (bench/digits_cnn.dg). All three start
-from the same weights (DG's seed(0) and randn, in the program's order) and report the final loss
-and the first filters' sum; the time is per step (forward, backward, update).
+8→16, relu; linear 256→10; softmax cross-entropy on minibatches (`batch`, 24 as in the lesson)
+taken in turn from the 1,347 training digits; plain SGD with lr 0.05, or with `adam=1` the
+lesson's Adam with lr 0.01 (bench/digits_cnn.dg, optimisers.py). All three start from the same
+weights (DG's seed(0) and randn, in the program's order) and report the final loss and the first
+filters' sum; the time is per step (forward, backward, update).
 """
 
 from __future__ import annotations
@@ -13,18 +14,31 @@ import time
 from pathlib import Path
 
 import numpy as np
-from measure import Result, item, run_dg_timed
+from measure import Result, item, replayed_steps, run_dg_timed
 from numpy.lib.stride_tricks import sliding_window_view
+from optimisers import numpy_update, torch_update
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "digits_train.csv"
-LR = 0.05
-BATCH = 24
 
 
-def dg(steps: int) -> Result:
-    seconds, processor, session = run_dg_timed("digits_cnn", steps=steps)
+def rate(adam: int) -> float:
+    return 0.01 if adam else 0.05
+
+
+def dg(steps: int, batch: int = 24, adam: int = 0, fast: int = 0) -> Result:
+    timed = run_dg_timed("digits_cnn", static=bool(fast), steps=steps, batch=batch, adam=adam, fast=fast)
+    seconds, processor, session = timed
     env = session.globals.vars
-    return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())), processor=processor / steps)
+    if fast:
+        seconds, processor = replayed_steps(session, "train_step", seconds, processor, steps)
+    else:
+        seconds, processor = seconds / steps, processor / steps
+    return Result(seconds, (item(env["loss"]), item(env["W1"].sum())), processor=processor)
+
+
+def dg_static(steps: int, batch: int = 24, adam: int = 0) -> Result:
+    """The same, its training step made static: the time of a replayed step (the traces' left out)."""
+    return dg(steps, batch, adam, fast=1)
 
 
 def data_and_weights() -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
@@ -42,12 +56,12 @@ def data_and_weights() -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     return images, labels, [w1, np.zeros(8), w2, np.zeros(16), w3, np.zeros(10)]
 
 
-def minibatch(images: np.ndarray, labels: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
-    start = (step % (len(images) // BATCH)) * BATCH
-    return images[start : start + BATCH], labels[start : start + BATCH]
+def minibatch(images: np.ndarray, labels: np.ndarray, step: int, batch: int) -> tuple[np.ndarray, np.ndarray]:
+    start = (step % (len(images) // batch)) * batch
+    return images[start : start + batch], labels[start : start + batch]
 
 
-def pytorch(steps: int) -> Result:
+def pytorch(steps: int, batch: int = 24, adam: int = 0) -> Result:
     import torch
     import torch.nn.functional as F
 
@@ -56,6 +70,7 @@ def pytorch(steps: int) -> Result:
     images, labels = torch.from_numpy(images_np), torch.from_numpy(labels_np)
     params = [torch.tensor(p, dtype=torch.float64, requires_grad=True) for p in params_np]
     W1, b1, W2, b2, W3, b3 = params
+    update = torch_update(params, rate(adam), bool(adam))
 
     def logits(x):
         h = F.max_pool2d(torch.relu(F.conv2d(x, W1, b1, padding=1)), 2)
@@ -64,14 +79,12 @@ def pytorch(steps: int) -> Result:
 
     start, processor = time.perf_counter(), time.process_time()
     for step in range(steps):
-        x, y = minibatch(images, labels, step)
-        loss = -torch.log_softmax(logits(x), dim=1)[torch.arange(BATCH), y].mean()
+        x, y = minibatch(images, labels, step, batch)
+        loss = -torch.log_softmax(logits(x), dim=1)[torch.arange(batch), y].mean()
         for p in params:
             p.grad = None
         loss.backward()
-        with torch.no_grad():
-            for p in params:
-                p -= LR * p.grad
+        update()
     seconds, processor = time.perf_counter() - start, time.process_time() - processor
     return Result(seconds / steps, (loss.item(), W1.sum().item()), processor=processor / steps)
 
@@ -128,34 +141,33 @@ def pool_back(g: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return blocks.reshape(n, c, ho, wo, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(n, c, 2 * ho, 2 * wo)
 
 
-def hand_numpy(steps: int) -> Result:
+def hand_numpy(steps: int, batch: int = 24, adam: int = 0) -> Result:
     """The same network with im2col convolutions and its backward pass written out by hand."""
     images, labels, params = data_and_weights()
     W1, b1, W2, b2, W3, b3 = params
+    update = numpy_update(params, rate(adam), bool(adam))
     start, processor = time.perf_counter(), time.process_time()
     for step in range(steps):
-        x, y = minibatch(images, labels, step)
+        x, y = minibatch(images, labels, step, batch)
         # forward
         z1, cols1 = conv(x, W1, b1)
         p1, mask1 = pool(np.maximum(z1, 0))
         z2, cols2 = conv(p1, W2, b2)
         r2 = np.maximum(z2, 0)
-        flat = r2.reshape(BATCH, -1)
+        flat = r2.reshape(batch, -1)
         scores = flat @ W3 + b3
         shifted = scores - scores.max(axis=1, keepdims=True)
         log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-        loss = -log_p[np.arange(BATCH), y].mean()
+        loss = -log_p[np.arange(batch), y].mean()
         # backward
         d_scores = np.exp(log_p)
-        d_scores[np.arange(BATCH), y] -= 1
-        d_scores /= BATCH
+        d_scores[np.arange(batch), y] -= 1
+        d_scores /= batch
         dW3, db3 = flat.T @ d_scores, d_scores.sum(axis=0)
         d_z2 = (d_scores @ W3.T).reshape(r2.shape) * (z2 > 0)
         dW2, db2, d_p1 = conv_back(d_z2, cols2, W2, p1.shape)
         d_z1 = pool_back(d_p1, mask1) * (z1 > 0)
         dW1, db1, _ = conv_back(d_z1, cols1, W1, None)
-        # update, in place as the others do
-        for p, g in ((W1, dW1), (b1, db1), (W2, dW2), (b2, db2), (W3, dW3), (b3, db3)):
-            p -= LR * g
+        update([dW1, db1, dW2, db2, dW3, db3])  # in place, as the others do
     seconds, processor = time.perf_counter() - start, time.process_time() - processor
     return Result(seconds / steps, (float(loss), float(W1.sum())), processor=processor / steps)

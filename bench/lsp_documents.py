@@ -44,6 +44,11 @@ def nested_functions() -> str:
     return "".join("    " * i + f"def f{i}(a{i}):\n" for i in range(200)) + "    " * 200 + "return 1\n"
 
 
+def broken_lines() -> str:
+    """5,000 lines of the same mistake (40 kB): every one an error to read past."""
+    return "x = = 1\n" * 5000
+
+
 def no_problems(problems: list[Any], symbols: list[Any], hover: Any) -> None:
     assert problems == [], problems[:3]
 
@@ -63,11 +68,18 @@ def check_nested(problems: list[Any], symbols: list[Any], hover: Any) -> None:
     assert problems == [] and symbols[0].name == "f0" and hover is not None
 
 
+def check_broken(problems: list[Any], symbols: list[Any], hover: Any) -> None:
+    assert len(problems) == 100  # the editor's list is cut at the first hundred
+    assert problems[99].message == "SyntaxError: unexpected '='; expected an expression"
+    assert problems[99].range.start.line == 99
+
+
 CASES: dict[str, tuple[str, Callable[[list[Any], list[Any], Any], None]]] = {
     "one f-string of 1 MB": (one_f_string(), no_problems),
     "2,500 unknown among 2,500 defined names": (names(), check_names),
     "40,000 assignments": (assignments(), check_assignments),
     "200 nested functions": (nested_functions(), check_nested),
+    "5,000 broken lines": (broken_lines(), check_broken),
 }
 
 

@@ -72,8 +72,10 @@ def run_dg(name: str, static: bool = False, **sizes: int) -> tuple[float, Any]:
 def run_dg_timed(name: str, static: bool = False, **sizes: int) -> tuple[float, float, Any]:
     """run_dg, also returning the processor seconds of the measured part (this process's, which on
     a shared machine are what the work cost; the clock's seconds include the time others ran)."""
+    from dglang.interpreter.host.allocator import keep_freed_memory
     from dglang.interpreter.host.session import Session
 
+    keep_freed_memory()  # as `dg` does at start-up (frontends/sessions.py)
     setup, measured = dg_program(name, **sizes)
     session = Session(out=io.StringIO(), base_dir=BENCH)
     if static:
@@ -84,6 +86,16 @@ def run_dg_timed(name: str, static: bool = False, **sizes: int) -> tuple[float, 
     start, processor = time.perf_counter(), time.process_time()
     session.run(measured, f"bench/{name}.dg")
     return time.perf_counter() - start, time.process_time() - processor, session
+
+
+def replayed_steps(session: Any, name: str, seconds: float, processor: float, steps: int) -> tuple[float, float]:
+    """Seconds and processor seconds per step of the steps a static function replayed: the time of
+    its traces (whose steps ran as the function does, with a tracer listening) left out."""
+    from dglang.interpreter.static.static_builtins import static_function
+
+    fn = static_function(session.globals.vars[name])
+    replays = max(steps - fn.traces, 1)
+    return (seconds - fn.tracing_time) / replays, (processor - fn.tracing_processor) / replays
 
 
 def item(value: Any) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from measure import Result, item, run_dg
+from measure import Result, item, run_dg, run_dg_timed
 
 LAYERS = [(2, 16), (16, 16), (16, 1)]
 LR = 0.1
@@ -30,9 +30,9 @@ def data_and_weights() -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
 
 
 def dg(steps: int) -> Result:
-    seconds, session = run_dg("mlp_moons", steps=steps)
+    seconds, processor, session = run_dg_timed("mlp_moons", steps=steps)
     env = session.globals.vars
-    return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())))
+    return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())), processor=processor / steps)
 
 
 def dg_static(steps: int) -> Result:
@@ -61,7 +61,7 @@ def pytorch(steps: int) -> Result:
         h = torch.relu(h @ W2 + b2)
         return (h @ W3 + b3)[:, 0]
 
-    start = time.perf_counter()
+    start, processor = time.perf_counter(), time.process_time()
     for _ in range(steps):
         s = scores(X)
         loss = torch.relu(1 - t * s).mean()
@@ -71,8 +71,8 @@ def pytorch(steps: int) -> Result:
         with torch.no_grad():
             for p in params:
                 p -= LR * p.grad
-    seconds = time.perf_counter() - start
-    return Result(seconds / steps, (loss.item(), W1.sum().item()))
+    seconds, processor = time.perf_counter() - start, time.process_time() - processor
+    return Result(seconds / steps, (loss.item(), W1.sum().item()), processor=processor / steps)
 
 
 def hand_numpy(steps: int) -> Result:
@@ -80,7 +80,7 @@ def hand_numpy(steps: int) -> Result:
     X, t, params = data_and_weights()
     W1, b1, W2, b2, W3, b3 = params
     n = len(X)
-    start = time.perf_counter()
+    start, processor = time.perf_counter(), time.process_time()
     for _ in range(steps):
         # forward
         z1 = X @ W1 + b1
@@ -100,5 +100,5 @@ def hand_numpy(steps: int) -> Result:
         # update, in place as the others do
         for p, g in ((W1, dW1), (b1, db1), (W2, dW2), (b2, db2), (W3, dW3), (b3, db3)):
             p -= LR * g
-    seconds = time.perf_counter() - start
-    return Result(seconds / steps, (float(loss), float(W1.sum())))
+    seconds, processor = time.perf_counter() - start, time.process_time() - processor
+    return Result(seconds / steps, (float(loss), float(W1.sum())), processor=processor / steps)

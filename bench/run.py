@@ -39,7 +39,7 @@ class Implementation:
 @dataclass(frozen=True)
 class Target:
     reference: str | None  # the label of the implementation DG is divided by; None: DG's own value
-    at_most: float
+    at_most: float | None  # None: the ratio is shown, with no target (a floor to compare with)
     stretch: float | None = None
 
 
@@ -60,12 +60,19 @@ class Workload:
 
 
 DG = "DG"
+
+
+def dg_pytorch_numpy(module: str) -> list[Implementation]:
+    """DG, PyTorch eager and NumPy by hand: `module`'s dg, pytorch and hand_numpy."""
+    return [Implementation(DG, f"{module}:dg"), Implementation("PyTorch", f"{module}:pytorch", reference=True),
+            Implementation("NumPy by hand", f"{module}:hand_numpy")]  # fmt: skip
+
+
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 WORKLOADS = [
     Workload(
         "mlp-moons", "s", lambda s: f"{s['steps']:,} steps, time per step",
-        {"steps": 3000}, {"steps": 20},
-        [Implementation(DG, "mlp_moons:dg"), Implementation("PyTorch", "mlp_moons:pytorch", reference=True),
-         Implementation("NumPy by hand", "mlp_moons:hand_numpy")],
+        {"steps": 3000}, {"steps": 20}, dg_pytorch_numpy("mlp_moons"),
         [Target("PyTorch", 0.5), Target("NumPy by hand", 2.5)],
     ),
     Workload(
@@ -97,9 +104,7 @@ WORKLOADS = [
     ),
     Workload(
         "digits-cnn", "s", lambda s: f"{s['steps']:,} steps of programs/20_digits_cnn.dg's CNN, time per step",
-        {"steps": 200}, {"steps": 2},
-        [Implementation(DG, "digits_cnn:dg"), Implementation("PyTorch", "digits_cnn:pytorch", reference=True),
-         Implementation("NumPy by hand", "digits_cnn:hand_numpy")],
+        {"steps": 200}, {"steps": 2}, dg_pytorch_numpy("digits_cnn"),
         [Target("PyTorch", 1.0), Target("NumPy by hand", 1.5)], one_thread=True,
     ),
     Workload(
@@ -107,6 +112,33 @@ WORKLOADS = [
         {"steps": 50, "characters": 200_000}, {"steps": 2, "characters": 5000},
         [Implementation(DG, "tiny_gpt:dg"), Implementation("PyTorch", "tiny_gpt:pytorch", reference=True)],
         [Target("PyTorch", 1.0)], one_thread=True,
+    ),
+    Workload(
+        "digits-cnn-adam", "s",
+        lambda s: f"{s['steps']:,} steps of the same CNN, batch {s['batch']}, the lesson's Adam, time per step",
+        {"steps": 200, "batch": 32, "adam": 1}, {"steps": 2, "batch": 32, "adam": 1}, dg_pytorch_numpy("digits_cnn"),
+        [Target("PyTorch", 1.2), Target("NumPy by hand", None)], one_thread=True,
+    ),
+    Workload(
+        "tiny-gpt-adam", "s", lambda s: f"{s['steps']:,} steps of the same GPT, the lesson's Adam, time per step",
+        {"steps": 30, "characters": 200_000, "adam": 1}, {"steps": 2, "characters": 5000, "adam": 1},
+        dg_pytorch_numpy("tiny_gpt"), [Target("PyTorch", 1.0), Target("NumPy by hand", None)], one_thread=True,
+    ),
+    Workload(
+        "digits-cnn-adam-static", "s",
+        lambda s: f"{s['steps']:,} steps of the same CNN, batch {s['batch']}, Adam, static: time per replayed step",
+        {"steps": 200, "batch": 32, "adam": 1}, {"steps": 3, "batch": 32, "adam": 1},
+        [Implementation(DG, "digits_cnn:dg_static"), Implementation("PyTorch", "digits_cnn:pytorch", reference=True),
+         Implementation("NumPy by hand", "digits_cnn:hand_numpy")],
+        [Target("PyTorch", 0.9), Target("NumPy by hand", 1.3)], one_thread=True,
+    ),
+    Workload(
+        "tiny-gpt-adam-static", "s",
+        lambda s: f"{s['steps']:,} steps of the same GPT, Adam, static: time per replayed step",
+        {"steps": 30, "characters": 200_000, "adam": 1}, {"steps": 3, "characters": 5000, "adam": 1},
+        [Implementation(DG, "tiny_gpt:dg_static"), Implementation("PyTorch", "tiny_gpt:pytorch", reference=True),
+         Implementation("NumPy by hand", "tiny_gpt:hand_numpy")],
+        [Target("PyTorch", 0.75), Target("NumPy by hand", 1.3)], one_thread=True,
     ),
     Workload(
         "big-matmul", "s", lambda s: f"{s['n']}x{s['n']}, 3 products, forward+backward",
@@ -186,7 +218,7 @@ def measure(
     workload: Workload, implementation: Implementation, sizes: dict[str, int], repeats: int, reference: str | None
 ) -> Measured:
     python = reference if implementation.reference else None
-    env = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"} if workload.one_thread else {}
+    env = ONE_THREAD if workload.one_thread else {}
     outcome = in_subprocess(implementation.target, sizes, repeats, python=python, env=env)
     scale = 1
     while outcome.error and implementation.shrink and sizes[implementation.shrink] >= 2 and scale < 64:
@@ -264,7 +296,7 @@ def show(value: float | None, unit: str) -> str:
 
 
 def verdict(number: float | None, target: Target) -> str:
-    if number is None:
+    if number is None or target.at_most is None:
         return "-"
     if target.stretch is not None and number <= target.stretch:
         return "met (stretch too)"
@@ -283,7 +315,8 @@ def rows(workload: Workload, sizes: dict[str, int], results: dict[str, Measured]
             continue
         ref = results[target.reference]
         ratio = dg.value / ref.value if dg.value is not None and ref.value else None
-        shown_target = f"<= {target.at_most:g}" + (f" (stretch {target.stretch:g})" if target.stretch else "")
+        shown_target = "-" if target.at_most is None else f"<= {target.at_most:g}"
+        shown_target += f" (stretch {target.stretch:g})" if target.stretch else ""
         reference = f"{target.reference}: {show(ref.value, workload.unit) or ref.status}"
         out.append([workload.name, workload.size(sizes), dg_shown, reference,
                     f"{ratio:.2f}" if ratio is not None else "-", shown_target, verdict(ratio, target)])  # fmt: skip

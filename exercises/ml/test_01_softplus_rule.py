@@ -5,8 +5,9 @@ in autograd/functions.py (look at `Sigmoid` and `Relu` there): one class `Softpl
 rule as text (which `dg graph` writes on the edge), the line saying how DG reaches it
 (`method = builtin = numbers = True`), its forward on NumPy values and its rule under it. DG then
 has the builtin `softplus(x)` (a number gives a number, a tensor a tensor) and the tensor method
-`x.softplus()`, with nothing else to change (for Python's `x.softplus()`, add its line to
-Tensor's methods in autograd/tensor.py).
+`x.softplus()`, with nothing else to change by hand: then `uv run python tools/regenerate.py`
+writes what is made from the declarations (docs/language.md's tables, the editors' builtins, and
+Python's `x.softplus()` in autograd/tensor.py).
 - It is one recorded op, "Softplus" (grad_fn <SoftplusBackward>), not log(1 + exp(x)) built
   from other ops: derive d softplus / dx and write the rule, and its text in the declaration.
 - It never overflows: softplus(1000) is 1000 and softplus(-1000) is 0 (not inf, not nan).

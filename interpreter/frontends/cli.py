@@ -82,6 +82,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="let load_csv read files under DIR too (may be repeated)",
     )
+    p.add_argument(
+        "--threads",
+        type=thread_count,
+        default=os.environ.get("DG_THREADS") or None,
+        metavar="N",
+        help="run every matrix product on N threads (default: DG_THREADS, else one thread for small "
+        "products and all cores for large ones)",
+    )
     p.add_argument("--detect-anomaly", action="store_true", help="name the op whose gradient first holds nan or inf")
     p.add_argument(
         "--eval",
@@ -96,6 +104,13 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"dg {__version__}")
     return p
+
+
+def thread_count(text: str) -> int:
+    """--threads N, or DG_THREADS=N in the environment (the option's default, checked the same way)."""
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number (given here or as DG_THREADS), not {text!r}")
+    return int(text)
 
 
 def command() -> NoReturn:
@@ -210,8 +225,12 @@ def new_session(args: argparse.Namespace) -> Session:
         finally:
             gc.freeze()
             gc.enable()
+    from dglang.autograd import threads
+
     from .sessions import new_session as make_session
 
+    if getattr(args, "threads", None):
+        threads.use(args.threads)
     folder = program_folder(args.file) if args.file not in (None, "-") else Path.cwd()
     limits = limits_from(args)
     missing = [d for d in getattr(args, "allow_path", []) if not is_folder(d)]

@@ -1,6 +1,6 @@
 """DG's syntax colouring: one Pygments lexer, for `pygmentize -l dglang`, the REPL, the docs and the
 notebook kernel (editors get a TextMate grammar whose word lists are written from the same names,
-editors/update_grammar.py).
+by tools/editor_grammar.py).
 
 Which words are keywords is read from the grammar, and which are builtins from the builtins table
 of a session (the interpreter's own and the engine's, listed in autograd/table.py), so a builtin

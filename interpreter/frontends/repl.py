@@ -18,7 +18,7 @@ from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.session import Session
-from dglang.interpreter.library.help import describe, everything, register, render
+from dglang.interpreter.library.help import describe_in, everything, register, render
 from dglang.interpreter.library.runtime import MISSING, Env, Function, Module, show_short, suggest
 from dglang.interpreter.seeing.text_picture import text_picture
 from dglang.interpreter.seeing.tools import install
@@ -176,7 +176,7 @@ def _help(repl: Repl, argument: str) -> Outcome:
     if not argument:
         repl.write(repl.cheat_sheet())
         return Outcome.OK
-    found = describe(argument, repl.session.builtins.vars)
+    found = describe_in(argument, repl.env, repl.session.builtins.vars)
     if found is None:
         names = [e.name for e in everything(repl.session.builtins.vars)]
         hint = suggest(argument, names) or "`:help` alone lists the commands; `help()` lists every name"
@@ -265,9 +265,9 @@ def _load(repl: Repl, argument: str) -> Outcome:
     ":reload NAME",
     """Read a module's file again after editing it and run it; the names taken from it are rebound.
 
-    >>> from nn import mlp
+    >>> from nn import batches
     >>> :reload nn
-    (nn.dg run again; mlp rebound)
+    (programs/nn.dg run again; batches rebound)
     """,
 )
 def _reload(repl: Repl, argument: str) -> Outcome:

@@ -14,9 +14,10 @@ from typing import Any
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT, output_size
+from dglang.interpreter.host.session import Session
 from dglang.interpreter.seeing.tools import install
 from dglang.interpreter.static.listing import listings
-from dglang.interpreter.static.static_builtins import made_in
+from dglang.interpreter.static.static_builtins import made_in, static_function, wrapped_names
 
 from .options import ArgumentParser, run_options
 
@@ -48,13 +49,8 @@ def show(
         return code
     found = made_in(session, args.fn)
     if not found:
-        report(
-            DGError(
-                "UsageError",
-                f"the program never called static({args.fn})",
-                help=f"wrap the function: `fast = static({args.fn})`, and call it",
-            )
-        )
+        never = f"the program never called static({args.fn})"
+        report(DGError("UsageError", never, help=which_function(session, args.fn)))
         return EXIT_USAGE
     shown = "\n".join(listings(fn, passes=args.passes) for fn in found)
     limit = args.max_output if args.max_output and args.max_output > 0 else None
@@ -72,3 +68,15 @@ def show(
         return EXIT_RUNTIME
     sys.stdout.write(shown)
     return EXIT_OK
+
+
+def which_function(session: Session, name: str) -> str:
+    """The help when `--fn NAME` names no function static() wrapped: the name static() gave back
+    (`fast = static(step)`: --fn fast), the functions it did wrap, or how to wrap one."""
+    wrapped = static_function(session.globals.vars.get(name))
+    if wrapped is not None:
+        return f"'{name}' is static({wrapped.name}): name the function static wraps, --fn {wrapped.name}"
+    others = wrapped_names(session)
+    if others:
+        return "the program wraps " + ", ".join(f"static({n}): --fn {n}" for n in others)
+    return f"wrap the function: `fast = static({name})`, and call it"

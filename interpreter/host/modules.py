@@ -53,8 +53,10 @@ class Modules:
     """What `import` finds in one session: the library path, and the modules compiled and run.
 
     library   the folders of the library path, after the importer's own (module_files.py)
-    aliases   names that mean a given file wherever they are imported: `submission` under `dg grade`
-              (whose names are checked where used: ModuleInterface.checked)
+    aliases   names that mean a given file to the sealed texts: `submission` under `dg grade`
+              (whose names are checked where used: ModuleInterface.checked). Other texts import
+              as under `dg`: a student's `main.dg` that imports its own `submission.dg` gets that
+              file, not itself (which would be a cycle)
     sealed    names of texts whose imports look only at the aliases and the library path, never in
               a folder of their own (a tests file under `dg grade`: a submission's files cannot
               stand in for the course's modules)
@@ -101,10 +103,10 @@ class Modules:
             self.stamps.clear()
 
     def locate(self, imported: ast.ImportedName) -> ModuleFile:
-        alias = self.aliases.get(imported.name)
+        at = imported.span
+        alias = self.aliases.get(imported.name) if self.is_sealed(at.source) else None
         if alias is not None:
             return ModuleFile(imported.name, alias, alias.name, Folder(alias.parent, ""))
-        at = imported.span
         return find_module_file(imported.name, at, self.folder_of(at.source), self.library, self.roots())
 
     def compile(self, module: ModuleFile, text: str, frame: CallFrame) -> ModuleInterface:
@@ -116,7 +118,7 @@ class Modules:
         except DGError as e:
             e.frames = (frame, *e.frames)  # the import that led here, outermost first
             raise
-        names, checked = program.resolution.top_names, module.name not in self.aliases  # see ModuleInterface
+        names, checked = program.resolution.top_names, module.file not in self.aliases.values()  # see ModuleInterface
         return ModuleInterface(module.name, module.display, module.file, names, program.code, checked)
 
     def check_cycle(self, module: ModuleFile, at: Span) -> None:
@@ -148,12 +150,16 @@ class Modules:
         """Where the imports of the text `source` are looked for first."""
         if source in self.folders:
             return self.folders[source]
-        if source.name in self.sealed:
+        if self.is_sealed(source):
             return None
         file = self.file_of(source)
         if file is not None:
             return Folder(file.parent, os.path.dirname(source.name))
         return Folder(self.session.base_dir.resolve(), "")
+
+    def is_sealed(self, source: Source) -> bool:
+        """A sealed text (see Modules), not a module of the same name read from a folder."""
+        return source not in self.folders and source.name in self.sealed
 
     def file_of(self, source: Source) -> Path | None:
         """The file a program's text was read from: the one a front end named (`files`), or the
@@ -209,6 +215,13 @@ class Modules:
             raise
         self.compiled[file] = interface
         return self.load(interface, None)
+
+    def stand_in(self, name: str) -> None:
+        """Let the sealed texts import `name` before its file exists: a module that binds nothing, whose
+        names are checked where used (a tests file checked before any submission is graded)."""
+        file = Path(f"<{name}>")
+        self.aliases[name] = file
+        self.compiled[file] = ModuleInterface(name, f"{name}.dg", file, frozenset(), lambda env: None, checked=False)
 
     def loaded_module(self, name: str) -> Module | None:
         """The module imported under `name` in this session, if it ran."""

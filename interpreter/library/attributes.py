@@ -232,7 +232,7 @@ def numel(t: Tensor) -> int:
 
 
 # Tensor's own methods a program may call, besides the engine's functions declared tensor methods
-# (`method = True` in their declarations, autograd/table.py); tests/promises/test_sandbox.py lists them all.
+# (`method = True` in their declarations, autograd/table.py); docs/language.md's table of them is written from both.
 TENSOR_OWN_METHODS: dict[str, Callable[..., Any]] = {
     "transpose": transpose,  # x.transpose(1, 0): the axes as arguments (the builtin takes a tuple)
     "t": t,

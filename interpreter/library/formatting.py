@@ -11,7 +11,7 @@ from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
 from .operators import MAX_SEQUENCE
-from .runtime import text
+from .runtime import BoundMethod, text
 
 FORMAT_NUMBER = re.compile(r"\d+")
 
@@ -28,6 +28,12 @@ def format_value(value: Any, spec: str) -> str:
                 help="format one element, or leave the format out: {x}",
             )
         value = value.item()
+    if isinstance(value, BoundMethod):  # f"{loss.item:.3f}": the method, not what it gives
+        raise DGError(
+            "TypeError",
+            f"a format like ':{spec}' applies to numbers and strings, not the method {value.name} itself",
+            help=f"call it, with parentheses: `.{value.name}()`",
+        )
     if not isinstance(value, int | float | str):
         raise DGError("TypeError", f"a format like ':{spec}' applies to numbers and strings, not {type_name(value)}")
     if any(len(n) > 4 for n in FORMAT_NUMBER.findall(spec)):  # `{x:1000000000}` would build a gigabyte of spaces

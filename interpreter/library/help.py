@@ -5,7 +5,8 @@ completion menu, a notebook's inspection and a language server's hover all read.
 Each fact has one home, beside what it describes:
 - a function (a builtin, a tensor method or attribute): its own docstring. The first line is the
   one-sentence summary; an example is written as REPL input (`>>> ...`) with what it prints under
-  it, and tests/language/test_help.py runs every example and compares;
+  it, and tests/language/test_help.py runs every example and compares. An op whose docstring has
+  no example gets one from its sample call (`Op.sample_arguments`), so a new op has help at once;
 - a derivative rule: the declaration (`Op`) of the op the engine function records, in autograd;
 - what is not a function: an entry written where that thing is defined, as text
   (keyword_help.py's KEYWORDS; constants and `with` contexts with `keyword_help.written`, in
@@ -20,6 +21,8 @@ import inspect
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from dglang.autograd import Tensor
 from dglang.autograd.op import Op
 from dglang.autograd.table import FUNCTIONS, PublicFunction
@@ -28,7 +31,7 @@ from dglang.autograd.tensor import type_name
 from .attributes import TENSOR_METHODS, TENSOR_PROPERTIES
 from .habits import instead
 from .keyword_help import KEYWORDS, WRITTEN
-from .runtime import BoundMethod, Builtin, Function, Module, show, signature_text
+from .runtime import MISSING, BoundMethod, Builtin, Env, Function, Module, show, signature_text
 
 
 class Example(NamedTuple):
@@ -115,7 +118,23 @@ def documented(
     also: str | None = None,
 ) -> Help:
     summary, example = docstring_parts(getattr(fn, "__doc__", None))
+    if not example and kind in ("builtin function", "tensor method"):
+        example = sample_example(name.removeprefix("x."), method=kind == "tensor method")
     return Help(name, kind, signature, summary, rule, example, also)
+
+
+def sample_example(name: str, method: bool) -> tuple[Example, ...]:
+    """The example of an op whose docstring gives none: its sample call, as a program writes it
+    (`softplus(tensor([0.5, 1.5, 2.5]))`), and what that gives. None for a sample of values a
+    program cannot write (a convolution's geometry): such an op writes an example in its docstring."""
+    engine = ENGINE.get(name)
+    op = getattr(engine.fn, "op", None) if engine is not None else None
+    sample = op.sample_arguments() if op is not None else None
+    if engine is None or sample is None or not all(type(v) in (np.ndarray, int, float) for v in sample):
+        return ()
+    written = [f"tensor({v.tolist()})" if type(v) is np.ndarray else repr(v) for v in sample]
+    call = f"{written[0]}.{name}({', '.join(written[1:])})" if method else f"{name}({', '.join(written)})"
+    return (Example(call, show(engine.fn(*sample))),)
 
 
 # ---- derivative rules, from the ops' declarations -----------------------------------------------
@@ -154,6 +173,22 @@ def describe(name: str, builtins: Mapping[str, Any] | None = None) -> Help | Non
         return builtin_help(name, builtins[name], builtins)
     found = tensor_member(name) or known.get(name) or known.get(":" + name)
     return found or habit_help(name)
+
+
+def describe_in(name: str, env: Env, builtins: Mapping[str, Any]) -> Help | None:
+    """What `:help NAME` says where `env` is the program's scope: of a function or module the
+    program defined, its own help (a function's signature and docstring); else DG's help for the
+    name; else what help(NAME) says of the variable's value. None if there is nothing."""
+    owner, _, member = name.rpartition(".")
+    module = env.lookup(owner) if owner.isidentifier() else MISSING
+    if isinstance(module, Module) and member in module.env.vars:  # :help nn.linear
+        return describe_value(module.env.vars[member], builtins)
+    value = env.lookup(name) if name.isidentifier() else MISSING
+    own = value is not MISSING and value is not builtins.get(name, MISSING)
+    if own and isinstance(value, Function | Module):
+        return describe_value(value, builtins)
+    found = describe(name, builtins)
+    return describe_value(value, builtins) if found is None and own else found
 
 
 HABIT_EXAMPLES = {
@@ -225,7 +260,7 @@ def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
             value.name, kind, f"{type_name(value.obj)}.{value.name}(...)", f"a method of every {type_name(value.obj)}"
         )
     if isinstance(value, Function):
-        return Help(value.name, "function", f"def {value.signature()}", f"a function defined at {value.span}")
+        return function_help(value)
     if isinstance(value, Module):
         names = sorted(value.env.vars)
         listed = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
@@ -238,6 +273,15 @@ def describe_value(value: Any, builtins: Mapping[str, Any]) -> Help:
         summary = f"a {value.dtype} tensor of shape {value.shape}{state}"
         return Help("tensor", "value", "x", summary, also="its attributes and methods: " + ", ".join(tensor_names()))
     return Help(type_name(value), "value", show_value(value), f"a value of type {type_name(value)}")
+
+
+def function_help(f: Function) -> Help:
+    """A function the program defined: its signature, where, and its docstring (one line: DG's
+    strings are written on one line)."""
+    signature, where = f"def {f.signature()}", f"defined at {f.span}"
+    if not f.doc or not f.doc.strip():
+        return Help(f.name, "function", signature, f"a function {where}")
+    return Help(f.name, "function", signature, f.doc.strip(), also=where)
 
 
 def show_value(value: Any) -> str:

@@ -167,17 +167,17 @@ KEYWORDS: dict[str, tuple[str, str]] = {
         """Run the module MODULE.dg (once) and name it: its functions are then MODULE.NAME.
 
         >>> import nn
-        >>> nn.mlp([2, 3])["W1"].shape
-        (2, 3)
+        >>> nn.batches(5, 2)
+        [(0, 2), (2, 4), (4, 5)]
         """,
     ),
     "from": (
         "from MODULE import NAME, ...",
         """Run the module MODULE.dg (once) and take the names it defines.
 
-        >>> from nn import mlp
-        >>> list(mlp([2, 3, 1]))
-        ['W1', 'b1', 'W2', 'b2']
+        >>> from nn import batches
+        >>> batches(5, 2)
+        [(0, 2), (2, 4), (4, 5)]
         """,
     ),
     "and": (

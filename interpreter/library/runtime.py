@@ -83,6 +83,7 @@ class Function:
     body: Callable[[Env], Any]
     env: Env
     span: Span
+    doc: str | None = None  # its docstring, for help
     dg_type_name: ClassVar[str] = "function"
 
     def signature(self) -> str:

@@ -1,16 +1,14 @@
 """Seeing training: `plot(ys)`, `plot(xs, ys)` and `show_image(t)`.
 
 In a terminal they print text: a line chart drawn with characters, an image in shades of
-characters. With `file="loss.svg"` (or `.png`), and inline in a notebook, matplotlib draws them,
-when it is installed (DG's optional extra `plot`: `pip install "dglang[plot]"`); the text is the
+characters. With `file="loss.svg"` (or `.png`), and inline in a notebook, matplotlib draws them
+(chart_pictures.py), when it is installed (DG's optional extra `plot`: `pip install "dglang[plot]"`); the text is the
 fallback everywhere, and what a notebook shows as the picture's plain-text form. A program names
 a file only under its own folder, as load_csv reads only there.
 """
 
 from __future__ import annotations
 
-import io
-import math
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +18,15 @@ from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.library.data_files import short
+from dglang.interpreter.library.extras import install_command
+
+from .chart_axis import fraction, mean, not_drawn, round_axis
 
 SHADES = " .:-=+*#%@"  # light to dark: a pixel's value, from the image's least to its greatest
 MAX_POINTS = 1_000_000  # a chart of more points than this is not a lesson's
 MAX_PIXELS = 100_000
 FORMATS = (".svg", ".png")
+ROWS_PER_TICK = (1, 2, 4, 5, 10)  # a tick's step split into rows that are round steps too (0.5 / 4 = 0.125)
 
 
 # ---- reading what a program passes ------------------------------------------------------------
@@ -70,49 +72,77 @@ def number(x: float) -> str:
 
 def level(x: float) -> str:
     """An image's least or greatest value, to 3 decimals (a weight of 7e-09 is 0: the same on every machine)."""
-    return np.format_float_positional(x, precision=3, trim="-")
+    return np.format_float_positional(x, precision=3, trim="-") if abs(x) < 1e6 else number(x)
 
 
 def text_chart(xs: np.ndarray, ys: np.ndarray, title: str | None = None, width: int = 60, height: int = 12) -> str:
-    """A line chart in characters: each column one '*' at the mean of the points that fall in it."""
-    finite = np.isfinite(xs) & np.isfinite(ys)
-    if not finite.any():
-        return f"{title or 'plot'}: no finite values to draw\n"
-    xs, ys = xs[finite], ys[finite]
-    x0, x1, y0, y1 = xs.min(), xs.max(), ys.min(), ys.max()
-    cols = np.zeros(len(xs), dtype=int) if x1 == x0 else np.round((xs - x0) / (x1 - x0) * (width - 1)).astype(int)
-    grid = [[" "] * width for _ in range(height)]
-    for c in np.unique(cols):
-        y = ys[cols == c].mean()
-        row = 0 if y1 == y0 else round((y1 - y) / (y1 - y0) * (height - 1))
-        grid[row][c] = "*"
-    labels = {0: number(y1), height - 1: number(y0)}
-    pad = max(len(s) for s in labels.values())
+    """A line chart in characters: each column one '*' at the row nearest the mean y of the points
+    that fall in it, on rows a round step apart (about `height` of them), a tick labelled every few
+    rows; under the axis a '!' where a y is nan or inf, and a line saying so."""
     lines = [title] if title else []
-    lines += [f"{labels.get(r, ''):>{pad}} |{''.join(grid[r]).rstrip()}" for r in range(height)]
-    lines.append(f"{'':>{pad}} +{'-' * width}")
+    placed = np.isfinite(xs)  # a point with no x to place it at has no column
+    drawn = placed & np.isfinite(ys)
+    if not drawn.any():
+        return "\n".join([*lines, "no point to draw", *not_drawn(xs, ys)]) + "\n"
+    x0, x1 = float(xs[placed].min()), float(xs[placed].max())
+    cols = np.round(fraction(np.where(placed, xs, x0), x0, x1) * (width - 1)).astype(int)
+    columns = np.unique(cols[drawn])
+    means = {int(c): mean(ys[drawn & (cols == c)]) for c in columns}
+    axis = round_axis(min(means.values()), max(means.values()))
+    per_tick = min(ROWS_PER_TICK, key=lambda n: abs(n - (height - 1) / axis.count))
+    row_step = axis.step / per_tick
+    grid = [[" "] * width for _ in range(axis.count * per_tick + 1)]
+    for c, y in means.items():
+        grid[round(axis.last * per_tick - y / row_step)][c] = "*"  # in rows from the top: no overflow
+    labels = {r * per_tick: axis.label(axis.last - r) for r in range(axis.count + 1)}
+    pad = max(len(s) for s in labels.values())
+    lines += [f"{labels.get(r, ''):>{pad}} |{''.join(row).rstrip()}" for r, row in enumerate(grid)]
+    marks = ["-"] * width
+    for c in cols[placed & ~drawn]:
+        marks[c] = "!"
+    lines.append(f"{'':>{pad}} +{''.join(marks)}")
     left, right = number(x0), number(x1)
     lines.append(f"{'':>{pad}}  {left}{right:>{width - len(left)}}")
-    return "\n".join(lines) + "\n"
+    several = len(columns) < int(drawn.sum())
+    what = "the mean y of the points in its column" if several else "its point's y"
+    lines.append(f"each * is at the row nearest {what}; rows are {number(row_step)} apart")
+    return "\n".join([*lines, *not_drawn(xs, ys)]) + "\n"
 
 
 def text_image(images: np.ndarray, title: str | None = None) -> str:
     """Images in shades of characters, two per pixel (a character is about twice as tall as wide),
-    side by side; the shades run from the least value of all images to the greatest."""
-    low, high = float(np.nanmin(images)), float(np.nanmax(images))
-    span = high - low if high > low else 1.0
-    levels = np.nan_to_num((images - low) / span * (len(SHADES) - 1)).round().astype(int)
+    side by side; the shades run from the least value of all images to the greatest, and a pixel
+    that is nan or inf, which has no shade, is '!!'."""
+    low, high, where = image_levels(images)
+    finite = np.isfinite(where)
+    shade = np.round(np.where(finite, where, 0) * (len(SHADES) - 1)).astype(int)
     per_row = max(1, 64 // (2 * images.shape[2] + 1))  # as many as fit in about 64 characters
     lines = [title] if title else []
     lines.append(f"{images.shape[0]} image{'s' if len(images) > 1 else ''} {images.shape[1]}×{images.shape[2]}, "
                  f"'{SHADES[1]}' {level(low)} to '{SHADES[-1]}' {level(high)}")  # fmt: skip
     for first in range(0, len(images), per_row):
-        group = levels[first : first + per_row]
+        group = range(first, min(first + per_row, len(images)))
         for r in range(images.shape[1]):
-            lines.append(" ".join("".join(SHADES[v] * 2 for v in image[r]) for image in group).rstrip())
+            row = (pixels(shade[i, r], finite[i, r]) for i in group)
+            lines.append(" ".join(row).rstrip())
         if first + per_row < len(images):
             lines.append("")
+    unshaded = int((~finite).sum())
+    if unshaded:
+        lines.append(f"!! {unshaded} pixel{'s are' if unshaded != 1 else ' is'} nan or inf: no shade")
     return "\n".join(lines) + "\n"
+
+
+def image_levels(images: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """The least and greatest finite value of the images, and where each pixel lies between them
+    (0 to 1; nan where the pixel is nan or inf), computed without overflow."""
+    finite = np.isfinite(images)
+    low, high = (float(images[finite].min()), float(images[finite].max())) if finite.any() else (0.0, 0.0)
+    return low, high, np.where(finite, fraction(np.where(finite, images, low), low, high), np.nan)
+
+
+def pixels(shades: np.ndarray, finite: np.ndarray) -> str:
+    return "".join(SHADES[v] * 2 if ok else "!!" for v, ok in zip(shades, finite, strict=True))
 
 
 # ---- as pictures (matplotlib) -----------------------------------------------------------------
@@ -124,41 +154,12 @@ def have_matplotlib() -> bool:
     return True
 
 
-def chart_picture(xs: np.ndarray, ys: np.ndarray, title: str | None, fmt: str) -> bytes:
-    from matplotlib.figure import Figure  # no pyplot: no global state, no window
-
-    figure = Figure(figsize=(6, 3.5))
-    axes = figure.subplots()
-    axes.plot(xs, ys)
-    axes.grid(alpha=0.3)
-    if title:
-        axes.set_title(title)
-    return saved(figure, fmt)
-
-
-def image_picture(images: np.ndarray, title: str | None, fmt: str) -> bytes:
-    from matplotlib.figure import Figure
-
-    k = len(images)
-    per_row = min(k, 10)
-    rows = math.ceil(k / per_row)
-    figure = Figure(figsize=(max(2.0, 1.2 * per_row), 1.2 * rows + (0.4 if title else 0)))
-    axes = np.atleast_1d(figure.subplots(rows, per_row, squeeze=False).ravel())
-    low, high = float(np.nanmin(images)), float(np.nanmax(images))
-    for i, ax in enumerate(axes):
-        ax.axis("off")
-        if i < k:
-            ax.imshow(images[i], cmap="gray_r", vmin=low, vmax=high, interpolation="nearest")
-    if title:
-        figure.suptitle(title)
-    return saved(figure, fmt)
-
-
-def saved(figure: Any, fmt: str) -> bytes:
-    out = io.BytesIO()
-    metadata = {"Date": None} if fmt == "svg" else {}  # an SVG without the time it was made: the same each run
-    figure.savefig(out, format=fmt, bbox_inches="tight", metadata=metadata)
-    return out.getvalue()
+def write(path: Path, picture: bytes, shown: str) -> None:
+    """Write a picture output_file checked; a FileError if the system refuses (a full disk, no permission)."""
+    try:
+        path.write_bytes(picture)
+    except OSError as e:
+        raise DGError("FileError", f"cannot write '{short(shown)}': {e.strerror or e}") from None
 
 
 def output_file(path: Any, base_dir: Path, who: str) -> Path:
@@ -179,12 +180,27 @@ def output_file(path: Any, base_dir: Path, who: str) -> Path:
         resolved = (base / candidate).resolve()
     except (OSError, RuntimeError) as e:
         raise DGError("FileError", f"cannot write '{shown}': {e}") from None
-    if not resolved.is_relative_to(base) or not resolved.parent.is_dir():
+    if not resolved.is_relative_to(base):
         raise DGError("FileError", f"'{shown}' is not a file in the program's folder or one below it")
+    folder = candidate.parent.as_posix()
+    if not resolved.parent.exists():
+        raise DGError(
+            "FileError",
+            f"cannot write '{shown}': the folder '{short(folder)}' does not exist",
+            help=f'make the folder first, or write beside the program: file="{short(candidate.name)}"',
+        )
+    if not resolved.parent.is_dir():
+        raise DGError("FileError", f"cannot write '{shown}': '{short(folder)}' is a file, not a folder")
+    if resolved.is_dir():
+        raise DGError(
+            "FileError",
+            f"cannot write '{shown}': it is a folder, not a file",
+            help=f'name another file: file="{short(candidate.stem)}_plot{candidate.suffix}"',
+        )
     if not have_matplotlib():
         raise DGError(
             "FileError",
             f"{who} needs matplotlib to write '{shown}'",
-            help='install DG\'s extra for pictures: pip install "dglang[plot]" (or uv sync --extra plot)',
+            help=f"install DG's extra for pictures: {install_command('plot')}",
         )
     return resolved

@@ -120,15 +120,26 @@ def rerouted(node: GraphNode, box_of: dict[int, int]) -> GraphNode:
     return replace(node, edges=edges, inputs=[e.drawn_from for e in edges])
 
 
+def inside(nodes: list[GraphNode]) -> str:
+    """`177 nodes inside: 123 ops, 40 leaves, 14 constants`: every node a box stands for, counted
+    as the graph's notes count them ("177 nodes inside it"), then by kind."""
+    ops = sum(1 for n in nodes if n.op is not None)
+    leaves = sum(1 for n in nodes if n.op is None and n.kind != "constant")
+    constants = len(nodes) - ops - leaves
+    kinds = [plural(ops, "op"), plural(leaves, "leaf", "leaves"), plural(constants, "constant")]
+    return f"{plural(len(nodes), 'node')} inside: {', '.join(k for k in kinds if not k.startswith('0 '))}"
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
 def box_lines(box: GraphNode) -> tuple[list[str], int]:
     """A box's label: the call, what it holds, the values it gives; and (after `grad`) the steps
     run inside it and the gradient arriving at its output. Also how many lines tell the pass."""
     frame = box.frame
     assert frame is not None
-    ops = sum(1 for n in box.stands_for if n.op is not None)
-    leaves = sum(1 for n in box.stands_for if n.kind in ("parameter", "data"))
-    inside = f"{ops} op{'s' * (ops != 1)}" + (f", {leaves} lea{'ves' if leaves != 1 else 'f'}" if leaves else "")
-    lines = [f"[{box.number}] {call_phrase(frame)}", f"{inside} inside"]
+    lines = [f"[{box.number}] {call_phrase(frame)}", inside(box.stands_for)]
     for out in box.outputs:
         lines.append(f"gives [{out.number}] {out.tensor.shape}: {summary(out.tensor.data)}")
     told = len(lines)

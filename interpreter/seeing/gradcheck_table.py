@@ -74,7 +74,7 @@ def table(name: str, x: Any, result: GradcheckResult) -> str:
     point = np.asarray(x.data if isinstance(x, ag.Tensor) else x, dtype=float)
     shape, var = point.shape, point_name(x)
     what = {1: "first derivative", 2: "second derivative"}.get(result.order, f"derivative of order {result.order}")
-    at = f"{var} of shape {shape}" if shape else f"{var} = {float(point):g}"
+    at = f"{var} of shape {shape}" if shape else f"{var} = {float(point) + 0.0:g}"  # + 0.0: 0, never -0
     header = f"gradcheck {name}, {what} at {at} (eps {result.eps:g}, atol {result.atol:g}, rtol {result.rtol:g})"
     shown, note = rows_to_show(result)
     if result.output_shape:  # say what was differentiated: f itself has no single derivative
@@ -82,10 +82,10 @@ def table(name: str, x: Any, result: GradcheckResult) -> str:
     labels = [entry_label(name, var, entry, len(shape), result.order) for entry in shown]
     width = max([len("entry"), *map(len, labels)])
     lines = [header, f"  {'entry':<{width}}  {'analytic':>15}  {'numeric':>15}  {'error':>8}"]
-    for label, entry in zip(labels, shown, strict=True):
+    for label, entry in zip(labels, shown, strict=True):  # (+ 0.0 below: a derivative of -0 is printed 0)
         mark = "  <-- off" if result.failing[entry] else ""
         lines.append(
-            f"  {label:<{width}}  {result.analytic[entry]:>15.8g}  {result.numeric[entry]:>15.8g}"
+            f"  {label:<{width}}  {result.analytic[entry] + 0.0:>15.8g}  {result.numeric[entry] + 0.0:>15.8g}"
             f"  {result.errors[entry]:>8.1e}{mark}"
         )
     if note:
@@ -129,9 +129,10 @@ def why_failed(name: str, x: Any, result: GradcheckResult) -> str:
     ndim = np.ndim(x.data if isinstance(x, ag.Tensor) else x)
     label = entry_label(name, point_name(x), tuple(int(i) for i in worst), int(ndim), result.order)
     count, total = int(np.sum(result.failing)), result.failing.size
+    analytic, numeric = result.analytic[worst] + 0.0, result.numeric[worst] + 0.0  # + 0.0: 0, never -0
     return (
-        f"gradcheck({name}) failed: {label} is {result.analytic[worst]:.6g} by autograd but "
-        f"{result.numeric[worst]:.6g} by finite differences ({count} of {total} entr{'y' if total == 1 else 'ies'} off)"
+        f"gradcheck({name}) failed: {label} is {analytic:.6g} by autograd but "
+        f"{numeric:.6g} by finite differences ({count} of {total} entr{'y' if total == 1 else 'ies'} off)"
     )
 
 

@@ -16,9 +16,8 @@ from typing import Any
 from dglang.autograd import Tensor
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.session import Session
+from dglang.interpreter.library.extras import install_command
 from dglang.interpreter.library.runtime import Loopable, iterate
-
-INSTALL = 'pip install "dglang[progress]"'
 
 
 class BarStream:
@@ -58,7 +57,7 @@ class Progress(Loopable):
             yield item
         seconds = time.perf_counter() - start
         label = f"{self.desc}: " if self.desc else "progress: "
-        line = f"{label}{count} items in {seconds:.1f} s (for a progress bar: {INSTALL})\n"
+        line = f"{label}{count} items in {seconds:.1f} s (for a progress bar: {install_command('progress')})\n"
         self.session.write(line, self.session.err)
 
 

@@ -22,7 +22,7 @@ from dglang.interpreter.host.session import Session
 from dglang.interpreter.static import static_builtins
 from dglang.interpreter.static.listing import listing
 from dglang.interpreter.static.static_calls import DrawnCall
-from dglang.interpreter.static.tracing import Step, Var
+from dglang.interpreter.static.trace_form import Step, Var, variables
 
 from .graph import Graph, GraphNode
 from .values import compact, source_text
@@ -120,7 +120,7 @@ def nodes_read(var: Var, made: dict[int, Step], tensors: dict[int, Tensor], node
             found.add(nodes[id(t)])
         elif v.number in made:
             step = made[v.number]
-            pending += [x for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)]
+            pending += [x for a in step.args for x in variables(a)]
         elif t is not None and id(t) in nodes:
             found.add(nodes[id(t)])
     return found
@@ -153,7 +153,7 @@ def listing_lines(mark: StaticMark, graph: Graph) -> list[dict[str, Any]]:
     """The trace's listing as `dg static` prints it, each line with the nodes it is about: a step's
     output, a guard's diamond, the node whose rule a backward line runs."""
     d = mark.drawn
-    text = listing(d.name, d.number, d.described, d.trace)
+    text = listing(d.name, d.number, d.described, d.trace, guards=d.guards)
     by_tensor = {id(n.tensor): n.number for n in graph.nodes.values()}
     guards = iter(mark.guards)
     rows = []

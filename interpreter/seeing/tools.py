@@ -188,7 +188,7 @@ def add_builtins(seeing: Seeing) -> None:
 
         if file is not None:
             path = charts.output_file(file, session.base_dir, "a picture")
-            path.write_bytes(draw(path.suffix.lower()[1:]))
+            charts.write(path, draw(path.suffix.lower()[1:]), file)
         elif seeing.show_picture is not None and charts.have_matplotlib():
             seeing.show_picture(text, lambda: draw("svg"))
         else:
@@ -213,18 +213,20 @@ def add_builtins(seeing: Seeing) -> None:
           |
           |
           |
+        3 |
           |
           |
           |
-          |                              *
+        2 |                              *
           |
           |
           |
         1 |                                                           *
           +------------------------------------------------------------
            0                                                          2
+        each * is at the row nearest its point's y; rows are 0.25 apart
         """
-        from . import charts
+        from . import chart_pictures, charts
 
         if len(series) not in (1, 2):
             raise DGError("TypeError", f"plot() takes ys or xs, ys, not {len(series)} arguments", help="plot(losses)")
@@ -233,7 +235,7 @@ def add_builtins(seeing: Seeing) -> None:
         if len(xs) != len(ys):
             raise DGError("ValueError", f"plot() needs as many xs as ys, got {len(xs)} and {len(ys)}")
         name = None if title is None else str(title)
-        show(charts.text_chart(xs, ys, name), lambda fmt: charts.chart_picture(xs, ys, name, fmt), file)
+        show(charts.text_chart(xs, ys, name), lambda fmt: chart_pictures.chart_picture(xs, ys, name, fmt), file)
 
     def show_image(image: Any, title: Any = None, file: Any = None) -> None:
         """Show a 2-d tensor as an image in shades (a digit, attention weights), or a 3-d one as a row of images.
@@ -244,11 +246,11 @@ def add_builtins(seeing: Seeing) -> None:
           @@
             @@
         """
-        from . import charts
+        from . import chart_pictures, charts
 
         images = charts.image_values(image)
         name = None if title is None else str(title)
-        show(charts.text_image(images, name), lambda fmt: charts.image_picture(images, name, fmt), file)
+        show(charts.text_image(images, name), lambda fmt: chart_pictures.image_picture(images, name, fmt), file)
 
     session.add_builtins(
         {

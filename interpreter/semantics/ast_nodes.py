@@ -329,6 +329,13 @@ class FunctionDef(Stmt):  # def name(params): body
     def __init__(self, span: Span, name: str, params: list[Parameter], body: list[Stmt]) -> None:
         self.span, self.name, self.params, self.body = span, name, params, body
 
+    def docstring(self) -> str | None:
+        """The string the body opens with, as in Python: what `:help NAME` shows of the function."""
+        first = self.body[0] if self.body else None
+        if isinstance(first, ExprStmt) and isinstance(first.expr, Constant) and isinstance(first.expr.value, str):
+            return first.expr.value
+        return None
+
 
 class With(Stmt):  # with context: body
     __slots__ = ("context", "body")

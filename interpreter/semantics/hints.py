@@ -14,7 +14,19 @@ from collections.abc import Iterable
 from dglang.autograd.table import FUNCTIONS
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Span
-from dglang.interpreter.library.habits import LIBRARIES, OPTIMIZER_HELP, OPTIMIZERS, RENAMED, TENSOR_HABITS
+from dglang.interpreter.library.habits import (
+    COURSE_LIBRARY,
+    LIBRARIES,
+    OPTIMIZER_HELP,
+    OPTIMIZERS,
+    PAIR_FIELDS,
+    RENAMED,
+    TENSOR_HABITS,
+    WRITTEN_INSTEAD,
+    ZERO_GRAD_HELP,
+    course_library,
+    pair_field,
+)
 from dglang.interpreter.library.keyword_help import KEYWORDS
 from dglang.interpreter.library.runtime import suggest
 
@@ -73,35 +85,61 @@ ENGINE_BUILTINS = frozenset({f.dg_name for f in FUNCTIONS if f.builtin} | {"sum"
 
 def habit(error: DGError, node: ast.Attribute) -> None:
     """`loss.backward()` and the like: a PyTorch habit's help line, instead of "did you mean"."""
-    if error.kind == "AttributeError" and node.name in TENSOR_HABITS and "tensor has no" in error.message:
+    if error.kind != "AttributeError":
+        return
+    if node.name in TENSOR_HABITS and "tensor has no" in error.message:
         owner = node.obj.obj if isinstance(node.obj, ast.Attribute) and node.obj.name == "grad" else node.obj
         error.help = TENSOR_HABITS[node.name].format(obj=written(node.obj), owner=written(owner))
+    elif node.name in PAIR_FIELDS and "tuple has no" in error.message and isinstance(node.obj, ast.Call):
+        error.help = reduction_pair(node.name, node.obj)
+
+
+def reduction_pair(field: str, call: ast.Call) -> str | None:
+    """The help for `x.max(dim=1).values` or `max(x, dim=1).indices`; None for another call's tuple."""
+    func, args = call.func, list(call.args)
+    if isinstance(func, ast.Attribute) and func.name in ("max", "min"):
+        reduction, tensor = func.name, func.obj
+    elif isinstance(func, ast.Name) and func.name in ("max", "min") and args:
+        reduction, tensor = func.name, args.pop(0)
+    else:
+        return None
+    axis = dict(call.kwargs).get("dim") or (args[0] if args else None)
+    return pair_field(field, written(call), written(tensor), reduction, written(axis) if axis is not None else "1")
 
 
 def library_prefix(node: ast.Name) -> str | None:
-    """`torch.tensor(...)`, `np.zeros(...)`, `optimizer.step()`: when a library or an optimizer the
-    program never defined comes before a dot, what DG writes instead; None for any other name.
-    Read from the program's text after the name."""
+    """`torch.tensor(...)`, `np.zeros(...)`, `F.cross_entropy(...)`, `optimizer.step()`: when a
+    library or an optimizer the program never defined comes before a dot, what DG writes instead;
+    None for any other name. Read from the program's text after the name (`torch.nn.functional.
+    cross_entropy` is read to its last name)."""
     library = node.name
     if library not in LIBRARIES and library not in OPTIMIZERS:
         return None
     span = node.span
-    after = ATTRIBUTE.match(span.source.line(span.line)[span.end_column - 1 :])
+    after = ATTRIBUTES.match(span.source.line(span.line)[span.end_column - 1 :])
     if after is None:
         return None
+    path = re.findall(r"\w+", after.group(0))
+    attribute, prefix = path[-1], ".".join([library, *path[:-1]]) + "."
     if library in OPTIMIZERS:
-        return OPTIMIZER_HELP
-    attribute = after.group(1)
+        return ZERO_GRAD_HELP if attribute == "zero_grad" else OPTIMIZER_HELP
+    if attribute in COURSE_LIBRARY:
+        return course_library(attribute)
+    if attribute in WRITTEN_INSTEAD:
+        return WRITTEN_INSTEAD[attribute]
     if attribute == "no_grad":
         return "DG's contexts need no prefix: write `with no_grad:`"
     name = RENAMED.get(attribute, attribute)
     if library == "nn":
-        return "DG has no torch.nn; for the functions of a module of your own, nn.dg, write `import nn` first"
-    if attribute == "autograd":  # torch.autograd.grad(y, x)
+        return (
+            "DG has no torch.nn; its course library, programs/nn.dg, is a module of DG functions: "
+            "write `import nn` first (help(nn) lists them), or write a module of your own, nn.dg"
+        )
+    if path[0] == "autograd":  # torch.autograd.grad(y, x)
         return "DG's torch.autograd.grad is the builtin gradient: write `gradient(y, x)`"
     if name not in ENGINE_BUILTINS:
         return f"DG has no {attribute}; its tensor functions are builtins, with nothing to import: help() lists them"
-    return f"DG's tensor functions are builtins, with nothing to import: write `{name}(...)` without `{library}.`"
+    return f"DG's tensor functions are builtins, with nothing to import: write `{name}(...)` without `{prefix}`"
 
 
 # Python's modules, which a program copied from Python code imports, and what DG writes instead
@@ -136,7 +174,7 @@ def python_module(name: str) -> str | None:
     return None
 
 
-ATTRIBUTE = re.compile(r"\s*\.\s*([^\W\d]\w*)")  # `.tensor` after a name
+ATTRIBUTES = re.compile(r"(\s*\.\s*[^\W\d]\w*)+")  # `.tensor`, `.nn.functional.relu` after a name
 
 
 def non_leaf_grad(node: ast.Attribute, clues: tuple[str, ...]) -> str:
@@ -162,4 +200,8 @@ def unknown_name(name: str, visible: Iterable[str]) -> str | None:
     """The help line of a NameError: a keyword read as a name (`help(if)`), or a near name."""
     if name in KEYWORDS:  # every keyword of the grammar has its help (tests/language/test_help.py)
         return f"'{name}' is a keyword: help(\"{name}\") or :help {name} explains it"
+    if name in WRITTEN_INSTEAD:  # randperm(n)
+        return WRITTEN_INSTEAD[name]
+    if name in COURSE_LIBRARY:  # cross_entropy(...), taken from torch.nn.functional out of habit
+        return course_library(name)
     return suggest(name, visible)

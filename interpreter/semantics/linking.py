@@ -19,6 +19,7 @@ its names checked where they are used instead, so that a missing one fails only 
 from __future__ import annotations
 
 from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.library.habits import in_course_module
 from dglang.interpreter.library.runtime import suggest
 
 from . import ast_nodes as ast
@@ -56,7 +57,7 @@ def cannot_import(name: ast.ImportedName, module: ModuleInterface) -> DGError:
         "ImportError",
         f"cannot import name '{name.name}' from {module.name} ({module.display})",
         name.span,
-        help=suggest(name.name, module.names) or defines(module),
+        help=in_course_module(name.name, module.names) or suggest(name.name, module.names) or defines(module),
     )
 
 
@@ -65,7 +66,7 @@ def no_attribute(read: ast.Attribute, module: ModuleInterface) -> DGError:
         "AttributeError",
         f"module '{module.name}' has no attribute '{read.name}'",
         read.span,
-        help=suggest(read.name, module.names) or defines(module),
+        help=in_course_module(read.name, module.names) or suggest(read.name, module.names) or defines(module),
     )
 
 

@@ -195,13 +195,13 @@ class Statements(Blocks):
     def function_def(self, node: ast.FunctionDef) -> Exec:
         """The function: its defaults evaluated now, its body run at each call in a new scope whose
         parent is the scope the `def` ran in (so a function sees the variables around it)."""
-        params, name, span = tuple(p.name for p in node.params), node.name, node.span
+        params, name, span, doc = tuple(p.name for p in node.params), node.name, node.span, node.docstring()
         defaults = [(self.expr(p.default) if p.default is not None else None) for p in node.params]
         body = self.function_body(node)
 
         def define_function(env: Env) -> None:
             values = tuple(MISSING if d is None else d(env) for d in defaults)
-            env.vars[name] = Function(name, params, values, body, env, span)
+            env.vars[name] = Function(name, params, values, body, env, span, doc)
 
         return define_function
 

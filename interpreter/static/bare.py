@@ -6,8 +6,8 @@ needed, an axis in range) and shows a large result to the host before making it.
 those checks were made once, when it was traced, on the shapes and dtypes every replay has: the
 arguments' are in the signature and the captured tensors' are compared before each call
 (replaying.py). What is left to ask the host, a result large enough to ask about, is known at
-trace time too: a trace with one is replayed through the ops' own forwards instead (the checked
-code, generating.py), so the limits hold as they do in dynamic code.
+trace time too: a step with one calls its op's own forward, in the bare forward too (generating.py
+`asked`), so the limits hold as they do in dynamic code.
 
 Each form is text made of the step's generated names, Python's operators and names bound to
 objects (`bind`): never any text of the program. A form computes what the forward computes, with
@@ -29,15 +29,15 @@ from dglang.autograd import arithmetic, functions, reductions, shaping
 from dglang.autograd.reductions import normalize_axes
 from dglang.autograd.shaping import normalize_index, shape_of
 
+from .trace_form import Const, Step, Trace, Var
 from .trace_steps import Detach, Pick, RuleCall
-from .tracing import Const, Step, Trace, Var
 
 Bind = Callable[[Any], str]  # an object in, the generated name it is bound to out
 Form = Callable[[Step, list[str], Bind, Trace], str | None]
 
 
 def shape(trace: Trace, a: Any) -> tuple[int, ...] | None:
-    return trace.shapes.get(a.number) if isinstance(a, Var) else None
+    return trace.variables.shapes.get(a.number) if isinstance(a, Var) else None
 
 
 def _binary(symbol: str) -> Form:

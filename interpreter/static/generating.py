@@ -17,6 +17,7 @@ lines appear only in the listing (listing.py), never in the code that runs, not 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,15 +25,17 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import Tensor
+from dglang.autograd.arithmetic import MatMul
 
 from .bare import bare_form
-from .tracing import Const, Trace, Var
+from .trace_form import Const, Nested, Trace, Var, variables
 
 GUARD_VALUE: dict[str, Callable[[Any], Any]] = {
     "bool": bool,
     "item": lambda a: np.asarray(a).reshape(()).item(),
     "int": int,
     "tolist": lambda a: np.asarray(a).tolist(),
+    "count": lambda a: int(np.count_nonzero(a)),  # a bool index: how many elements it picks
 }
 
 
@@ -116,9 +119,11 @@ def guard_places(trace: Trace) -> dict[int, list[tuple[int, Any]]]:
     return places
 
 
-def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
+def forward_code(trace: Trace, keep: list[Var], bare: bool = False, asks: tuple[int, int] = (0, 0)) -> Code:
     """The generated forward. `bare`: each step as its op's bare form (bare.py) where it has one,
-    else a call of the op's forward, which checks its operands and asks the host as it computes."""
+    else a call of the op's forward, which checks its operands and asks the host as it computes;
+    a step whose values are large enough for the host to ask about (`asks`: the host's `watch`
+    and `long_product`) calls its op's forward, in the bare forward too."""
     code = Code()
     code.add(f"def forward({', '.join(var(v) for v in arguments(trace))}):")
     places = guard_places(trace)
@@ -131,9 +136,12 @@ def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
                 parts.append(var(a))
             elif isinstance(a, tuple):
                 parts.append("[" + ", ".join(var(x) for x in a) + "]")
+            elif isinstance(a, Nested):
+                parts.append(nested_text(code, a.value))
             else:
                 parts.append(code.name("c", a.value))
-        text = bare_form(step, parts, lambda value: code.name("c", value), trace) if bare else None
+        small = bare and not asked(trace, step, *asks)
+        text = bare_form(step, parts, lambda value: code.name("c", value), trace) if small else None
         if text is None:
             text = f"{code.name('op', step.op.forward)}({', '.join(parts)})"
         code.add(f"    {var(step.out)} = {text}", i)
@@ -143,6 +151,32 @@ def forward_code(trace: Trace, keep: list[Var], bare: bool = False) -> Code:
             code.add(f"    {' = '.join(var(Var(n)) for n in trace.frees[i])} = None", i)
     code.add(f"    return ({''.join(var(v) + ', ' for v in keep)})")
     return code
+
+
+def asked(trace: Trace, step: Any, watch: int, long_product: int) -> bool:
+    """Would the step's op ask the host (hooks.py) when it runs: a value of at least `watch`
+    elements among its operands and its result, or a product of at least `long_product`?"""
+    sizes = [math.prod(trace.variables.shapes.get(v.number, ())) for v in variables_of(step)]
+    if max(sizes, default=0) >= watch or math.prod(step.shape) >= watch:
+        return True
+    if step.op is MatMul and isinstance(step.args[0], Var):
+        return math.prod(step.shape) * (trace.variables.shapes.get(step.args[0].number) or (1,))[-1] >= long_product
+    return False
+
+
+def variables_of(step: Any) -> list[Var]:
+    return [v for a in step.args for v in variables(a)]
+
+
+def nested_text(code: Code, value: Any) -> str:
+    """An argument holding variables inside a tuple or list (an index), as an expression."""
+    if isinstance(value, Var):
+        return var(value)
+    if type(value) is tuple:
+        return "(" + "".join(nested_text(code, v) + ", " for v in value) + ")"
+    if type(value) is list:
+        return "[" + ", ".join(nested_text(code, v) for v in value) + "]"
+    return code.name("c", value)
 
 
 def _guard(code: Code, number: int, guard: Any) -> None:
@@ -170,7 +204,7 @@ def same(a: Any, b: Any) -> bool:
 
 def leaves(trace: Trace) -> list[Var]:
     """The variables gradients flow back to: the arguments' and captured tensors that required grad."""
-    return [v for v in arguments(trace) if v.number in trace.needs_grad]
+    return [v for v in arguments(trace) if v.number in trace.variables.needs_grad]
 
 
 def saved(trace: Trace, outputs: list[Var]) -> list[Var]:
@@ -180,9 +214,7 @@ def saved(trace: Trace, outputs: list[Var]) -> list[Var]:
     for step in trace.steps:
         if step.recorded:
             wanted.add(step.out.number)
-            wanted.update(
-                x.number for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)
-            )
+            wanted.update(x.number for a in step.args for x in variables(a))
     return [Var(n) for n in sorted(wanted & made)]
 
 
@@ -194,7 +226,7 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
     code.add(f"def backward({', '.join(names)}):")
     wrap, add, fit = code.name("W", _wrap), code.name("acc", _add), code.name("fit", _fit)
     requiring = code.name("R", _wrap_requiring)
-    needed = trace.needs_grad
+    needed = trace.variables.needs_grad
 
     def wrapped(v: Var) -> str:
         return f"{requiring if v.number in needed else wrap}({var(v)})"
@@ -212,6 +244,8 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
                 parts.append(wrapped(a) if position in step.inputs else var(a))
             elif isinstance(a, tuple):
                 parts.append("(" + "".join(wrapped(x) + ", " for x in a) + ")")
+            elif isinstance(a, Nested):
+                parts.append(nested_text(code, a.value))
             else:
                 parts.append(code.name("c", a.value))
         rule = code.name("rule", step.op.backward)
@@ -219,7 +253,7 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
         code.add(f"        sent = {rule}({grad(step.out)}, {wrap}({var(step.out)}), {', '.join(parts)})", i)
         for n, x in reversed(list(enumerate(step_inputs(step)))):  # the last input first, as the engine
             if x.number in needed:
-                shape = code.name("shape", trace.shapes[x.number])
+                shape = code.name("shape", trace.variables.shapes[x.number])
                 code.add(f"        {grad(x)} = {add}({grad(x)}, {fit}(sent[{n}], {shape}))", i)
     code.add(f"    return ({''.join(grad(v) + ', ' for v in leaves(trace))})")
     return code
@@ -227,7 +261,13 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
 
 def step_inputs(step: Any) -> list[Var]:
     """The step's inputs, flat, in order (a variadic op's list counts each of its items)."""
-    return [x for p, a in enumerate(step.args) if p in step.inputs for x in (a if isinstance(a, tuple) else (a,))]
+    return [
+        x
+        for p, a in enumerate(step.args)
+        if p in step.inputs
+        for x in (a if isinstance(a, tuple) else (a,))
+        if isinstance(x, Var)  # (an optional input left out, conv2d's bias: none, as the node has none)
+    ]
 
 
 def engine_order(trace: Trace, outputs: list[Var]) -> list[int]:
@@ -236,7 +276,7 @@ def engine_order(trace: Trace, outputs: list[Var]) -> list[int]:
     input before its second), so that each gradient sums its parts in the engine's order and
     comes out the same bit for bit. Steps no output reaches are left out."""
     made = {s.out.number: i for i, s in enumerate(trace.steps) if s.recorded}
-    needed = trace.needs_grad
+    needed = trace.variables.needs_grad
     consumers: dict[int, int] = {}
     stack = [v.number for v in outputs]
     seen = set(stack)

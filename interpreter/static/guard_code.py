@@ -1,6 +1,6 @@
 """A trace's guards on what it read, as generated code: the check a call makes before replaying.
 
-`Outside.check` (guards.py) describes each value read and compares the descriptions: clear, but a
+`Outside.check` (guard_model.py) describes each value read and compares the descriptions: clear, but a
 Python call per value. Like TorchDynamo, which compiles each frame's guards into one function,
 each trace gets the same check written out as straight-line code, one test per part of each
 description, made once when the trace is compiled:
@@ -28,7 +28,7 @@ from dglang.autograd import Tensor
 from dglang.interpreter.library.runtime import MISSING
 
 from .generating import Code
-from .guards import SAME, TENSOR, Outside, Walk
+from .guard_model import SAME, TENSOR, Outside, Walk
 
 MAX_LINES = 2_000  # past it (a long list read), the trace keeps the walk
 KINDS = {"float": "f", "int": "iu", "bool": "b"}  # Tensor.dtype's names, as NumPy's dtype kinds
@@ -63,7 +63,7 @@ def compile_check(outside: Outside, tensors: int, marks: int) -> Callable[[Walk]
         return None
     code.add("    return len(set(map(id, tensors))) == len(tensors)")
     code.namespace.update(M=MISSING, Tensor=Tensor, ndarray=np.ndarray, type=type, id=id, len=len, list=list)
-    code.namespace.update(float=float, dict=dict, set=set, map=map)
+    code.namespace.update(float=float, dict=dict, set=set, map=map, isinstance=isinstance, generic=np.generic)
     check = code.compile("check")
     check.source = "\n".join(code.lines)  # type: ignore[attr-defined]  # (for the listing's tests)
     return check
@@ -96,7 +96,8 @@ class Writer:
             data = self.fresh()
             self.add(f"{data} = {x}.data")
             self.fail_unless(
-                f"type({data}) is ndarray and {data}.shape == {name('k', shape)} and {data}.dtype.kind in "
+                f"(type({data}) is ndarray or isinstance({data}, generic)) and {data}.shape == {name('k', shape)} "
+                f"and {data}.dtype.kind in "
                 f"{name('k', KINDS[dtype])} and {x}.requires_grad is {requires_grad} and "
                 f"({x}.grad_fn is None) is {leaf} and ({x}.grad is None) is {grad is None}"
             )

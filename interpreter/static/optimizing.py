@@ -20,15 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from .tracing import Const, Step, Trace, Var
+from .trace_form import Const, Nested, Step, Trace, Var, variables
 
 
 def used(a: Any) -> list[Var]:
-    if isinstance(a, Var):
-        return [a]
-    if isinstance(a, tuple):
-        return list(a)
-    return []
+    return variables(a)
 
 
 def result_vars(encoded: Any) -> list[Var]:
@@ -93,7 +89,17 @@ def _renamed(a: Any, rename: dict[int, Var]) -> Any:
         return rename.get(a.number, a)
     if isinstance(a, tuple):
         return tuple(rename.get(x.number, x) for x in a)
+    if isinstance(a, Nested):
+        return Nested(_renamed_inside(a.value, rename))
     return a
+
+
+def _renamed_inside(value: Any, rename: dict[int, Var]) -> Any:
+    if isinstance(value, Var):
+        return rename.get(value.number, value)
+    if type(value) in (tuple, list):
+        return type(value)(_renamed_inside(v, rename) for v in value)
+    return value
 
 
 def _rename_rest(trace: Trace, rename: dict[int, Var]) -> None:
@@ -115,7 +121,7 @@ def _renamed_result(encoded: Any, rename: dict[int, Var]) -> Any:
 
 
 def constant_fold(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str]]:
-    literal = dict(trace.literals)
+    literal = dict(trace.variables.literals)
     kept, notes = [], []
     for step in steps:
         vars_ = [v for a in step.args for v in used(a)]
@@ -131,7 +137,7 @@ def constant_fold(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str
     if decided:
         trace.guards = [g for g in trace.guards if g.var.number not in literal]
         notes.append(f"{len(decided)} guard{'s' * (len(decided) != 1)} on constants dropped")
-    trace.literals = literal
+    trace.variables.literals = literal
     return kept, notes
 
 
@@ -140,7 +146,17 @@ def _value(a: Any, literal: dict[int, Any]) -> Any:
         return literal[a.number]
     if isinstance(a, tuple):
         return [literal[x.number] for x in a]
+    if isinstance(a, Nested):
+        return _inside_value(a.value, literal)
     return a.value
+
+
+def _inside_value(value: Any, literal: dict[int, Any]) -> Any:
+    if isinstance(value, Var):
+        return literal[value.number]
+    if type(value) in (tuple, list):
+        return type(value)(_inside_value(v, literal) for v in value)
+    return value
 
 
 class Literal:

@@ -6,7 +6,7 @@ generated forward and little else.
 
 from __future__ import annotations
 
-import math
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,14 +14,13 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import Tensor, hooks
-from dglang.autograd.arithmetic import MatMul
 from dglang.autograd.backward import gradient
 from dglang.autograd.node import Node, is_grad_enabled, recording, updated_in_place, updates_in_place
 from dglang.autograd.op import Op
 from dglang.autograd.tensor import run_op
 
-from .generating import GuardFailed, arguments, leaves
-from .tracing import Const, Trace, Var
+from .generating import Code, GuardFailed, arguments, leaves
+from .trace_form import Const, Nested, Trace, Var, variables
 
 DRAWING = "drawing"
 
@@ -36,17 +35,16 @@ class Plan:
     grad_reads: list[tuple[int, int]]  # (forward argument, given index of the leaf whose .grad it is)
     effects: list[tuple[bool, int, int, int]]  # (values? else .grad, target, source kind 0/1/2, index)
     leaf_places: list[int]  # given indexes of the tensors gradients flow to
-    result: Callable[[list[Tensor], tuple[Any, ...], Any], Any]  # builds the function's value
     outputs: list[int]  # the variables the result's tensors are (seeds of the backward, in order)
     # What lets a replay run the bare forward (bare.py), which neither checks nor asks the host:
     checks: list[tuple[int, tuple[int, ...], Any]]  # (given index, shape, dtype) of each captured array
-    largest: int = 0  # the most elements of any value of the trace: from `hooks.watch` on, the host asks
-    work: int = 0  # the most multiply-adds of one product: from `hooks.long_product` on, the host computes it
+    asks: tuple[int, int] = (-1, -1)  # the host's watch and long_product the bare forward was written for
     hung: dict[int, tuple[int, Any]] = field(default_factory=dict)  # per output: its index, its node's op
     # The values the trace's rules read (Op.saved), which an update in place after the call must
     # not have changed when a backward pass comes (as each op's node checks in a dynamic graph):
     watched_given: list[int] = field(default_factory=list)  # given indexes
     watched_outputs: frozenset[int] = frozenset()  # output variables
+    call: Callable[..., Any] = lambda tensors, forward, hanging: None  # the call, written out (call_code)
 
 
 def read_by_rules(trace: Trace) -> set[int]:
@@ -59,7 +57,7 @@ def read_by_rules(trace: Trace) -> set[int]:
                 read.add(step.out.number)
             for i, a in enumerate(step.args):
                 if i in positions:
-                    read.update(x.number for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var))
+                    read.update(x.number for x in variables(a))
     return read
 
 
@@ -78,122 +76,158 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
         effects.append((what == "data", places[target.number], kind, index))
     sources = trace.outside.sources
     captured = dict(trace.captured)
-    return Plan(
+    plan = Plan(
         sources=[sources.get(v.number, captured.get(v)) for v in arguments(trace)],
         grad_checks=[  # (a tensor read by name or in an argument has its .grad in the walk's description)
-            (places[n], was_none) for n, was_none in trace.grad_was_none.items() if n not in sources
+            (places[n], was_none) for n, was_none in trace.grads.was_none.items() if n not in sources
         ],
-        grad_reads=[(places[n], places[leaf.number]) for n, leaf in trace.grad_reads.items()],
+        grad_reads=[(places[n], places[leaf.number]) for n, leaf in trace.grads.of.items()],
         effects=effects,
         leaf_places=[places[v.number] for v in leaves(trace)],
-        result=builder(trace.result, places, kept, trace.needs_grad, trace.fresh),
         outputs=[v.number for v in outputs],
         checks=[  # a captured tensor read by identity (one read by name has its shape guarded)
             (places[v.number], t.data.shape, t.data.dtype)
             for v, t in trace.captured
             if type(t.data) is np.ndarray
-            and v.number not in trace.literals
-            and v.number not in trace.fresh
+            and v.number not in trace.variables.literals
+            and v.number not in trace.variables.fresh
             and v.number not in sources
         ],
-        largest=max((math.prod(s) for s in trace.shapes.values()), default=0),
-        work=max(
-            (math.prod(s.shape) * trace.shapes[s.args[0].number][-1] for s in trace.steps if s.op is MatMul), default=0
-        ),
         watched_given=[places[n] for n in sorted(read) if n in places],
         watched_outputs=frozenset(v.number for v in outputs if v.number in read),
     )
+    code = call_code(trace, plan, places, kept)
+    plan.call = code.compile("call")
+    plan.call.source = "\n".join(code.lines)  # type: ignore[attr-defined]  # (for the injection tests)
+    return plan
 
 
-def builder(
-    encoded: Any, places: dict[int, int], kept: dict[int, int], needs_grad: set[int], fresh: set[int]
-) -> Callable[..., Any]:
-    """A function (given, out, connect) -> the value, for the encoded result (see Tracer.encode_result)."""
+def call_code(trace: Trace, plan: Plan, places: dict[int, int], kept: dict[int, int]) -> Code:
+    """A replay, written out for this trace: the tensors it reads from the call's walk, their
+    arrays into the generated forward, the tensors of its result (each hung from a node when
+    gradients flow: `hanging`), then what the function did to its tensors, in that order (the
+    result's nodes see the values before the updates). As the forward: only generated names."""
+    code = Code()
+    code.add("def call(tensors, forward, hanging):")
+    given = []
+    for i, source in enumerate(plan.sources):
+        g = f"g{i}"
+        code.add(f"    {g} = tensors[{int(source)}]" if type(source) is int else f"    {g} = {code.name('c', source)}")
+        given.append(g)
+    values = [f"{g}.data" for g in given]
+    for argument, leaf in plan.grad_reads:  # w.grad as it was when `grad` began: read from w
+        values[argument] = f"{given[leaf]}.grad.data"
+    code.add(f"    values = [{', '.join(values)}]")
+    code.add("    out = forward(*values)")
+    code.add(f"    if {code.name('type', type)}(out) is {code.name('failed', GuardFailed)}:")
+    code.add("        return out")
+    inputs = "".join(f"{given[i]}, " for i in plan.leaf_places)
+    watched = ", ".join(given[i] for i in plan.watched_given)
+    code.add(f"    hang = hanging(values, out, ({inputs}), [{watched}]) if hanging is not None else None")
+    wrap = code.name("T", Tensor)
+    result = _result(code, trace.result, given, places, kept, trace.variables.needs_grad, trace.variables.fresh, wrap)
+    changed = code.name("changed", updated_in_place)
+    for values_, target, kind, index in plan.effects:  # after the result's nodes: they saw the old values
+        value = "None" if kind == 0 else f"out[{int(index)}]" if kind == 1 else f"{given[index]}.data"
+        if values_:
+            code.add(f"    {given[target]}.data = {value}")
+            code.add(f"    {changed}({given[target]})")
+        else:
+            code.add(f"    {given[target]}.grad = {'None' if kind == 0 else f'{wrap}({value})'}")
+    code.add(f"    return {result}")
+    return code
+
+
+def _result(
+    code: Code, encoded: Any, given: list[str], places: dict[int, int], kept: dict[int, int], needs_grad: set[int],
+    fresh: set[int], wrap: str,
+) -> str:  # fmt: skip
+    """Lines that make the function's value (see Tracer.encode_result); the expression for it."""
     if isinstance(encoded, Var):
         number = encoded.number
         if number not in kept:
-            place = places[number]
+            g = given[places[number]]
             if number in fresh:  # a tensor the function made: a new one at each call, as it would be
-                return lambda given, out, connect: Tensor(given[place].data, requires_grad=given[place].requires_grad)
-            return lambda given, out, connect: given[place]  # an argument returned as it is: the same tensor
-        index, grads = kept[number], number in needs_grad
-
-        def tensor(given: list[Tensor], out: tuple[Any, ...], connect: Any) -> Tensor:
-            t = Tensor(out[index])
-            if grads and connect is not None:
-                connect(t, number)
-            return t
-
-        return tensor
+                return f"{wrap}({g}.data, requires_grad={g}.requires_grad)"
+            return g  # an argument returned as it is: the same tensor
+        r = f"r{int(number)}"
+        code.add(f"    {r} = {wrap}(out[{int(kept[number])}])")
+        if number in needs_grad:
+            code.add(f"    if hang is not None: hang({r}, {int(number)})")
+        return r
     if isinstance(encoded, Const):
-        value = encoded.value
-        return lambda given, out, connect: value
-    parts, kind = [builder(e, places, kept, needs_grad, fresh) for e in encoded], type(encoded)
-    return lambda given, out, connect: kind(p(given, out, connect) for p in parts)
+        return code.name("c", encoded.value)
+    parts = [_result(code, e, given, places, kept, needs_grad, fresh, wrap) for e in encoded]
+    inner = "".join(p + ", " for p in parts)
+    return f"[{inner}]" if type(encoded) is list else f"({inner})"
 
 
 def replay(entry: Any, tensors: list[Tensor]) -> Any:
     """The function's value from the entry's generated code, or a string saying which guard failed.
-    `tensors` are those the call's walk met (guards.py), in order: the arguments' and those read."""
+    `tensors` are those the call's walk met (guard_model.py), in order: the arguments' and those read."""
     plan: Plan = entry.plan
-    given = [tensors[s] if type(s) is int else s for s in plan.sources]
-    for place, was_none in plan.grad_checks:  # a step that accumulates into .grad depends on it
-        t = given[place]
-        if (t.grad is None) != was_none:
-            was, now = ("None", "set") if was_none else ("set", "None")
-            return f"the .grad of {t.name or 'a ' + t.describe()} was {was} when traced and is {now} now"
-    if entry.drawing() and plan.leaf_places and is_grad_enabled():
-        return DRAWING  # the session keeps graphs to draw: the caller runs the function as it is
-    for place, shape, dtype in plan.checks:  # what the bare forward's steps were checked for, when traced
-        data = given[place].data
-        if type(data) is not np.ndarray or data.shape != shape or data.dtype != dtype:
+    if plan.grad_checks or plan.checks:  # tensors it reads by identity (neither an argument's nor by name)
+        given = [tensors[s] if type(s) is int else s for s in plan.sources]
+        for place, was_none in plan.grad_checks:  # a step that accumulates into .grad depends on it
             t = given[place]
-            return f"{t.name or 'a tensor it reads'} had shape {shape} when traced and is a {t.describe()} now"
-    values = [t.data for t in given]
-    for argument, leaf in plan.grad_reads:
-        values[argument] = given[leaf].grad.data  # type: ignore[union-attr]
-    if plan.largest < hooks.watch and plan.work < hooks.long_product:  # nothing the host would be asked
-        try:
-            out = entry.bare(*values)
-        except (ArithmeticError, IndexError, TypeError, ValueError):  # the ops' forwards say what it is
-            out = entry.forward(*values)
-    else:
-        out = entry.forward(*values)
-    if type(out) is GuardFailed:
-        return out
-    entry.calls += 1
-    connect = None
-    if entry.backward is not None and plan.leaf_places and is_grad_enabled():
-        inputs = tuple(given[i] for i in plan.leaf_places)
-        saved = values + list(out)
-        watched = [given[i] for i in plan.watched_given]  # the outputs' join as they are made
-
-        def connect(t: Tensor, number: int) -> None:
-            index, op = plan.hung[number]
-            t.requires_grad = True
-            record = CallRecord(entry, index, saved, inputs, watched)
-            t.grad_fn = node = Node(op, inputs, (inputs, record), updates_in_place())
-            if number in plan.watched_outputs:
-                watched.append(t)
-            if recording.where is not None:
-                node.where, node.call = recording.where, recording.call
-
-    result = plan.result(given, out, connect)
-    for values_, target, kind, index in plan.effects:  # after the result's nodes: they saw the old values
-        t = given[target]
-        value = None if kind == 0 else out[index] if kind == 1 else given[index].data
-        if values_:
-            t.data = value
-            updated_in_place(t)
-        else:
-            t.grad = None if value is None else Tensor(value)
+            if (t.grad is None) != was_none:
+                was, now = ("None", "set") if was_none else ("set", "None")
+                return f"the .grad of {t.name or 'a ' + t.describe()} was {was} when traced and is {now} now"
+        for place, shape, dtype in plan.checks:  # what the bare forward's steps were checked for, when traced
+            data = given[place].data
+            if type(data) is not np.ndarray or data.shape != shape or data.dtype != dtype:
+                t = given[place]
+                return f"{t.name or 'a tensor it reads'} had shape {shape} when traced and is a {t.describe()} now"
+    grads = entry.backward is not None and plan.leaf_places and is_grad_enabled()
+    if grads and entry.drawing():
+        return DRAWING  # the session keeps graphs to draw: the caller runs the function as it is
+    # the bare forward asks the host where the ops would, for the sizes it was written for (another
+    # session's limits: the checked forward)
+    forward = entry.bare if plan.asks == (hooks.watch, hooks.long_product) else entry.forward
+    hanging = functools.partial(hung_from_nodes, entry) if grads else None
+    try:
+        result = plan.call(tensors, forward, hanging)
+    except (ArithmeticError, IndexError, TypeError, ValueError):  # the ops' forwards say what it is
+        if forward is entry.forward:
+            raise
+        result = plan.call(tensors, entry.forward, hanging)
+    if type(result) is not GuardFailed:
+        entry.calls += 1
     return result
+
+
+def hung_from_nodes(
+    entry: Any, values: list[Any], out: tuple[Any, ...], inputs: tuple[Tensor, ...], watched: list[Tensor]
+) -> Callable[[Tensor, int], None]:
+    """What hangs each tensor of a call's result from a node whose rule is the trace's backward
+    (the StaticCall op, named as the op that made it), once the forward has run."""
+    plan, saved = entry.plan, values + list(out)
+    others: list[Tensor] = []  # the outputs the rules read, as they are made (each checks its own)
+
+    def connect(t: Tensor, number: int) -> None:
+        index, op = plan.hung[number]
+        t.requires_grad = True
+        own = number in plan.watched_outputs
+        record = CallRecord(entry, index, saved, inputs, watched, own, others)
+        t.grad_fn = node = Node(op, inputs, (inputs, record), updates_in_place())
+        if own and len(plan.watched_outputs) > 1:  # (a cycle, for the collector: only then)
+            others.append(t)
+        if recording.where is not None:
+            node.where, node.call = recording.where, recording.call
+
+    return connect
 
 
 def applied(step: Any, tensors: dict[int, Any]) -> Any:
     """One step of a trace applied through the engine (a step of the trace's own: on plain values)."""
     args = [
-        tensors[a.number] if isinstance(a, Var) else [tensors[x.number] for x in a] if isinstance(a, tuple) else a.value
+        tensors[a.number]
+        if isinstance(a, Var)
+        else [tensors[x.number] for x in a]
+        if isinstance(a, tuple)
+        else _with_tensors(a.value, tensors)
+        if isinstance(a, Nested)
+        else a.value
         for a in step.args
     ]
     if isinstance(step.op, type) and issubclass(step.op, Op):
@@ -222,7 +256,10 @@ class StaticCall(Op):
     def changed(cls, node: Any, out: Any) -> bool:
         """Was a value the trace's rules read changed in place after the call? (The generated
         backward reads the arrays the call saved; this refuses where the dynamic graph would.)"""
-        return any(t.version > node.epoch for t in node.args[1].watched)
+        record, epoch = node.args[1], node.epoch
+        if record.own and out.version > epoch:
+            return True
+        return any(t.version > epoch for t in record.watched) or any(t.version > epoch for t in record.others)
 
 
 _NAMED: dict[str, type[StaticCall]] = {}
@@ -248,7 +285,9 @@ class CallRecord:
     output: int
     values: list[Any]
     inputs: tuple[Tensor, ...]  # the tensors gradients flow to (the node's inputs)
-    watched: list[Tensor]  # the tensors whose values its rules read (Plan.watched_given, watched_outputs)
+    watched: list[Tensor]  # the given tensors whose values its rules read (Plan.watched_given)
+    own: bool  # whether they read this output's value (Plan.watched_outputs)
+    others: list[Tensor]  # the call's other outputs whose values they read
 
     def gradients(self, g: Tensor) -> tuple[Any, ...]:
         if is_grad_enabled():  # the caller builds a graph of the gradients (gradient(), or create_graph)
@@ -278,6 +317,15 @@ class CallRecord:
         if not out.requires_grad:
             return (None,) * len(inputs)
         return tuple(gradient(out, stand_ins, seed=g))
+
+
+def _with_tensors(value: Any, tensors: dict[int, Any]) -> Any:
+    """A Nested argument's structure, with the tensor of each variable in it."""
+    if isinstance(value, Var):
+        return tensors[value.number]
+    if type(value) in (tuple, list):
+        return type(value)(_with_tensors(v, tensors) for v in value)
+    return value
 
 
 class AsCalled(Op):

@@ -27,6 +27,11 @@ def made_in(session: Session, name: str) -> list[StaticFunction]:
     return [fn for fn in MADE.get(session, []) if fn.name == name]
 
 
+def wrapped_names(session: Session) -> list[str]:
+    """The functions static() wrapped in this session, each once, in the order they were wrapped."""
+    return list(dict.fromkeys(fn.name for fn in MADE.get(session, [])))
+
+
 def bound_arguments(f: Function, args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
     """Every argument of a call of f, in its parameters' order: bound as Python binds them."""
     if not kwargs and len(args) == len(f.params):

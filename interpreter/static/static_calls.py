@@ -1,10 +1,10 @@
 """`static(f)`: a function that runs `f` as generated code, traced once per signature.
 
-A call binds its arguments as Python would and looks up their description (guards.py: each
+A call binds its arguments as Python would and looks up their description (guard_model.py: each
 tensor's shape, dtype, requires_grad, .grad and leaf-ness, which are the same tensor, the values
 of the other arguments) and whether grad mode is on. Unseen: `f` runs dynamically with a Tracer
 listening, and the trace becomes generated code (generating.py), cached under the description.
-Seen: each trace of it checks what it read from outside `f` (guards.py), then its generated
+Seen: each trace of it checks what it read from outside `f` (guard_model.py), then its generated
 forward runs on the arrays of the tensors it reads; a guard that fails is reported in a note
 and `f` is traced again. Past MAX_TRACES traces the call runs `f`
 dynamically, with a one-time note; so does a run the tracer refused (a `grad` inside, an
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dglang.autograd import Tensor
+from dglang.autograd import Tensor, hooks
 from dglang.autograd.node import is_grad_enabled, recording
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.library.runtime import watching
@@ -32,11 +32,13 @@ from dglang.interpreter.semantics.interrupts import steps_message
 
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
 from .guard_code import compile_check
-from .guards import Unguardable, Walk, argument_walk, decision_text, described_text
+from .guard_model import Unguardable, Walk, argument_walk, decision_text, described_text
+from .listing import guard_lines
 from .optimizing import optimized
 from .replaying import DRAWING, make_plan, replay, static_call_op
 from .side_effects import changes, snapshot
-from .tracing import Trace, Tracer, Var
+from .trace_form import Trace, Var
+from .tracing import Tracer
 
 MAX_TRACES = 8  # per static function; past it calls run dynamically
 
@@ -82,6 +84,7 @@ class StaticFunction:
     noted: set[str] = field(default_factory=set)
     dynamic_calls: int = 0
     tracing_time: float = 0.0
+    tracing_processor: float = 0.0  # the processor time of the traces (bench/ subtracts it from a step's)
     running_time: float = 0.0
     printed_when_tracing: bool = False
     printed: Callable[[], int] = lambda: 0
@@ -201,7 +204,7 @@ class StaticFunction:
         matched = next((e for e in entries if same_path(e, path)), None)
         if matched is not None:
             matched.calls += 1  # as many calls as a replay would have counted
-        elif trace.refused is None and self.traces < MAX_TRACES:
+        elif tracer.refused is None and self.traces < MAX_TRACES:
             if entries:
                 last = entries[-1].trace.guards
                 i = next(i for i, g in enumerate(last) if i >= len(path) or (g.how, g.observed) != path[i])
@@ -228,12 +231,13 @@ class StaticFunction:
             if var is not None and type(t) is Tensor:
                 tensors.setdefault(var.number, t)
         shown = entry.trace if entry is not None else trace
+        guards = guard_lines(entry.trace, entry.key, self.params) if entry is not None else []
         self.drawn.append(DrawnCall(self.name, frame, shown, trace, tensors, entry.number if entry else 0,
-                                    entry.described if entry else ""))  # fmt: skip
+                                    entry.described if entry else "", guards))  # fmt: skip
         del self.drawn[:-MAX_DRAWN]
 
     def trace(self, key: Any, args: list[Any]) -> Any:
-        start, printed = time.perf_counter(), self.printed()
+        start, processor, printed = time.perf_counter(), time.process_time(), self.printed()
         steps = self.context.steps if self.context is not None else 0
         before = snapshot(self.outside(args))
         result, tracer = self.traced_run(args)
@@ -244,16 +248,16 @@ class StaticFunction:
         if self.printed() != printed:
             self.printed_when_tracing = True
         changed = changes(before) or changes(tracer.read_containers)
-        if changed is not None and trace.refused is None:  # a replay would not change it: f runs as it is
+        if changed is not None and tracer.refused is None:  # a replay would not change it: f runs as it is
             self.once(f"static({self.name}) runs {self.name} dynamically: it changes {changed}, which its generated "
                       "code would not do at each call (JAX and torch.compile's graphs do it only when traced)",
                       "return the new values from the function, and change the list outside it")  # fmt: skip
-            trace.refused = f"it changes {changed}"
-        elif trace.refused is not None:
-            self.once(f"static({self.name}) runs {self.name} dynamically: {trace.refused}, which its trace "
+            tracer.refused = f"it changes {changed}"
+        elif tracer.refused is not None:
+            self.once(f"static({self.name}) runs {self.name} dynamically: {tracer.refused}, which its trace "
                       "cannot replay yet", None)  # fmt: skip
-        if trace.refused is not None:
-            self.refused[key] = trace.refused
+        if tracer.refused is not None:
+            self.refused[key] = tracer.refused
             self.dynamic_calls += 1
         else:
             entry = compile_entry(self.name, key, trace)
@@ -264,6 +268,7 @@ class StaticFunction:
             if self.drawing():
                 self.remember(tracer, [entry])
         self.tracing_time += time.perf_counter() - start
+        self.tracing_processor += time.process_time() - processor
         return result
 
 
@@ -283,6 +288,7 @@ class DrawnCall:
     tensors: dict[int, Tensor]  # this run's tensor of each variable of the trace
     number: int
     described: str
+    guards: list[str] = field(default_factory=list)  # its listing's guard lines, as `dg static` prints them
 
 
 def same_path(entry: Entry, path: list[tuple[str, Any]]) -> bool:
@@ -319,7 +325,8 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     effects = [source for _, _, source in trace.effects if source is not None]
     keep = saved(trace, [*outputs, *effects])
     forward_source = forward_code(trace, keep)
-    bare_source = forward_code(trace, keep, bare=True)
+    asks = (hooks.watch, hooks.long_product)  # the host's sizes (each session's): what its bare forward calls whole
+    bare_source = forward_code(trace, keep, bare=True, asks=asks)
     backward_source = backward_code(trace, outputs) if leaves(trace) else None
     forward = lazily(forward_source, "forward")  # needed only for large values (replaying.py)
     backward = backward_source.compile("backward") if backward_source is not None else None
@@ -327,6 +334,7 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     entry = Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
     entry.bare, entry.bare_source = bare_source.compile("forward"), "\n".join(bare_source.lines)
     entry.plan = make_plan(trace, keep, outputs)
+    entry.plan.asks = asks
     entry.made_by = {s.out.number: s.op.name for s in trace.steps}
     entry.plan.hung = {n: (i, static_call_op(entry.made_by.get(n))) for i, n in enumerate(entry.plan.outputs)}
     entry.check = compile_check(trace.outside, *trace.outside.start)

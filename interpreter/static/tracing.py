@@ -8,7 +8,7 @@ arguments as given and its output; and `on_value`, for every tensor that becomes
 Each tensor the trace meets gets a variable number: the arguments first (in the order their
 tensors appear in the arguments), then each op's output. A tensor that comes from elsewhere is
 *captured*. One read from outside the function (a global weight, a closure's, one in a global
-list) is named by its number in the call's walk (guards.py): each replay reads it again by
+list) is named by its number in the call's walk (guard_model.py): each replay reads it again by
 reference, through the same names. One the function made (`zeros(3)`, or a number written in an
 expression) is kept as made. The evaluator tells the tracer every name the function reads from
 outside itself (`read`, `read_module`), which the trace then guards; every scope a call inside
@@ -20,93 +20,21 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from dglang.autograd import Tensor
 from dglang.autograd.node import is_grad_enabled
 from dglang.autograd.op import Op
+from dglang.autograd.shaping import Index
 from dglang.autograd.tensor import lift, recording
 from dglang.interpreter.library.runtime import Env
 
-from .guards import Outside, Read, Unguardable, Walk
+from .guard_model import Read, Unguardable, Walk
 from .side_effects import Snapshot, snapshot
+from .trace_form import Const, Guard, Nested, Step, Trace, Var
 from .trace_steps import Detach, Pick, RuleCall, traceable
-
-
-@dataclass(frozen=True, slots=True)
-class Var:
-    """A tensor of the trace: `t3` in the code."""
-
-    number: int
-
-
-@dataclass(frozen=True, slots=True)
-class Const:
-    """Any other argument of an op (an axis, a shape, Python's `operator.gt`): passed as the object."""
-
-    value: Any
-
-
-@dataclass(slots=True)
-class Step:
-    """One op of the trace: `out = op.forward(*args)`.
-
-    args      Var, Const, or a tuple of Vars (a variadic op's list), in forward's order
-    inputs    the positions of args that are the op's inputs (its rule sends each a gradient)
-    recorded  the op recorded a node when traced, so gradients flow back through it
-    site      where the program ran it (its span, for the listing's comments)
-    """
-
-    op: type[Op]
-    args: tuple[Any, ...]
-    inputs: frozenset[int]
-    out: Var
-    recorded: bool
-    site: Any
-    shape: tuple[int, ...] = ()
-    call: Any = None  # the DG call it ran in (recording.call), for a graph rebuilt for pictures
-
-
-@dataclass(slots=True)
-class Guard:
-    """A decision the trace depended on: `var` became the Python value `observed` (by `how`)
-    right after step `after` (-1: before any step)."""
-
-    var: Var
-    how: str  # "bool", "item", "int" or "tolist"
-    observed: Any
-    after: int
-    site: Any
-
-
-@dataclass
-class Trace:
-    """What one run of a function did, as straight-line steps over variables."""
-
-    inputs: list[Var] = field(default_factory=list)
-    captured: list[tuple[Var, Tensor]] = field(default_factory=list)
-    steps: list[Step] = field(default_factory=list)
-    guards: list[Guard] = field(default_factory=list)
-    shapes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # each variable's shape when traced
-    dtypes: dict[int, str] = field(default_factory=dict)
-    needs_grad: set[int] = field(default_factory=set)  # variables that required grad when traced
-    result: Any = None  # the function's value, with Vars in place of its tensors (see encode_result)
-    refused: str | None = None  # why this run cannot be a static graph (see Tracer.refuse)
-    # What a training step does besides computing its result (see Tracer.finish): each a
-    # (what, tensor's variable, source variable or None): ("data", w, t9) is `w`'s values
-    # replaced in place by t9's, ("grad", w, t12) is `w.grad` set to t12 (None: to None).
-    effects: list[tuple[str, Var, Var | None]] = field(default_factory=list)
-    grad_reads: dict[int, Var] = field(default_factory=dict)  # a captured tensor that was w.grad: w
-    grad_was_none: dict[int, bool] = field(default_factory=dict)  # per tensor requiring grad, when met
-    fresh: set[int] = field(default_factory=set)  # tensors the function made (zeros(3)): new ones each call
-    literals: dict[int, Any] = field(default_factory=dict)  # variables holding a number the program wrote
-    frees: dict[int, list[int]] = field(default_factory=dict)  # after step i, the values let go (optimizing.py)
-    outside: Outside = field(default_factory=Outside)  # what it read from outside f, and where its tensors come from
-
-    @property
-    def size(self) -> int:
-        return len(self.inputs) + len(self.captured) + len(self.steps)
 
 
 class Tracer:
@@ -114,6 +42,7 @@ class Tracer:
 
     def __init__(self, walk: Walk, arguments: list[Tensor], label: Callable[[Env, str], str]) -> None:
         self.trace = Trace()
+        self.refused: str | None = None  # why this run cannot be a static graph (see refuse)
         self.walk = walk  # the arguments' walk, which each read from outside goes on with
         self.label = label  # how a note names a variable found in a scope ("the global `scale`")
         self.inside: set[int] = set()  # the scopes made while tracing (the function's own), by id
@@ -149,10 +78,10 @@ class Tracer:
         self.by_data.setdefault(id(t.data), var)
         self.alive.append(t)
         self.values.append(t.data)  # (kept, so no array's id is reused while tracing)
-        self.trace.shapes[var.number] = t.shape
-        self.trace.dtypes[var.number] = t.dtype
+        self.trace.variables.shapes[var.number] = t.shape
+        self.trace.variables.dtypes[var.number] = t.dtype
         if t.requires_grad:
-            self.trace.needs_grad.add(var.number)
+            self.trace.variables.needs_grad.add(var.number)
         return var
 
     def var(self, t: Tensor) -> Var:
@@ -161,7 +90,9 @@ class Tracer:
         w.grad as a backward pass found it, a detached copy of one met, or one the function made."""
         var = self.by_id.get(id(t))
         if var is not None:
-            if t.data is not self.values[var.number]:  # updated in place since: its new values
+            # updated in place since: its new values (a number written in the program is one variable
+            # for every tensor the engine made of it: `1 - beta1` computed twice is two floats)
+            if t.data is not self.values[var.number] and var.number not in self.trace.variables.literals:
                 return self.by_data.get(id(t.data)) or self._lost(var)
             return var
         data = t.data
@@ -174,7 +105,7 @@ class Tracer:
                 return var
             var = self.literal_vars[key] = self._new(t)
             self.trace.captured.append((var, t))
-            self.trace.literals[var.number] = data
+            self.trace.variables.literals[var.number] = data
             return var
         mark = self.walk.seen.get(id(t))
         if mark is not None and mark[1] >= 0:  # read from outside, or in an argument: read again there
@@ -185,7 +116,7 @@ class Tracer:
         if id(t) in self.grad_of:  # w.grad as it was when `grad` began: read from w at each call
             var = self._met(t)
             self.trace.captured.append((var, t))
-            self.trace.grad_reads[var.number] = self.grad_of[id(t)]
+            self.trace.grads.of[var.number] = self.grad_of[id(t)]
             return var
         shared = self.by_data.get(id(data)) or self._walked_data(data)
         if shared is not None:  # x.detach(): the same values, cut off from the graph
@@ -196,7 +127,7 @@ class Tracer:
         if private is not None:  # made by the function: its values as made, a new tensor at each call
             var = self._new(t)
             self.trace.captured.append((var, private))
-            self.trace.fresh.add(var.number)
+            self.trace.variables.fresh.add(var.number)
             return var
         # From nowhere the trace can name (a method held in a global, `m = w.sum`): the tensor
         # itself, whose holder the trace guards by identity; its values read at each call.
@@ -282,18 +213,42 @@ class Tracer:
                     encoded.append(tuple(self.var(lift(x) if type(x) is not Tensor else x) for x in a))
                 elif type(a) is Tensor or type(a) in (int, float, bool):
                     encoded.append(self.var(a if type(a) is Tensor else self._constant(a)))
+                elif a is None:  # an optional input left out (conv2d's bias)
+                    encoded.append(Const(None))
                 else:  # an array the engine computed from values with NumPy: the trace cannot follow it
                     self.refuse(f"the engine gave {op.name} a value computed outside its ops")
                     encoded.append(self.var(self._constant(a)))
-            elif type(a) is Tensor:  # where's condition: its values
-                encoded.append(self.var(a))
-            else:
-                if isinstance(a, tuple | list) and any(isinstance(x, Tensor) for x in a):  # x[arange(n), labels]
-                    self.refuse(f"it gives {op.name} tensors inside a tuple (an index), which a trace does not follow")
-                encoded.append(Const(a))
+            else:  # where's condition, an index `x[rows, labels]`: the values of the tensors in it
+                encoded.append(self.argument(a, index=op is Index))
         var = self._new(out)
         recorded = out.grad_fn is not None
         self.trace.steps.append(Step(op, tuple(encoded), places, var, recorded, site_now(), out.shape, recording.call))
+
+    def argument(self, a: Any, index: bool = False) -> Any:
+        """An op's argument other than its inputs: a Const, or where it holds tensors (where's
+        condition, an index), a Var or a Nested with a Var for each. A bool tensor in an `index`
+        picks as many elements as it has True values, which sets the result's shape: guarded, by
+        its count."""
+        if type(a) is Tensor:
+            var = self.var(a)
+            if index and a.dtype == "bool":
+                count = int(np.count_nonzero(a.data))
+                self.trace.guards.append(Guard(var, "count", count, len(self.trace.steps) - 1, site_now()))
+            return var
+        if type(a) is np.ndarray:  # a tensor's values, as the engine hands them to a rule (Take's positions)
+            var = self.by_data.get(id(a)) or self._walked_data(a)
+            if var is not None:
+                return var
+        if type(a) in (tuple, list) and (holds_tensor([a]) or self._holds_known_array(a)):
+            return Nested(type(a)(self._inner(x, index) for x in a))
+        return Const(a)
+
+    def _holds_known_array(self, a: Any) -> bool:
+        return any(type(x) is np.ndarray and id(x) in self.by_data for x in a)
+
+    def _inner(self, a: Any, index: bool) -> Any:
+        inner = self.argument(a, index)
+        return inner.value if type(inner) is Const else inner.value if type(inner) is Nested else inner
 
     def _constant(self, x: Any) -> Tensor:
         """A plain number where an op takes a tensor (`x * 2`): the tensor the engine made of it."""
@@ -333,8 +288,8 @@ class Tracer:
             elif isinstance(a, tuple) and a and all(type(x) is Tensor for x in a):
                 args.append(tuple(self.var(x) for x in a))
                 requiring.append(tuple(x.requires_grad for x in a))
-            else:
-                args.append(Const(a))
+            else:  # an index with tensors in it: their values at each call
+                args.append(self.argument(a))
                 requiring.append(None)
         site = getattr(node, "where", None) or site_now()
         call = Var(len(self.values))
@@ -366,7 +321,7 @@ class Tracer:
                         leaf = self.var(t)
                         met = self.met.get(leaf.number)
                         if met is not None and t.grad is met[2]:  # as it came in: the pass adds to it, or not
-                            self.trace.grad_was_none.setdefault(leaf.number, t.grad is None)
+                            self.trace.grads.was_none.setdefault(leaf.number, t.grad is None)
                         if t.grad is not None and id(t.grad) not in self.by_id:
                             self.grad_of[id(t.grad)] = leaf
 
@@ -388,8 +343,8 @@ class Tracer:
                     self.refuse("a .grad was set to a tensor the trace did not make")
 
     def refuse(self, why: str) -> None:
-        if self.trace.refused is None:
-            self.trace.refused = why
+        if self.refused is None:
+            self.refused = why
 
     # ---- the function's value --------------------------------------------------------------------
     def encode_result(self, value: Any) -> Any:
@@ -424,11 +379,6 @@ def holds_tensor(args: Any) -> bool:
             if type(a) in (list, tuple):
                 stack.append(a)
     return False
-
-
-def reads(step: Step) -> list[Var]:
-    """The variables a step reads."""
-    return [x for a in step.args for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)]
 
 
 def site_now() -> Any:

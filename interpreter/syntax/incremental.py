@@ -15,12 +15,11 @@ of the parser state, with what the post-lexer would add at the end of the input.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from copy import copy
 
 from lark import Token, UnexpectedInput
 from lark.lexer import LexerThread
 
-from .grammar import LARK, contextual_lexer
+from .grammar import contextual_lexer, deciding_parser
 from .indenter import Indentation, SyntaxProblem
 
 NEWLINE, INDENT, DEDENT = Indentation.NL_type, Indentation.INDENT_type, Indentation.DEDENT_type
@@ -31,12 +30,7 @@ class LineParser:
     """The parse of a cell so far. `feed` one line at a time, then ask how it stands."""
 
     def __init__(self) -> None:
-        self.parser = LARK.parse_interactive(None, start="start")
-        # Deciding needs no tree: without callbacks the parser keeps plain lists, whatever the
-        # grammar's tree builder does (the same trick as lark's own InteractiveParser.accepts).
-        conf = copy(self.parser.parser_state.parse_conf)
-        conf.callbacks = {}
-        self.parser.parser_state.parse_conf = conf
+        self.parser = deciding_parser()  # deciding needs no tree
         self.indentation = Indentation()
         self.text = ""  # the line being fed, after the text held back from the line before
         self.stream = self.indentation.process(self._lines())  # lark's post-lexer, one for the cell

@@ -172,23 +172,28 @@ def apart(stream: Iterable[Token]) -> Iterator[Token]:
     `in range(3)`, which Python (and DG) reject."""
     before: Token | None = None
     for token in stream:
-        if (
-            before is not None
-            and before.end_pos == token.start_pos
-            and before.type != "NAME"
-            and before.isidentifier()
-            and (token[:1].isalnum() or token[:1] == "_")
-        ):
-            raise SyntaxProblem(
-                "SyntaxError",
-                f"'{before}' run together with '{token}'",
-                before.line,
-                before.column,
-                token.end_column,
-                help=f"put a space after '{before}'",
-            )
+        if before is not None:
+            check_apart(before, token)
         before = token
         yield token
+
+
+def check_apart(before: Token, token: Token) -> None:
+    """Raise if `before` is a keyword run together with the word `token` (see apart)."""
+    if (
+        before.end_pos == token.start_pos
+        and before.type != "NAME"
+        and before.isidentifier()
+        and (token[:1].isalnum() or token[:1] == "_")
+    ):
+        raise SyntaxProblem(
+            "SyntaxError",
+            f"'{before}' run together with '{token}'",
+            before.line,
+            before.column,
+            token.end_column,
+            help=f"put a space after '{before}'",
+        )
 
 
 def open_brackets(stream: Iterable[Token]) -> list[Token]:

@@ -1,24 +1,25 @@
 """The reading behind recovery.py: lark's lexer, indenter and parser driven a token at a time, the
 parser's stacks saved where each statement starts and put back after a mistake, with a `pass` in
-the statement's place, and the rest of the statement skipped (recovery.py says how, and why)."""
+the statement's place, and the rest of the statement skipped (recovery.py says how, and why). The
+parser builds no tree: the reading keeps the tokens it took, less those of the broken statements,
+and recovered_tree.py builds the tree of those."""
 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from lark import Token, Tree, UnexpectedCharacters, UnexpectedToken
-from lark.lexer import LexerState, LexerThread, LineCounter
+from lark import Token, UnexpectedCharacters, UnexpectedToken
+from lark.lexer import LexerState, LexerThread
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source
 
-from .grammar import LARK, contextual_lexer
-from .indenter import Brackets, Indentation, SyntaxProblem, apart, with_newline
+from .grammar import contextual_lexer, counter_at, deciding_parser
+from .indenter import Brackets, Indentation, SyntaxProblem, check_apart, with_newline
 from .indenter import Misindented as NoBlockAtThisLevel
 from .recovered_tree import names_defined
 from .syntax_errors import syntax_error
@@ -26,7 +27,7 @@ from .syntax_errors import syntax_error
 NEWLINE, INDENT, DEDENT, END = Indentation.NL_type, Indentation.INDENT_type, Indentation.DEDENT_type, "$END"
 HEADERS = {"if", "elif", "else", "while", "for", "def", "with", "class", "try", "except"}  # a header's first word
 PARSING, SKIPPING_LINE, AFTER_HEADER, SKIPPING_BLOCK = range(4)
-NOT_NEWLINE = re.compile(r"[^\r\n]")
+ENDINGS = [(DEDENT, ""), (NEWLINE, "\n"), ("PASS", "pass")]  # what closes an open block, in that order
 
 
 @dataclass
@@ -38,13 +39,13 @@ class Misindented:
 
 @dataclass
 class Checkpoint:
-    """Where a statement starts: the parser's stacks, and the indenter's levels. The trees on the
-    value stack are the parser's own, and it appends to the children of a tree it splices into a
-    bigger one (`_stmt*`): their lengths are kept too, and cut back to on restoring."""
+    """Where a statement starts: the parser's stacks, how many tokens were kept, and the indenter's
+    levels. (The parser builds no tree: its values are lists it never changes, so copies of the
+    stacks are enough to go back to.)"""
 
     states: list[Any]
     values: list[Any]
-    lengths: list[tuple[Tree, int]]
+    kept: int
     levels: list[int]
 
 
@@ -55,8 +56,7 @@ class Reading:
     def __init__(self, source: Source) -> None:
         self.source = source
         self.text = with_newline(source.text)
-        self.masked = list(self.text)  # with the broken statements blanked, for the next messages
-        self.parser: InteractiveParser = LARK.parse_interactive(None, start="start")
+        self.parser: InteractiveParser = deciding_parser()
         self.state = self.parser.parser_state
         self.lexers = contextual_lexer()
         self.lexing: LexerState = LexerThread.from_text(self.lexers, self.text).state
@@ -76,40 +76,31 @@ class Reading:
         self.previous: Token | None = None  # the last token fed
         self.statement: list[Token] = []  # the tokens fed since the statement started
         self.broken: Token | None = None  # the first token of the broken statement being skipped
-        self.tree: Tree | None = None  # the parse tree, once the input has ended
+        self.kept: list[Token] = []  # the tokens the parser took, less those of broken statements
+        self.ended = False  # the parser took the end of the input
+        self.retried: Token | None = None  # a statement's last token, fed again after its mistake
         self.checkpoint = self.save()
 
     # ---- errors ---------------------------------------------------------------------------------
-    def report(self, problem: Exception, start: int | None = None) -> None:
-        """Add the problem's error, unless it is there already. The text its message is worked out
-        on is blank before `start`, where the statement starts: a message needs only the tokens of
-        its statement, and lexing the whole text again for each one would cost time in its length."""
-        text = "".join(self.masked)
-        if start:
-            text = NOT_NEWLINE.sub(" ", text[:start]) + text[start:]
-        error = syntax_error(problem, self.source, parsed=text)
+    def report(self, problem: Exception, start: Token | None = None) -> None:
+        """Add the problem's error, unless it is there already. Its message is worked out on the
+        text from `start`, where the statement starts, as if the text before it were blank: what
+        `dg FILE` says once the mistakes before are fixed (and a message needs only the tokens of
+        its statement: reading the text before it again for each error would cost time in its length)."""
+        error = syntax_error(problem, self.source, parsed=self.text, statement=start)
         key = (error.kind, error.message, *((error.span.line, error.span.column) if error.span else ()))
         if key not in self.seen:
             self.seen.add(key)
             self.errors.append(error)
 
-    def blank(self, start: int | None, end: int | None) -> None:
-        if start is None or end is None:
-            return
-        for i in range(start, min(end, len(self.masked))):
-            if self.masked[i] not in "\r\n":
-                self.masked[i] = " "
-
     # ---- the parser's stacks --------------------------------------------------------------------
     def save(self) -> Checkpoint:
-        values = list(self.state.value_stack)
-        lengths = [(v, len(v.children)) for v in values if isinstance(v, Tree)]
-        return Checkpoint(list(self.state.state_stack), values, lengths, list(self.indentation.indent_level))
+        state, levels = self.state, self.indentation.indent_level
+        return Checkpoint(list(state.state_stack), list(state.value_stack), len(self.kept), list(levels))
 
     def restore(self) -> None:
         saved = self.checkpoint
-        for tree, length in saved.lengths:
-            del tree.children[length:]
+        del self.kept[saved.kept :]
         self.state.state_stack = list(saved.states)
         self.state.value_stack = list(saved.values)
 
@@ -121,12 +112,12 @@ class Reading:
         """A statement starts here."""
         self.checkpoint, self.statement = self.save(), []
 
-    def feed(self, token: Token) -> Any:
-        result = self.parser.feed_token(token)
+    def feed(self, token: Token) -> None:
+        self.parser.feed_token(token)
+        self.kept.append(token)
         self.previous = token
         if token.line is not None:
             self.last = token
-        return result
 
     def borrowed(self, kind: str, value: str, token: Token | None) -> Token:
         """A token made up for the parser, placed at `token` (else the last one with a place)."""
@@ -184,8 +175,8 @@ class Reading:
             yield from self.newline(raw)
             return
         try:
-            for _ in apart([before, raw] if before is not None else [raw]):
-                pass
+            if before is not None:
+                check_apart(before, raw)
             self.brackets.see(raw)
         except SyntaxProblem as problem:
             yield problem
@@ -237,24 +228,29 @@ class Reading:
         levels = self.indentation.indent_level
         while len(levels) > 1:
             levels.pop()
-            yield from self.leveled([Token(DEDENT, "")], len(levels))
+            yield from self.leveled([self.borrowed(DEDENT, "", self.before)], len(levels))
         yield self.borrowed(END, "", None)
 
     # ---- the reading ----------------------------------------------------------------------------
-    def run(self) -> Tree:
-        while self.tree is None:
+    def run(self) -> list[Token]:
+        """The tokens of the program as the parser took them: each broken statement a `pass`."""
+        while not self.ended:
             for token in self.tokens():
                 self.step(token)
-        return self.tree
+        return self.kept
 
     def step(self, token: Token | Exception | Misindented) -> None:
         """Take the next token (or problem) in the current mode."""
         if self.mode == SKIPPING_BLOCK:
             if isinstance(token, Token) and token.type in (INDENT, DEDENT):
                 self.depth += 1 if token.type == INDENT else -1
-                if self.depth == 0:
+                if self.depth == 0:  # the next statement starts at the broken header's level
                     self.mode = PARSING
-            return None
+                    self.started()
+                return None
+            if not isinstance(token, Token) or token.type != END:
+                return None
+            self.mode = PARSING  # the input ended in the block (whose dedents were levels no block had)
         if self.mode == AFTER_HEADER:
             self.mode = PARSING
             if isinstance(token, Token) and token.type == INDENT:  # the broken header's block
@@ -263,7 +259,6 @@ class Reading:
         if self.mode == SKIPPING_LINE:
             if not isinstance(token, Token) or token.type not in (NEWLINE, DEDENT, END):
                 return None  # the rest of the broken statement
-            self.blank(self.broken.start_pos if self.broken is not None else None, token.start_pos)
             ended = self.line_end  # the last token of the broken line: a header's ends in ':'
             header = (self.broken is not None and str(self.broken) in HEADERS) or (
                 ended is not None and ended.type == "COLON"
@@ -290,12 +285,15 @@ class Reading:
 
     def take(self, token: Token) -> None:
         try:
-            result = self.feed(token)
+            self.feed(token)
         except UnexpectedToken as e:
+            if token is self.retried:  # where a statement starts, too: the indenter's, not the parser's
+                self.unplaced(token)
+                return
             self.mistake(self.failure(e), token)
             return
         if token.type == END:
-            self.tree = result
+            self.ended = True
         elif token.type in (NEWLINE, INDENT, DEDENT):
             if self.at_statement_start():
                 self.started()
@@ -311,7 +309,7 @@ class Reading:
         """Report a mistake; put the parser back where its statement started, with a `pass` there;
         then skip the rest of the statement (or, for a header whose block is missing, go on at once)."""
         start = self.statement[0] if self.statement else token
-        self.report(problem, start.start_pos if start is not None else None)
+        self.report(problem, start)
         if token is not None and token.type == INDENT and not self.statement:  # an unexpected indent
             self.restore()
             self.dropped.add(len(self.indentation.indent_level) - 1)
@@ -323,16 +321,35 @@ class Reading:
         self.restore()
         self.feed(self.borrowed("PASS", "pass", first))
         if opener is not None:
-            self.rewind(opener, first)
+            self.rewind(opener)
         elif missing_block and token is not None:  # only the header is broken: the token starts the next
-            self.blank(first.start_pos if first is not None else None, self.last.start_pos if self.last else None)
             self.feed(self.borrowed(NEWLINE, "\n", None))
             self.started()
             self.take(token)
             return
         self.mode, self.broken = SKIPPING_LINE, first
         if token is not None and token.type in (NEWLINE, DEDENT, END):
+            self.retried = token
             self.step(token)  # the statement's end: not skipped
+            self.retried = None
+
+    def unplaced(self, token: Token) -> None:
+        """A line's end, a block's end or the input's that the parser does not take even where a
+        statement starts: the indenter closed a block the parser never opened (its line was
+        misread after an earlier mistake, already reported). A newline or a dedent is dropped; at
+        the end of the input, the parser's blocks still open are closed."""
+        if token.type != END:
+            return
+        for _ in range(4 * len(self.state.state_stack) + 4):  # each round closes a block, or fills one
+            accepts = self.state.parse_conf.states[self.state.position]
+            if END in accepts:
+                self.feed(token)
+                self.ended = True
+                return
+            kind, value = next(((k, v) for k, v in ENDINGS if k in accepts), ENDINGS[-1])
+            self.feed(self.borrowed(kind, value, None))
+        # A bug in DG: `dg check` and `dg lsp` then report the compile's error alone (analysis.py).
+        raise AssertionError("the parser's blocks did not close")
 
     def unclosed(self, token: Token | None) -> Token | None:
         """The bracket left open on a line before the failing token's, if any (and not read again
@@ -344,7 +361,7 @@ class Reading:
             return None
         return None if opener.end_pos in self.rewound else opener
 
-    def rewind(self, opener: Token, first: Token | None) -> None:
+    def rewind(self, opener: Token) -> None:
         """Read on from the end of the bracket's line, with no bracket open and the indentation the
         statement started at: the lines after it are read again, as statements of their own, but
         for those indented deeper than the statement (they look like its continuation)."""
@@ -358,13 +375,13 @@ class Reading:
             if code.strip() and width(code, self.indentation.tab_len) <= level:
                 break
             end = line_end
-        self.blank(first.start_pos if first is not None else opener.start_pos, end)
-        counter = LineCounter("\n")
-        counter.feed(self.text[:end])
-        self.lexing = LexerState(self.lexing.text, counter, None)
+        line = opener.line + self.text.count("\n", opener.start_pos, end)
+        self.lexing = LexerState(self.lexing.text, counter_at(self.text, end, line), None)
         self.brackets = Brackets()
         self.indentation.paren_level = 0
-        self.indentation.indent_level = list(self.checkpoint.levels)
+        levels = self.indentation.indent_level = list(self.checkpoint.levels)
+        self.virtual = {level for level in self.virtual if level < len(levels)}  # (of blocks now closed)
+        self.dropped = {level for level in self.dropped if level < len(levels)}
         self.before = None
 
 

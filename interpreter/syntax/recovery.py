@@ -20,11 +20,14 @@ matches no enclosing block's indentation (it is read as the enclosing block's); 
 block is missing (`if x:` then a line not indented: only the header is broken); and a bracket never
 closed, reported where it opens, after which reading starts again at the end of its line (the lines
 it swallowed are statements of their own). Mistakes found while building the syntax tree (`f() = 1`,
-a broken f-string) make their statement a `pass` too (RecoveringBuilder).
+a broken f-string) make their statement a `pass` too (recovered_tree.py).
 
 The tokens are those lark's own parse reads (its contextual lexer, in the parser's state, then
-indenter.py), so the first error is the one `dg FILE` reports; each next one is worked out on the
-text with the broken statements blanked: what `dg FILE` reports once the ones before are fixed.
+indenter.py), so the first error is the one `dg FILE` reports; each next one is worked out from
+the first token of its statement, as on the text with everything before it blank: what `dg FILE`
+reports once the ones before are fixed. Nothing before the statement is read again, so the work
+is linear in the text, however many the mistakes (a message worked out on the whole text each
+time made 5,000 broken lines take minutes).
 
 The reading itself is recovering_reader.py; the tree it gives, recovered_tree.py.
 """
@@ -37,9 +40,8 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source
 from dglang.interpreter.semantics import ast_nodes as ast
 
-from .grammar import LARK, TreeToAST
 from .parser import too_deeply_nested
-from .recovered_tree import RecoveringBuilder
+from .recovered_tree import built, parse_tree
 from .recovering_reader import Reading
 
 
@@ -55,9 +57,10 @@ class Recovered:
 def recover(source: Source) -> Recovered:
     """The program's syntax tree with each broken statement as a `pass`, and an error for each."""
     reading = Reading(source)
+    kept = reading.run()
     try:
-        module = TreeToAST(RecoveringBuilder(source, reading.errors)).transform(reading.run())
+        module = built(source, reading.text, kept, reading.errors)
     except RecursionError:  # nested deeper than the tree builder can go: one error for the whole text
-        return Recovered(ast.Module([]), [too_deeply_nested(LARK.parse(reading.text, start="start"), source)])
+        return Recovered(ast.Module([]), [too_deeply_nested(parse_tree(kept), source)])
     errors = sorted(reading.errors, key=lambda e: (e.span.line, e.span.column) if e.span is not None else (0, 0))
     return Recovered(module, errors, reading.unfinished)

@@ -21,7 +21,7 @@ from dglang.interpreter.diagnostics.source import Source, Span, split_lines
 from dglang.interpreter.library.keyword_help import as_a_name
 from dglang.interpreter.semantics.hints import python_module
 
-from .grammar import LARK, literal, tokens
+from .grammar import LARK, accepted, literal, tokens_before
 from .indenter import CLOSING_TEXT, PAIRS, SyntaxProblem, open_brackets, with_newline
 
 
@@ -121,10 +121,14 @@ EXPRESSION_STARTS = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "LBRACE",
 
 
 # ---- from lark's exception to a DG error ---------------------------------------------------
-def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fstring: bool = False) -> DGError:
+def syntax_error(
+    e: Exception, source: Source, parsed: str | None = None, in_fstring: bool = False, statement: Token | None = None
+) -> DGError:
     """Turn lark's parse failure into one DG error with a message a student can act on.
 
-    `parsed` is the text lark saw, when that was not the whole source (an f-string's expression)."""
+    `parsed` is the text lark saw, when that was not the whole source (an f-string's expression).
+    `statement` is the first token of the statement that failed, when the text before it is to be
+    read as blank (recovery.py: the error as if the mistakes before it were fixed)."""
     if isinstance(e, SyntaxProblem):
         span = Span(source, e.line, e.column, e.line, e.end_column)
         return DGError(e.kind, e.message, span, help=e.help)
@@ -133,7 +137,7 @@ def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fst
         message = message or Message(f"unexpected character {e.char!r}")
         return DGError(message.kind, message.text, _point(source, e.line, e.column), help=message.help)
     assert isinstance(e, UnexpectedToken)
-    failure = Failure(e, source, with_newline(source.text if parsed is None else parsed))
+    failure = Failure(e, source, with_newline(source.text if parsed is None else parsed), statement)
     # The first check that recognises the failure names it; the order settles overlaps.
     return (
         _unclosed_bracket(failure)
@@ -152,14 +156,14 @@ def syntax_error(e: Exception, source: Source, parsed: str | None = None, in_fst
 class Failure:
     """A token the parser could not take, and what the checks ask about it."""
 
-    def __init__(self, e: UnexpectedToken, source: Source, text: str) -> None:
-        self.error, self.source, self.text, self.token = e, source, text, e.token
+    def __init__(self, e: UnexpectedToken, source: Source, text: str, statement: Token | None = None) -> None:
+        self.error, self.source, self.text, self.token, self.statement = e, source, text, e.token, statement
 
     @cached_property
     def accepts(self) -> frozenset[str]:
         """The token types the parser would have taken instead."""
         parser = self.error.interactive_parser
-        return frozenset(parser.accepts() if parser is not None else self.error.expected)
+        return accepted(parser) if parser is not None else frozenset(self.error.expected)
 
     @cached_property
     def line_and_column(self) -> tuple[int, int]:
@@ -177,16 +181,9 @@ class Failure:
 
     @cached_property
     def tokens_before(self) -> list[Token]:
-        """The program's tokens before the failing one (all of them, when the input ended too soon)."""
-        before: list[Token] = []
-        try:
-            for token in tokens(self.text):
-                if self.token.type != "$END" and token.start_pos >= self.token.start_pos:
-                    break
-                before.append(token)
-        except (LarkError, SyntaxProblem):  # the text goes wrong further on than the parser got
-            pass
-        return before
+        """The program's tokens before the failing one (all of them, when the input ended too soon),
+        from its statement's first when that is known."""
+        return tokens_before(self.text, self.token, self.statement)
 
 
 # ---- the checks, in the order they are tried ------------------------------------------------

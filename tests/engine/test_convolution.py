@@ -151,6 +151,24 @@ def test_shapes_that_do_not_fit_are_named(call, message) -> None:
         call()
 
 
+@pytest.mark.parametrize(
+    ("call", "help"),
+    [  # the digits as digits() gives them, rows of 64: was "x.reshape(1, ...)", which cannot fit them
+        (lambda: autograd.conv2d(autograd.ones(24, 64), autograd.ones(8, 1, 3, 3)), "x.reshape(-1, 1, 8, 8)"),
+        (lambda: autograd.max_pool2d(autograd.ones(24, 64), 2), "x.reshape(-1, 1, 8, 8)"),
+        (lambda: autograd.conv2d(autograd.ones(24, 192), autograd.ones(8, 3, 3, 3)), "x.reshape(-1, 3, 8, 8)"),
+        (lambda: autograd.conv2d(autograd.ones(3, 8, 8), autograd.ones(8, 3, 3, 3)), "x.reshape(1, 3, 8, 8)"),
+        (lambda: autograd.conv2d(autograd.ones(5, 8, 8), autograd.ones(8, 1, 3, 3)), "x.reshape(5, 1, 8, 8)"),
+        (lambda: autograd.conv2d(autograd.ones(8, 8), autograd.ones(8, 1, 3, 3)), "x.reshape(1, 1, 8, 8)"),
+        (lambda: autograd.conv1d(autograd.ones(3, 10), autograd.ones(4, 3, 3)), "x.reshape(1, 3, 10)"),
+    ],
+)
+def test_a_missing_batch_or_channel_axis_gets_the_reshape_that_fits(call, help) -> None:
+    with pytest.raises(ShapeError) as caught:
+        call()
+    assert help in caught.value.help
+
+
 class Refusing(Hooks):
     watch = 1000
 

@@ -115,6 +115,7 @@ def test_no_grad_restores_recording_after_an_error() -> None:
 
 
 # ---- long graphs and freeing them ----------------------------------------------------------
+@pytest.mark.slow
 def test_backward_through_a_million_node_chain() -> None:
     # About 9 s on the 2-core reference machine: 5 s to build, 4 s for backward.
     x = tensor(1.0, requires_grad=True)
@@ -186,6 +187,20 @@ def test_in_place_update_of_a_leaf_needs_no_grad() -> None:
     assert w.is_leaf and w.requires_grad and w.grad_fn is None
     assert w.version > 0, "an in-place update must be noted on the tensor"
     assert w.tolist() == [0.5, 1.0]
+
+
+def test_an_update_writes_into_an_array_only_when_nothing_else_holds_it() -> None:
+    w, step = tensor([1.0, 2.0], requires_grad=True), tensor([0.5, 0.5])
+    with no_grad():
+        w -= step  # an optimiser's step: nothing else holds w's array, which is updated where it is
+        array = w.data
+        w -= step  # `array` holds it now: a new one, and `array` keeps the values it had
+        assert array.tolist() == [0.5, 1.5] and w.tolist() == [0.0, 1.0]
+        copy = w.detach()  # the same array, shared
+        for update in (lambda: w.__iadd__(2.0), lambda: w.__imul__(step), lambda: w.__itruediv__(step)):
+            update()
+            assert copy.tolist() == [0.0, 1.0], "a tensor sharing the old array sees no update"
+        assert w.tolist() == [2.0, 3.0]
 
 
 def test_in_place_on_a_recorded_tensor_outside_no_grad_records_out_of_place() -> None:

@@ -27,13 +27,17 @@ from graph_util import graph_behind
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from op_samples import assert_each_has_a_call, sampled
 from test_gradients import BINARY, MATMUL_SHAPES, REUSED_NODES, UNARY, axis_args
 
 from dglang import autograd
 from dglang.autograd import GradError, Tensor, gradient, tensor
+from dglang.autograd.convolution import Geometry
 from dglang.autograd.gradcheck import GradcheckResult
+from dglang.autograd.pooling import Window
 from dglang.autograd.shaping import normalize_index
-from dglang.autograd.tensor import recording
+from dglang.autograd.table import OP_MODULES, declared_in
+from dglang.autograd.tensor import recording, run_op
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends.sessions import new_session as Session
 
@@ -125,41 +129,35 @@ def failure_message(
 
 
 # ---- which ops there are ---------------------------------------------------------------------
-# Everything autograd exports that is not a differentiable op, with the reason. A new export
-# must be sorted into one list or the other, so no op escapes the second-order checks.
-NOT_OPS = {
-    "AutogradError", "GradError", "ShapeError", "TensorIndexError", "TensorTypeError",
-    "TensorValueError", "GradcheckResult", "Node", "Tensor",  # classes
-    "arange", "eye", "full", "linspace", "ones", "ones_like", "rand", "randn", "seed", "tensor",
-    "zeros", "zeros_like", "moons",  # creation: leaves, no inputs
-    "backward", "gradient", "gradcheck", "function", "Hooks",  # the engine itself
-    "enable_grad", "no_grad", "is_grad_enabled", "set_grad_enabled",  # grad mode
-    "argmax", "argmin", "any_", "all_", "sign", "floor", "ceil", "floordiv", "compare",  # constant results
-}  # fmt: skip
-COVERED = {
-    "neg": "neg", "exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos",
-    "tanh": "tanh", "sigmoid": "sigmoid", "relu": "relu", "abs_": "abs",
-    "add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow_": "pow", "mod": "mod",
-    "maximum": "maximum", "minimum": "minimum", "where": "where", "matmul": "matmul",
-    "sum_": "sum", "mean": "mean", "max_": "max", "min_": "min",
-    "reshape": "reshape", "flatten": "flatten", "transpose": "transpose", "broadcast_to": "broadcast_to",
-    "sum_to": "sum_to", "getitem": "getitem", "index_add": "index_add", "concat": "concat", "stack": "stack",
-    "softmax": "softmax", "log_softmax": "log_softmax", "logsumexp": "logsumexp", "cat": "concat",
-    "conv2d": "conv2d", "conv1d": "conv1d", "conv_transpose": "conv_transpose", "conv_weight": "conv_weight",
-    "max_pool2d": "max_pool2d", "avg_pool2d": "avg_pool2d", "pad": "pad", "gather": "gather", "tril": "tril",
-    "triu": "triu", "flip": "flip", "cumsum": "cumsum", "tile": "tile", "clamp": "clamp", "erf": "erf",
-    "prod": "prod", "squeeze": "squeeze", "unsqueeze": "unsqueeze", "permute": "permute",
-    "einsum": "einsum", "repeat": "repeat",
-}  # fmt: skip
+# Every op declared with a rule, or made of ops with rules (autograd/table.py), by the name a program
+# calls it: each has a check drawn by hypothesis below, or is checked at its sample call
+# (Op.sample_arguments), so a new op escapes none of the second-order checks.
+DIFFERENTIABLE = {op.function: op for module in OP_MODULES for op in declared_in(module) if op.records or op.composed}
+SAMPLED = sampled(DIFFERENTIABLE)
 
 
+@pytest.mark.every_op
 def test_every_differentiable_op_has_a_second_order_check() -> None:
-    exported = set(autograd.__all__)
-    unsorted = exported - NOT_OPS - set(COVERED)
-    assert not unsorted, f"autograd exports ops with no second-order check here: {sorted(unsorted)}"
-    checked = set(UNARY) | set(BINARY) | set(OTHER_OPS)
-    missing = [op for op in COVERED.values() if op not in checked]
-    assert not missing, f"ops listed as covered but with no check: {missing}"
+    drawn = set(UNARY) | set(BINARY) | set(OTHER_OPS)
+    assert_each_has_a_call(DIFFERENTIABLE, drawn, "add a case to OTHER_OPS in tests/engine/test_higher_order.py")
+
+
+@pytest.mark.every_op
+@pytest.mark.parametrize("op", SAMPLED)
+def test_each_op_second_order_at_its_sample(op: str) -> None:
+    """The op at its sample call, differentiated twice in each float input it declares."""
+    declared = DIFFERENTIABLE[op]
+    sample = declared.sample_arguments() or ()
+    parameters = list(declared.signature.parameters)
+    places = [i for i in sorted(declared.places) if i < len(sample) and np.asarray(sample[i]).dtype.kind == "f"]
+
+    def call(*tensors: Tensor) -> Tensor:
+        arguments = list(sample)
+        for i, t in zip(places, tensors, strict=True):
+            arguments[i] = t
+        return run_op(declared, *arguments)
+
+    check_order(op, call, [sample[i] for i in places], [parameters[i] for i in places])
 
 
 # ---- second order: elementwise ------------------------------------------------------------------
@@ -296,13 +294,27 @@ def fixed(fn: Callable[..., Tensor], *shapes: tuple[int, ...], low: float = -2.0
     return case
 
 
+# The geometry conv2d and the poolings check and hand to the ops they are made of: images (1, 2, 3, 3)
+# and a weight (2, 1, 2, 2) in two groups, so 4 windows (rows) of 2·4 values; 2×2 windows of
+# (1, 1, 3, 2) with stride 1 and padding 1, so 4×3 of them.
+AT = Geometry((1, 2, 3, 3), (2, 1, 2, 2), 1, 0, 1, 2, "conv2d")
+POOL = Window((1, 1, 3, 2), 2, 1, 1, "avg_pool2d")
+POSITIONS = np.array([[0, 5], [5, 2]])  # places in a flattened (2, 3), one of them twice
+
 # the ops of courses (tests/engine/test_convolution.py and test_arranging.py check them further);
 # the linear ones are multiplied by their input so that their second derivative is not zero
 NEW_OPS: dict[str, Callable[[st.DrawFn], Case]] = {
     "conv2d": fixed(lambda x, w: autograd.conv2d(x, w, padding=1, stride=(1, 2)), (1, 2, 3, 3), (2, 2, 2, 2)),
     "conv1d": fixed(lambda x, w: autograd.conv1d(x, w, dilation=2), (2, 1, 5), (1, 1, 2)),
-    "conv_transpose": fixed(lambda g, w: autograd.conv_transpose(g, w, (1, 1, 3, 3)), (1, 2, 2, 2), (2, 1, 2, 2)),
-    "conv_weight": fixed(lambda x, g: autograd.conv_weight(x, g, (2, 1, 2, 2)), (1, 1, 3, 3), (1, 2, 2, 2)),
+    "im2col": fixed(lambda x: autograd.im2col(x * x, AT), (1, 2, 3, 3)),
+    "col2im": fixed(lambda c: autograd.col2im(c * c, AT), (4, 8)),
+    "convolve": fixed(lambda c, w, b: autograd.convolve(c, w, b, AT), (4, 8), (2, 1, 2, 2), (2,)),
+    "conv_transpose": fixed(lambda g, w: autograd.conv_transpose(g, w, AT), (1, 2, 2, 2), (2, 1, 2, 2)),
+    "conv_weight": fixed(lambda c, g: autograd.conv_weight(c, g, AT), (4, 8), (1, 2, 2, 2)),
+    "take": fixed(lambda x: autograd.take(x * x, POSITIONS), (2, 3)),
+    "put": fixed(lambda v: autograd.put(v * v, POSITIONS, (2, 3)), (2, 2)),
+    "window_mean": fixed(lambda x: autograd.window_mean(x * x, POOL), (1, 1, 3, 2)),
+    "window_spread": fixed(lambda g: autograd.window_spread(g * g, POOL), (1, 1, *POOL.out)),
     "max_pool2d": lambda draw: (  # values 0.1 apart at least: no tie, and no kink within a finite difference
         lambda x: autograd.max_pool2d(x.exp(), 2, 1),
         [draw(arrays((1, 1, 3, 3), on_grid(), unique=True))],

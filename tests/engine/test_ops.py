@@ -32,6 +32,7 @@ MODULES = sorted(p.stem for p in AUTOGRAD.glob("*.py"))
 DECLARED = [op for module in OP_MODULES for op in declared_in(module)]
 
 
+@pytest.mark.every_op
 def test_no_module_adds_methods_to_tensor() -> None:
     """Tensor's whole API is in its own body: nothing assigns `Tensor.x = ...` or calls setattr on it."""
     for m in MODULES:
@@ -47,6 +48,7 @@ def test_no_module_adds_methods_to_tensor() -> None:
                 assert ast.unparse(node.func) != "globals", f"{m}.py writes into a module's globals"
 
 
+@pytest.mark.every_op
 def test_the_op_modules_know_nothing_of_tensor_py() -> None:
     """tensor.py imports the op modules (Tensor's methods hand each op to `run_op`), so they cannot
     import it: an op's forward sees NumPy values, its rule the tensors it is given."""
@@ -57,6 +59,7 @@ def test_the_op_modules_know_nothing_of_tensor_py() -> None:
 
 
 # ---- the declarations ------------------------------------------------------------------------
+@pytest.mark.every_op
 def test_each_op_is_declared_once_with_a_rule_per_input() -> None:
     recorded = [op for op in DECLARED if op.backward is not None]
     assert len(recorded) >= 30
@@ -71,6 +74,7 @@ def test_each_op_is_declared_once_with_a_rule_per_input() -> None:
             assert not op.rules, f"{op.name} has rule texts but no rule"
 
 
+@pytest.mark.every_op
 def test_forward_names_the_inputs_and_the_rule_takes_what_forward_takes() -> None:
     for op in DECLARED:
         forward = list(inspect.signature(op.forward).parameters)
@@ -139,6 +143,7 @@ def test_every_recorded_node_has_the_inputs_its_op_declares() -> None:
 
 
 # ---- the public functions ------------------------------------------------------------------
+@pytest.mark.every_op
 def test_every_public_function_is_exported() -> None:
     missing = [f.name for f in FUNCTIONS if getattr(autograd, f.name, None) is not f.fn]
     assert not missing, f"declared but not exported by autograd/__init__.py: {missing}"
@@ -147,6 +152,7 @@ def test_every_public_function_is_exported() -> None:
     assert set(autograd.__all__) == imported | ops, "__all__: what autograd/__init__.py imports, and the ops"
 
 
+@pytest.mark.every_op
 def test_every_tensor_method_a_program_may_call_is_one_of_tensor_s() -> None:
     """Tensor lists its whole API: an op declared a method has a method of its name there."""
     for f in FUNCTIONS:
@@ -154,6 +160,7 @@ def test_every_tensor_method_a_program_may_call_is_one_of_tensor_s() -> None:
             assert callable(getattr(Tensor, f.dg_name, None)), f"Tensor has no method {f.dg_name}"
 
 
+@pytest.mark.every_op
 def test_builtins_are_the_declared_ones() -> None:
     table = Session().builtins.vars
     for f in FUNCTIONS:

@@ -71,6 +71,7 @@ def test_a_rule_reads_nothing_but_what_it_saves(case: Case) -> None:
         assert all(same(e, x) for e, x in zip(expected, got, strict=True)), (node.op.name, positions, reads_out)
 
 
+@pytest.mark.every_op
 def test_every_rule_is_read() -> None:
     """Every op with a rule has its reads found in its text (none falls back to "everything"),
     and the ops whose rules read only shapes save nothing."""

@@ -219,3 +219,17 @@ def test_a_test_that_takes_an_argument_is_a_collection_error_not_a_syntax_error(
     """Exit 2, as pytest's error in collecting (it was 65, the code of a syntax error)."""
     result = dg_test(tmp_path, "def test_a(x):\n    assert x == 1\n")
     assert result.returncode == 2 and "TestError: test_a() takes an argument 'x'" in result.stderr
+
+
+def test_a_tests_file_run_alone_says_how_to_run_it_against_a_program(tmp_path: Path) -> None:
+    """`dg test tests.dg` on the handout's tests, with no submission.dg beside it."""
+    result = dg_test(tmp_path, "from submission import leaky_relu\n\ndef test_a():\n    assert leaky_relu(1) == 1\n")
+    assert result.returncode == 70
+    assert result.stderr.splitlines() == [
+        "work.dg:1:6: ImportError: no module named 'submission'",
+        "  |",
+        "1 | from submission import leaky_relu",
+        "  |      ^^^^^^^^^^",
+        "  = help: a tests file takes the program it tests as the module `submission`: name the program, "
+        "`dg test solution.dg --tests work.dg`, or put submission.dg beside work.dg",
+    ]

@@ -6,7 +6,6 @@ do what they say."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -15,8 +14,8 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
+import editor_grammar
 import pytest
 from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Text, _TokenType
 
@@ -34,20 +33,11 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed (VS 
 Line = list[tuple[int, int, list[str]]]  # a line's tokens: start, end, scopes (outermost first)
 
 
-def update_grammar() -> ModuleType:
-    """editors/update_grammar.py, the script that writes the grammar's keywords and builtins."""
-    spec = importlib.util.spec_from_file_location("update_grammar", ROOT / "editors" / "update_grammar.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
+@pytest.mark.every_op
 def test_the_grammars_keywords_and_builtins_are_current() -> None:
-    update = update_grammar()
     text = GRAMMAR.read_text(encoding="utf-8")
-    assert update.render(update.with_current_names(json.loads(text))) == text, (
-        "the grammar's keywords or builtins are out of date: run `uv run python editors/update_grammar.py`"
+    assert editor_grammar.rewrite(text) == text, (
+        "the grammar's keywords or builtins are out of date: run `uv run python tools/regenerate.py`"
     )
     patterns = json.dumps(json.loads(text)["repository"]["builtins"])
     assert all(name in patterns for name in builtin_names())

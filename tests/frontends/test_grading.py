@@ -57,6 +57,7 @@ def results(out: Path, name: str) -> dict:
     return json.loads((out / name / "results.json").read_text())
 
 
+@pytest.mark.slow  # grades the sample class (the fixture `graded`)
 def test_every_sample_submission_gets_its_expected_score(graded: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     result, out = graded
     assert result.returncode == 0, result.stderr
@@ -67,6 +68,7 @@ def test_every_sample_submission_gets_its_expected_score(graded: tuple[subproces
     assert scores.keys() == rows.keys()
 
 
+@pytest.mark.slow  # grades the sample class (the fixture `graded`)
 def test_each_trouble_is_reported_as_what_it_is(graded: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = graded
 
@@ -92,6 +94,7 @@ def test_each_trouble_is_reported_as_what_it_is(graded: tuple[subprocess.Complet
     assert "loss on the data: 0.00333" in results(out, "with_data")["output"]
 
 
+@pytest.mark.slow  # grades the sample class (the fixture `graded`)
 def test_results_follow_gradescope_s_format(graded: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = graded
     for name, (score, _) in EXPECTED.items():
@@ -126,6 +129,7 @@ def test_the_format_checker_catches_departures() -> None:
     ]
 
 
+@pytest.mark.slow  # grades the sample class (the fixture `graded`)
 def test_the_table_lists_every_submission_in_order(graded: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     result, out = graded
     lines = result.stdout.splitlines()
@@ -135,6 +139,7 @@ def test_the_table_lists_every_submission_in_order(graded: tuple[subprocess.Comp
     assert lines[-1] == f"results in {out} (summary.csv, and results.json per submission)"
 
 
+@pytest.mark.slow  # grades the sample class (the fixture `graded`)
 def test_the_summary_has_a_column_per_test(graded: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = graded
     rows = list(csv.reader((out / "summary.csv").open()))
@@ -202,6 +207,8 @@ def test_folders_without_one_program_get_zero_with_the_reason(tmp_path: Path) ->
         ("x = 1\n", 2, "dg: UsageError: tests.dg has no test_... functions to grade with"),
         ("def test_a(:\n", 65, "tests.dg:1:12: SyntaxError"),
         ("def test_a(n):\n    pass\n", 65, "TestError: test_a() takes an argument 'n'"),
+        ("def test_a():\n    assert leaky_relu(1) == 1\n", 65, "tests.dg:2:12: NameError: the tests read 'leaky_relu'"),
+        ("from solution import f\n\ndef test_a():\n    assert f(1) == 1\n", 65, "program is the module `submission`"),
     ],
 )
 def test_a_tests_file_that_cannot_grade_stops_before_any_submission(
@@ -242,3 +249,66 @@ def test_the_summary_table_is_aligned_whatever_the_points(tmp_path: Path) -> Non
     columns = {line.index(word) for line, word in zip(table, ["status", "ok", "ok"], strict=True)}
     assert len(columns) == 1, table
     assert table[1].split() == ["alice.dg", "4.5/4.5", "ok"] and table[2].split() == ["bob.dg", "0/4.5", "ok"]
+
+
+def test_a_correct_program_beside_the_handout_s_tests_gets_full_marks(tmp_path: Path) -> None:
+    """The handout's tests file (`from submission import ...`, test_ functions) handed in beside
+    the program is not the program; a `main.dg` that imports its own `submission.dg` runs as
+    `dg main.dg` runs it, its import finding the student's file, not itself."""
+    correct, tests = (SAMPLE / "submissions" / "correct.dg").read_text(), (SAMPLE / "tests.dg").read_text()
+    uses = "from submission import leaky_relu, mse\nprint(leaky_relu(tensor([-1.0, 2.0])))\n"
+    class_ = {
+        "with_handout": {"submission.dg": correct, "tests.dg": tests},
+        "main_and_helper": {"main.dg": uses, "submission.dg": correct},
+        "handout_only": {"tests.dg": tests},
+    }
+    for name, files in class_.items():
+        (tmp_path / "class" / name).mkdir(parents=True)
+        for file, text in files.items():
+            (tmp_path / "class" / name / file).write_text(text)
+    result = dg("grade", "class", "--tests", str(SAMPLE / "tests.dg"), "--out", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "out"
+    assert (results(out, "with_handout")["score"], results(out, "main_and_helper")["score"]) == (6, 6), result.stdout
+    assert "tensor([-0.1000,  2.0000])" in results(out, "main_and_helper")["output"]
+    only = results(out, "handout_only")["output"]
+    assert only.startswith("the submission has no program: tests.dg is a tests file"), only
+
+
+def test_a_tests_file_that_cannot_run_is_reported_as_dg_reports_errors_and_grades_no_one(tmp_path: Path) -> None:
+    """The teacher's mistake, caught before any submission runs: located, with the fix and how to
+    check the tests on a solution; no results.json that could be uploaded."""
+    tests = "def test_values(points=2):\n    assert_close(leaky_relu(tensor([1.0])), tensor([1.0]))\n"
+    (tmp_path / "tests.dg").write_text(tests)
+    for extra in ((), ("--gradescope", "autograder")):
+        result = dg("grade", str(SAMPLE / "submissions"), "--tests", "tests.dg", *extra, cwd=tmp_path)
+        assert result.returncode == 65 and result.stdout == ""
+        assert result.stderr.splitlines() == [
+            "tests.dg:2:18: NameError: the tests read 'leaky_relu', which they neither define nor import",
+            "  |",
+            "2 |     assert_close(leaky_relu(tensor([1.0])), tensor([1.0]))",
+            "  |                  ^^^^^^^^^^",
+            "  = help: take it from the student's program: `from submission import leaky_relu`",
+            "dg grade: tests.dg cannot run, so nothing was graded or written; fix it, then check it on your own "
+            "solution: dg test solution.dg --tests tests.dg",
+        ]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["tests.dg"]
+
+
+def test_the_tests_file_s_library_modules_are_checked_where_it_will_find_them(tmp_path: Path) -> None:
+    """The check before grading finds the course's modules on --lib, as the workers will, and
+    refuses a name the module does not define."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "reference.dg").write_text("def expected(x):\n    return x\n")
+    (tmp_path / "alice.dg").write_text("def same(x):\n    return x\n")
+    tests = (
+        "from submission import same\nfrom reference import {}\n\ndef test_same():\n    assert same(2) == expected(2)\n"
+    )
+    (tmp_path / "tests.dg").write_text(tests.format("expected"))
+    result = dg("grade", "alice.dg", "--tests", "tests.dg", "--lib", "lib", "--out", "out", cwd=tmp_path)
+    assert result.returncode == 0 and results(tmp_path / "out", "alice.dg")["score"] == 1, result.stderr
+    (tmp_path / "tests.dg").write_text(tests.format("expectd"))
+    result = dg("grade", "alice.dg", "--tests", "tests.dg", "--lib", "lib", "--out", "out2", cwd=tmp_path)
+    assert result.returncode == 65 and not (tmp_path / "out2").exists()
+    assert "tests.dg:2:23: ImportError: cannot import name 'expectd' from reference" in result.stderr
+    assert "did you mean 'expected'?" in result.stderr

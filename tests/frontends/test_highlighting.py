@@ -95,6 +95,7 @@ def test_every_keyword_of_the_grammar_is_coloured_as_one() -> None:
         assert kind in Keyword or kind is Operator.Word, word
 
 
+@pytest.mark.every_op
 def test_every_builtin_is_coloured_as_one_and_nothing_else_is() -> None:
     names = set(new_session().builtins.vars)
     assert builtin_names() == names
@@ -119,6 +120,7 @@ def test_pygments_finds_the_lexer_by_name_and_by_file() -> None:
     assert DGLexer.analyse_text("import numpy as np\nx = tensor([1.0])\n") == 0
 
 
+@pytest.mark.slow
 def test_pygmentize_highlights_a_lesson() -> None:
     lesson = ROOT / "programs" / "01_hello.dg"
     for args in (["-l", "dglang"], []):

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.usefixtures("dg_kernel")
 GRAPHVIZ = can_draw()
 
 
+@pytest.mark.slow  # a Jupyter kernel
 class TestDGKernel(jupyter_kernel_test.KernelTests):
     kernel_name = "dglang"
     language_name = "dg"
@@ -100,6 +101,16 @@ class TestDGKernel(jupyter_kernel_test.KernelTests):
             reply = self.get_non_kernel_info_reply(timeout=10)
             assert reply is not None and reply["content"]["found"], code
             assert expected in reply["content"]["data"]["text/plain"], reply["content"]
+
+    def test_help_and_inspect_of_a_notebook_function_show_its_docstring(self) -> None:
+        self.cell('def square(x):\n    """x times x, elementwise."""\n    return x * x\n')
+        _, outputs = self.cell(":help square")  # was: "no help for 'square'"
+        text = outputs[0]["content"]["text"]
+        assert text.startswith("def square(x)    (function; defined at ") and "\n    x times x, elementwise.\n" in text
+        self.flush_channels()
+        self.kc.inspect("square", 6)
+        reply = self.get_non_kernel_info_reply(timeout=10)
+        assert reply is not None and "x times x, elementwise." in reply["content"]["data"]["text/plain"]
 
     def test_breakpoint_reads_debugger_commands_from_the_input_box(self) -> None:
         self.flush_channels()
@@ -187,6 +198,7 @@ class TestDGKernel(jupyter_kernel_test.KernelTests):
         assert reply["status"] == "ok" and outputs[-1]["content"]["data"]["text/plain"] == "42"
 
 
+@pytest.mark.slow  # a Jupyter kernel
 def test_the_limits_are_kernel_settings(tmp_path: Path, dg_kernel: str) -> None:  # noqa: F811
     from jupyter_client.manager import start_new_kernel
 

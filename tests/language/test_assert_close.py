@@ -128,3 +128,14 @@ def test_an_earlier_failed_gradcheck_does_not_explain_a_later_assert() -> None:
 
 def test_a_passing_gradcheck_in_an_assert_passes() -> None:
     assert run("def f(x):\n    return x * x\nassert gradcheck(f, tensor([1.0, -2.0]), quiet=True)\nprint(1)\n") == "1\n"
+
+
+def test_gradcheck_prints_a_derivative_of_minus_zero_as_0() -> None:
+    # d(x * x)/dx at x = -0.0 is 2 * -0.0 = -0.0: printed "-0", a number no student expects
+    printed = run("def f(x):\n    return x * x\ngradcheck(f, tensor(-0.0))\n")
+    assert printed.splitlines()[0].startswith("gradcheck f, first derivative at x = 0 (")
+    assert printed.splitlines()[2].split() == ["df/dx", "0", "0", "0.0e+00"]
+    assert "-0" not in printed.split()
+    detached = "def f(x):\n    return -(x.detach() * x) + 5 * x.detach()\n"  # autograd: -x = -0.0; really 5
+    e = error(detached + "assert gradcheck(f, tensor(0.0), quiet=True)\n")
+    assert e.message.startswith("gradcheck(f) failed: df/dx is 0 by autograd but 5 by finite differences")

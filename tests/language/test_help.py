@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,13 +15,30 @@ from dglang.interpreter.frontends import debugger  # noqa: F401  (registers the 
 from dglang.interpreter.frontends.completion import completions
 from dglang.interpreter.frontends.repl import Outcome, Repl
 from dglang.interpreter.frontends.sessions import new_session
-from dglang.interpreter.library.help import ENGINE, ENTRIES, Help, describe, everything, render, transcript
+from dglang.interpreter.host.module_files import Folder
+from dglang.interpreter.library.help import (
+    ENGINE,
+    ENTRIES,
+    Help,
+    describe,
+    everything,
+    render,
+    sample_example,
+    transcript,
+)
 from dglang.interpreter.syntax.grammar import keywords
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGUAGE = (ROOT / "docs" / "language.md").read_text()
 BUILTINS = new_session().builtins.vars
 ALL = list(everything(BUILTINS))
+OPS = {f.dg_name for f in ENGINE.values() if hasattr(f.fn, "op")}  # the names a program reaches an op by
+every_op = pytest.mark.every_op
+
+
+def each(entries: list[Help]) -> list[Any]:
+    """The entries as parameters, those of ops marked every_op (run on each solved exercise)."""
+    return [pytest.param(e, id=e.name, marks=[every_op] if e.name.removeprefix("x.") in OPS else []) for e in entries]
 
 
 # ---- every name has help ------------------------------------------------------------------------
@@ -31,11 +49,14 @@ def test_every_kind_of_name_has_help() -> None:
     assert {"x.grad", "x.shape", "x.sum", "x.reshape", "x.item", "+", "@", ":help", ":step", ":break"} <= names
 
 
-@pytest.mark.parametrize("entry", ALL, ids=[e.name for e in ALL])
+@pytest.mark.parametrize("entry", each(ALL))
 def test_help_has_a_signature_a_sentence_and_an_example(entry: Help) -> None:
     assert entry.signature and entry.kind
     assert entry.summary.endswith(".") and "\n" not in entry.summary, "the summary is one sentence"
-    assert entry.example, f"{entry.name} has no example"
+    assert entry.example, (
+        f"{entry.name} has no example: write one in its docstring (`>>> ` and what it prints), "
+        "or for an op whose forward needs more than its tensors, declare `sample` (autograd/op.py)"
+    )
 
 
 def test_the_derivative_rule_comes_from_the_op_declaration() -> None:
@@ -59,11 +80,13 @@ def test_help_is_looked_up_as_a_person_writes_the_name() -> None:
 EXAMPLES = [e for e in ALL if e.example and e.kind != "debugger command"]
 
 
-@pytest.mark.parametrize("entry", EXAMPLES, ids=[e.name for e in EXAMPLES])
+@pytest.mark.parametrize("entry", each(EXAMPLES))
 def test_the_example_prints_what_it_says(entry: Help, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT / "docs")  # where :load and load_csv find the files the examples name
     out, err = io.StringIO(), io.StringIO()
-    repl = Repl(new_session(out=out, base_dir=ROOT / "docs"), err=err)
+    session = new_session(out=out, base_dir=ROOT / "docs")
+    session.modules.library = [Folder(ROOT / "programs", "programs")]  # `import nn`: the course library
+    repl = Repl(session, err=err)
     for cell in entry.example:
         before = len(out.getvalue())
         outcome = repl.run_cell(cell.code)
@@ -84,6 +107,15 @@ def test_help_renders_as_text() -> None:
         "      tensor([0., 2.])",
     ]
     assert transcript(describe(":vars", BUILTINS).example)[-1] == "w  float tensor  (2,)  requires grad"  # type: ignore[union-attr]
+
+
+def test_an_op_whose_docstring_has_no_example_gets_its_sample_call() -> None:
+    [example] = sample_example("exp", method=False)  # (as softplus, declared without one, would)
+    assert example.code == "exp(tensor([0.5, 1.5, 2.5]))"
+    assert run(example.code)[0] == example.output + "\n" == "tensor([ 1.6487,  4.4817, 12.1825])\n"
+    [example] = sample_example("clamp", method=True)  # its sample declared: the other arguments too
+    assert example.code == "tensor([-0.5, 0.5, 1.5]).clamp(0.0, 1.0)"
+    assert sample_example("window_mean", method=False) == ()  # a geometry no program writes
 
 
 # ---- as a person asks for it ---------------------------------------------------------------------
@@ -110,6 +142,21 @@ def test_help_of_keywords_methods_values_and_commands() -> None:
     assert "x.sum(axis=None, keepdims=False)    (tensor method" in out
     assert "a float tensor of shape (1,) that requires grad" in out
     assert ":step    (debugger command)" in out and "help(name)    (builtin function)" in out and not err
+
+
+def test_help_of_a_function_of_the_program_shows_its_signature_and_docstring(tmp_path: Path) -> None:
+    square = 'def square(x, p=2):\n    """x to the power p, elementwise."""\n    return x ** p\n'
+    out, err = run(square, ":help square", "help(square)", "f = square", ":help f")  # was: "no help for 'square'"
+    entry = "def square(x, p=2)    (function; defined at <cell 1>:1:1)\n    x to the power p, elementwise.\n"
+    assert out == entry * 3 and not err
+    out, _ = run("def bare(x):\n    return x\n", ":help bare")
+    assert out == "def bare(x)    (function)\n    a function defined at <cell 1>:1:1\n"
+    (tmp_path / "lib.dg").write_text('def scale(x):\n    """x times 3."""\n    return 3 * x\n')
+    repl = Repl(new_session(out=(printed := io.StringIO()), base_dir=tmp_path), err=io.StringIO())
+    for cell in ("import lib", ":help lib.scale", "step = 3", ":help step"):
+        repl.run_cell(cell)
+    assert printed.getvalue().startswith("def scale(x)    (function; defined at lib.dg:1:1)\n    x times 3.\n")
+    assert ":step    (debugger command)" in printed.getvalue()  # a variable named step hides no command's help
 
 
 def test_help_of_something_unknown_says_so() -> None:
@@ -141,7 +188,9 @@ def in_backticks(text: str) -> bool:
     return re.search(r"`[^`\n]*" + re.escape(text), LANGUAGE) is not None
 
 
-@pytest.mark.parametrize("name", sorted(BUILTINS), ids=sorted(BUILTINS))
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, id=n, marks=[every_op] if n in OPS else []) for n in sorted(BUILTINS)]
+)
 def test_language_md_gives_each_builtin_its_signature(name: str) -> None:
     entry = describe(name, BUILTINS)
     assert entry is not None
@@ -152,7 +201,7 @@ def test_language_md_gives_each_builtin_its_signature(name: str) -> None:
 MEMBERS = [e for e in ALL if e.kind in ("tensor method", "tensor attribute")]
 
 
-@pytest.mark.parametrize("entry", MEMBERS, ids=[e.name for e in MEMBERS])
+@pytest.mark.parametrize("entry", each(MEMBERS))
 def test_language_md_gives_each_tensor_member_its_signature(entry: Help) -> None:
     shown = entry.signature.removeprefix("x")
     assert in_backticks(shown), f"docs/language.md does not show `{shown}`"
@@ -180,6 +229,7 @@ def declared_ops() -> dict[str, Op]:
     return {op.name: op for f in ENGINE.values() for op in f.records}
 
 
+@every_op
 def test_language_md_gives_each_op_the_rule_it_declares() -> None:
     documented, declared = documented_rules(), declared_ops()
     assert set(documented) == set(declared), "ops in the table and ops declared in autograd/ differ"

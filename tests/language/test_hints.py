@@ -1,19 +1,25 @@
 """Hints for PyTorch habits, and the warning for reading .grad of a tensor that is not a leaf.
 
 The habits' messages themselves are in the error catalogue (tests/golden/errors/*pytorch*, *prefix*,
-name_optimizer_step, syntax_*import*); here: the warning, which PyTorch gives too ("The .grad
+name_optimizer_*, syntax_*import*); here: that every call of the course library a hint suggests is
+one programs/nn.dg defines, the habits read through a dotted name, and the warning, which PyTorch gives too ("The .grad
 attribute of a Tensor that is not a leaf Tensor is being accessed..."), once per place in the
 program, through the one formatter, to standard error."""
 
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends.repl import Repl
 from dglang.interpreter.frontends.sessions import new_session
+from dglang.interpreter.library.habits import COURSE_LIBRARY, OPTIMIZER_HELP, ZERO_GRAD_HELP
 
 REBOUND = """\
 w = tensor(2.0, requires_grad=True)
@@ -74,3 +80,83 @@ def test_a_file_run_prints_the_warning_to_standard_error(tmp_path: Path) -> None
     )
     assert result.returncode == 0 and result.stdout == "None\n" * 4
     assert result.stderr.startswith(f"{path}:6:11: Warning: .grad of a tensor that is not a leaf")
+
+
+# ---- hints that know DG's course library, programs/nn.dg -----------------------------------------
+COURSE = Path(__file__).resolve().parents[2] / "programs" / "nn.dg"
+
+
+def course_functions() -> dict[str, tuple[int, int]]:
+    """Each function programs/nn.dg defines: (parameters it needs, parameters it takes)."""
+    found = {}
+    for name, params in re.findall(r"^def (\w+)\((.*)\):", COURSE.read_text(), re.MULTILINE):
+        names = [p.strip() for p in params.split(",") if p.strip()]
+        found[name] = (sum("=" not in p for p in names), len(names))
+    return found
+
+
+def test_every_call_a_hint_suggests_is_a_function_of_the_course_library_with_its_arguments() -> None:
+    functions = course_functions()
+    suggested = [text for _, text in COURSE_LIBRARY.values()] + [OPTIMIZER_HELP, ZERO_GRAD_HELP]
+    calls = [call for text in suggested for call in re.findall(r"\bnn\.(\w+)\(([^()]*)\)", text)]
+    assert {name for name, _ in calls} >= {"cross_entropy", "sgd_step", "adam_step", "linear", "conv"}
+    for name, args in calls:
+        assert name in functions, f"nn.{name} is not defined in programs/nn.dg"
+        needs, takes = functions[name]
+        assert needs <= len(args.split(",")) <= takes, f"nn.{name}({args}): programs/nn.dg's takes {needs} to {takes}"
+
+
+@pytest.mark.parametrize(
+    ("line", "help"),
+    [
+        ("loss = torch.nn.functional.cross_entropy(x, y)", "nn.cross_entropy(logits, labels)"),
+        ("loss = cross_entropy(x, y)", "nn.cross_entropy(logits, labels)"),  # from torch.nn.functional import ...
+        ("layer = nn.Linear(2, 3)", 'nn.init_linear(params, "fc", n_in, n_out)'),
+        ("opt = torch.optim.Adam(params, lr=0.01)", "nn.adam_step(params, state, lr)"),
+        ("y = torch.nn.functional.relu(x)", "write `relu(...)` without `torch.nn.functional.`"),
+        ("g = torch.autograd.grad(y, x)", "the builtin gradient: write `gradient(y, x)`"),
+        (
+            "m = nn.Sequential(a, b)",
+            "its course library, programs/nn.dg, is a module of DG functions: write `import nn`",
+        ),
+        ("order = torch.randperm(10)", "sorted(zip(rand(n).tolist(), range(n)))"),
+        ("opt.zero_grad()", "nn.sgd_step(params, lr) or nn.adam_step(params, state, lr)"),
+    ],
+)
+def test_pytorch_names_get_the_dg_way_and_the_course_library_s(line: str, help: str) -> None:
+    with pytest.raises(DGError) as caught:
+        run("x = ones(2, 3)\ny = tensor([0, 1])\nparams = {}\n" + line + "\n")
+    assert help in (caught.value.help or ""), caught.value.help
+
+
+def test_the_pair_x_max_dim_gives_says_how_to_take_its_values_or_indices() -> None:
+    with pytest.raises(DGError) as caught:
+        run("x = ones(2, 3)\nbest = max(x, dim=0).indices\n")
+    assert caught.value.help == (
+        "max(x, dim=0) gives a pair (values, indices) without names: write `max(x, dim=0)[1]`, "
+        "or `x.argmax(axis=0)` for the indices alone"
+    )
+    with pytest.raises(DGError) as caught:
+        run("pair = (1, 2)\nv = pair.values\n")  # a tuple that no max() gave: no hint to give
+    assert caught.value.help is None
+
+
+@pytest.mark.parametrize(
+    ("line", "help"),
+    [
+        (
+            "loss_fn = nn.CrossEntropyLoss()",
+            "nn.CrossEntropyLoss() is PyTorch's; the course library's way: nn.cross_entropy(",
+        ),
+        (
+            "from nn import Linear",
+            "nn.Linear(n_in, n_out) is PyTorch's; the course library's way: nn.init_linear(params, \"fc\"",
+        ),
+        ("h = nn.lienar", "did you mean 'linear'?"),  # a slip of the course library's own name: the near name
+    ],
+)
+def test_a_pytorch_name_read_from_the_course_library_gets_its_way_not_a_near_name(line: str, help: str) -> None:
+    session = new_session(out=io.StringIO(), library=[COURSE.parent])
+    with pytest.raises(DGError) as caught:  # was: "did you mean 'linear'?" for nn.Linear, which takes other arguments
+        session.run("import nn\n" + line + "\n", "lesson.dg")
+    assert (caught.value.help or "").startswith(help), caught.value.help

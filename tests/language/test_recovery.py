@@ -4,11 +4,19 @@ tree of the parts that parse, each broken statement standing as a `pass`."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import sys
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
+from broken_lines import lines, program
+from fuzz_programs import watchdog
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from work_counts import counting
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
@@ -19,6 +27,8 @@ from dglang.interpreter.syntax.recovery import recover
 from dglang.interpreter.syntax.syntax_errors import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from recovery import mixed  # noqa: E402  (the documents bench/recovery.py times)
 
 
 def errors_of(text: str) -> list[str]:
@@ -188,6 +198,7 @@ def test_a_program_that_parses_has_no_errors_and_the_same_tree() -> None:
         assert recovered.errors == [] and dump_ast(recovered.module) == dump_ast(parse(Source(path.name, text)))
 
 
+@pytest.mark.slow
 def test_mutated_lessons_recover_and_agree_with_dg_on_the_first_error() -> None:
     """Each lesson with a line broken in one of several ways: recovery never fails, and its first
     error is dg's. (Breaking a line can make more than one mistake; the first is certain.)"""
@@ -215,3 +226,48 @@ def test_an_unfinished_f_string_expression_is_pointed_at_where_it_ends() -> None
     """Not at the column just past the file's last line, as it was: `+}` here, on line 1."""
     error = first_error('s = f"{x +}"\nand_a_longer_last_line = 12345\n')
     assert (error.span.line, error.span.column) == (1, 11)
+
+
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drawn=lines(), final_newline=st.booleans())
+def test_any_mix_of_broken_and_good_lines_is_read_to_its_end(drawn: list[tuple[str, int]], final_newline: bool) -> None:
+    """Whatever the mix, at whatever indentation: recovery ends (it stopped with lark's exception,
+    or went round in circles, when a bracket or a skipped block left the indenter and the parser
+    disagreeing about the blocks open), each error is one `dg` can print, and the error `dg FILE`
+    reports is among them (not always first: `f() = 1` is found building the tree, after parsing)."""
+    text = program(drawn, final_newline)
+    with watchdog(10.0):
+        recovered = recover(Source("t.dg", text))
+    for error in recovered.errors:
+        assert error.span is not None and format_error(error).startswith(f"t.dg:{error.span.line}:"), text
+    try:
+        parse(Source("t.dg", text))
+    except DGError as e:
+        assert format_error(e) in [format_error(error) for error in recovered.errors], text
+    else:
+        assert recovered.errors == [], text
+    # The tree is built from the tokens kept by the fast parser's loop; lark's parser and tree, the
+    # reference (DG_PARSER=lark), build the same, and find the same mistakes building it.
+    with patch.dict(os.environ, {"DG_PARSER": "lark"}):
+        by_lark = recover(Source("t.dg", text))
+    assert dump_ast(by_lark.module) == dump_ast(recovered.module), text
+    assert [format_error(e) for e in by_lark.errors] == [format_error(e) for e in recovered.errors], text
+
+
+@pytest.mark.parametrize("kind", ["one mistake repeated", "seven kinds"])
+def test_recovery_reads_each_character_a_bounded_number_of_times(kind: str) -> None:
+    """Work linear in the text: each error's message was worked out on the whole text again, with the
+    statements before it blanked (5,000 broken lines took minutes, and `dg lsp` showed nothing
+    meanwhile). Counted, not timed: the characters lark's lexers read and the tokens its parsers
+    take, per character, stay the same when the text is eight times longer."""
+
+    def work(count: int) -> tuple[float, float]:
+        text = "x = = 1\n" * count if kind == "one mistake repeated" else mixed(count)
+        with counting() as counts:
+            errors = recover(Source("t.dg", text)).errors
+        assert len(errors) >= count
+        return counts["characters lexed"] / len(text), counts["tokens parsed"] / len(text)
+
+    (lexed, parsed), (lexed_8x, parsed_8x) = work(250), work(2000)
+    assert lexed_8x < 3 and parsed_8x < 3, (lexed_8x, parsed_8x)  # each character read once, its statement's once more
+    assert lexed_8x < 1.05 * lexed and parsed_8x < 1.05 * parsed, ((lexed, parsed), (lexed_8x, parsed_8x))

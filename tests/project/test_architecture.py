@@ -174,13 +174,25 @@ def test_the_import_reader_sees_imports_in_functions_and_type_checking(tmp_path:
 
 
 # Modules still over the limit, each with the limit it must stay under until it is split.
-STILL_LONG: dict[str, int] = {}  # modules allowed past 400 lines for now, with their bound
+# tensor.py passed 400 lines with the methods of the ops convolution and pooling are made of (issue 34).
+STILL_LONG: dict[str, int] = {"autograd/tensor.py": 423}
 
 
+def hand_written_lines(text: str) -> int:
+    """A module's lines but those tools/regenerate.py writes between `begin written` and `end written`
+    comments (Tensor's methods of new ops), so that declaring an op never makes tensor.py too long."""
+    count, writing = 0, False
+    for line in text.splitlines():
+        writing = (writing or "# begin written:" in line) and "# end written:" not in line
+        count += not writing or "# begin written:" in line
+    return count
+
+
+@pytest.mark.every_op  # (adding ops lengthens their modules)
 def test_no_module_is_long() -> None:
     """A newcomer reads a module without scrolling for long: 400 lines at most."""
     written = [p for p in MODULES.values() if p.name != "dg_tables.py"]  # generated: the grammar's tables as data
-    lines = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in written}
+    lines = {str(p.relative_to(ROOT)): hand_written_lines(p.read_text()) for p in written}
     long = {name: n for name, n in lines.items() if n > STILL_LONG.get(name, 400)}
     assert not long, f"modules over 400 lines: {long}"
     split = [name for name in STILL_LONG if lines.get(name, 0) <= 400]

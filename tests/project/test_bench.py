@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROJECT = Path(__file__).resolve().parents[2]
 RUN = PROJECT / "bench" / "run.py"
 NUMBER = r"-?[\d,]+(\.\d+)?(e[+-]?\d+)? (s|ms|µs|MiB|B)"
@@ -30,6 +32,7 @@ def load_runner():
     return module
 
 
+@pytest.mark.slow
 def test_quick_run_prints_a_number_in_every_row():
     done = subprocess.run(
         [sys.executable, str(RUN), "--quick"], capture_output=True, text=True, timeout=300, cwd=PROJECT
@@ -43,7 +46,7 @@ def test_quick_run_prints_a_number_in_every_row():
     assert len(table) == sum(len(w.targets) for w in workloads), done.stdout
     assert {row[0] for row in table} == {w.name for w in workloads}, done.stdout
     for row in table:
-        workload, _, dg, reference, ratio, _, result = row
+        workload, _, dg, reference, ratio, target, result = row
         assert re.fullmatch(NUMBER, dg), f"{workload}: DG printed {dg!r}\n{done.stdout}"
         if reference == "-":  # an absolute target
             assert result in ("met", "NOT MET"), row
@@ -52,9 +55,13 @@ def test_quick_run_prints_a_number_in_every_row():
         else:
             assert re.fullmatch(r".+: " + NUMBER, reference), f"{workload}: reference {reference!r}"
             assert re.fullmatch(r"-?\d+\.\d\d", ratio), f"{workload}: ratio {ratio!r}"
-            assert result in ("met", "met (stretch too)", "NOT MET"), row
+            if target == "-":  # a ratio shown for comparison (the floor NumPy by hand sets), with no target
+                assert result == "-", row
+            else:
+                assert result in ("met", "met (stretch too)", "NOT MET"), row
 
 
+@pytest.mark.slow
 def test_the_grading_benchmark_runs():
     """bench/grade_class.py --quick: a class of 12 with the 10 hostile kinds, graded twice."""
     done = subprocess.run(

@@ -3,8 +3,11 @@
 For each exercises/<track>/test_<name>.py: copy the project (without .git, .venv and caches) to a
 temporary folder, run that one test file there and check that it fails; apply the reference
 solution exercises/solutions/<track>/<name>.patch with `git apply`, run it again and check that it
-passes. pytest runs with this interpreter and PYTHONPATH pointing at the copy, so the copy's code
-is imported, not this checkout's (test_the_copy_s_code_is_what_runs checks that).
+passes. Then, as the one who solved it would, run tools/regenerate.py (which rewrites what is made
+from the op declarations), and run the tests that hold every op to what an op must satisfy (those
+marked every_op): an exercise that adds an op must leave the whole suite green, not only its own
+test. pytest runs with this interpreter and PYTHONPATH pointing at the copy, so the copy's code is
+imported, not this checkout's (test_the_copy_s_code_is_what_runs checks that).
 
 Students get the project without exercises/solutions/; there the solution tests skip, so their
 default run stays green while they solve the exercises in their own copy.
@@ -13,6 +16,7 @@ default run stays green while they solve the exercises in their own copy.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +30,7 @@ NOT_COPIED = shutil.ignore_patterns(
     ".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis", "*.egg-info"
 )
 SOLUTIONS = ROOT / "exercises" / "solutions"
+EVERY_OP = re.compile(r"pytest\.mark\.every_op")  # in a test file: it holds tests of every op
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="applying a solution needs git")
 needs_solutions = pytest.mark.skipif(not SOLUTIONS.is_dir(), reason="a student's copy: no exercises/solutions/")
 
@@ -57,6 +62,19 @@ def run_exercise(project: Path, test: Path) -> subprocess.CompletedProcess[str]:
     return in_copy(project, "-m", "pytest", str(test.relative_to(ROOT)), *quick)
 
 
+def run_every_op_tests(project: Path) -> subprocess.CompletedProcess[str]:
+    """The copy's tests marked every_op, after tools/regenerate.py has rewritten what it writes."""
+    regenerated = in_copy(project, "tools/regenerate.py")
+    if regenerated.returncode != 0:
+        return regenerated
+    files = [
+        path.relative_to(project).as_posix()
+        for path in sorted((project / "tests").glob("*/test_*.py"))
+        if EVERY_OP.search(path.read_text(encoding="utf-8"))
+    ]
+    return in_copy(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "every_op", *files)
+
+
 @needs_solutions
 def test_there_are_eleven_exercises_each_with_a_solution() -> None:
     assert [t.parent.name for t in EXERCISES].count("compiler") == 6
@@ -65,6 +83,7 @@ def test_there_are_eleven_exercises_each_with_a_solution() -> None:
     assert not missing, f"exercises without a reference solution: {missing}"
 
 
+@pytest.mark.slow
 def test_the_default_run_does_not_collect_the_exercises() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
@@ -88,6 +107,7 @@ def test_the_copy_s_code_is_what_runs(tmp_path: Path) -> None:
         assert Path(path).resolve().is_relative_to(project), f"imported {path}, not the copy in {project}"
 
 
+@pytest.mark.slow
 @needs_git
 @needs_solutions
 @pytest.mark.parametrize("test", EXERCISES, ids=[f"{t.parent.name}/{t.stem}" for t in EXERCISES])
@@ -105,6 +125,11 @@ def test_exercise_fails_until_its_solution_is_applied(test: Path, tmp_path: Path
     )
     after = run_exercise(project, test)
     assert after.returncode == 0, f"the exercise still fails with its solution applied:\n{after.stdout}{after.stderr}"
+    every_op = run_every_op_tests(project)
+    assert every_op.returncode == 0, (
+        f"with {patch.name} applied and tools/regenerate.py run, tests that hold every op fail:\n"
+        f"{every_op.stdout[-4000:]}{every_op.stderr[-2000:]}"
+    )
 
 
 @needs_git

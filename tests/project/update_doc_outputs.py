@@ -15,7 +15,7 @@ from test_docs import DG_BLOCK, DOCS, run_example
 
 def refreshed(match: re.Match[str]) -> str:
     """The block with its output block as the code prints it now (none if it prints nothing)."""
-    if match["mark"].strip().startswith("file "):  # a module shown as it is: it prints nothing itself
+    if match["mark"].strip().startswith("from "):  # part of a file shown as it is: it prints nothing itself
         return match.group(0)
     printed, error = run_example(match["code"])
     if (error is not None) != (match["mark"].strip() == "error"):

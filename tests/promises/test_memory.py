@@ -16,10 +16,10 @@ import pytest
 
 from dglang.autograd import hooks
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.frontends import cli
+from dglang.interpreter.frontends import cli, sessions
 from dglang.interpreter.frontends.repl import Outcome, Repl
 from dglang.interpreter.frontends.sessions import new_session as Session
-from dglang.interpreter.host import memory
+from dglang.interpreter.host import allocator, memory
 from dglang.interpreter.host.guards import Guards
 from dglang.interpreter.host.limits import Limits
 
@@ -50,12 +50,15 @@ def memory_error(session: Session, text: str) -> DGError:
 
 
 def test_the_resident_size_is_read_and_follows_allocations() -> None:
-    import numpy as np
+    import mmap
 
+    # Fresh pages from the system: a NumPy array may reuse memory the process already holds (DG
+    # asks the allocator to keep freed memory, so earlier tests' arrays may still be resident).
     before = held()
-    block = np.ones(50 * MiB // 8)
+    block = mmap.mmap(-1, 50 * MiB)
+    block.write(b"\1" * (50 * MiB))
     assert held() - before > 40 * MiB
-    del block
+    block.close()
     assert memory.default_budget() <= 4 << 30
 
 
@@ -94,6 +97,7 @@ def test_a_reduction_over_an_empty_axis_is_checked_before_it_allocates(reduction
     assert caught.value.kind in ("ValueError", "MemoryError") and "would have shape" in caught.value.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     [
@@ -167,3 +171,39 @@ def test_a_memory_bomb_on_the_command_line(tmp_path: Path, capsys: pytest.Captur
     assert cli.main(["--max-memory", f"{(held() + 150 * MiB) // MiB}M", str(path)]) == cli.EXIT_RUNTIME
     err = capsys.readouterr().err
     assert err.startswith(f"{path}:") and "MemoryError" in err
+
+
+# ---- the allocator keeps freed memory for the next op (host/allocator.py) ------------------------
+class FakeMallopt:
+    """glibc's mallopt as ctypes gives it (argtypes and restype are set on it), noting each call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+
+    def __call__(self, option: int, value: int) -> int:
+        self.calls.append((option, value))
+        return 1
+
+
+class FakeLibc:
+    def __init__(self) -> None:
+        self.mallopt = FakeMallopt()
+
+
+def test_glibc_is_told_to_keep_freed_memory_unless_its_own_variables_say(monkeypatch: pytest.MonkeyPatch) -> None:
+    libc = FakeLibc()
+    monkeypatch.setattr(allocator.ctypes, "CDLL", lambda name: libc)
+    monkeypatch.setattr(allocator.os, "confstr", lambda name: "glibc 2.36")
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "0")  # the person's own setting wins
+    assert allocator.keep_freed_memory()
+    assert libc.mallopt.calls == [(allocator.M_MMAP_THRESHOLD, allocator.MMAP_THRESHOLD)]
+    monkeypatch.setattr(allocator.os, "confstr", lambda name: None)  # musl: no such setting
+    assert not allocator.keep_freed_memory()
+
+
+def test_every_front_end_s_session_keeps_freed_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    kept: list[bool] = []
+    monkeypatch.setattr(sessions, "keep_freed_memory", lambda: kept.append(True))
+    Session(out=io.StringIO())
+    assert kept == [True]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.seeing.dot import DotOptions, to_dot
-from dglang.interpreter.seeing.function_boxes import BOXES_ABOVE, Boxing, boxed
+from dglang.interpreter.seeing.function_boxes import BOXES_ABOVE, Boxing, box_lines, boxed
 from dglang.interpreter.seeing.graph import Graph
 from dglang.interpreter.seeing.text_picture import text_picture
 from dglang.interpreter.seeing.tools import install
@@ -64,11 +64,22 @@ def test_a_box_says_which_call_it_is_what_it_holds_gives_and_which_steps_ran_ins
     drawn = boxed(graph_of(PROGRAM, "loss"), Boxing("boxes"))
     text = text_picture(drawn, "loss")
     # relu(x @ w1) = relu([[1 + 2, 0.5 - 4]]) = [[3, 0]], made by node [6]; relu([[3, 0]] @ w2) = [[6]]
-    assert "[11] layer() called at line 5  2 ops, 1 leaf inside  gives [4] (1, 1): [[6]]  steps 3 to 4" in text
-    assert "[12] layer() called at line 5  2 ops, 2 leaves inside  gives [6] (1, 2): [[3, 0]]  steps 5 to 6" in text
+    assert "[11] layer() called at line 5  3 nodes inside: 2 ops, 1 leaf  gives [4] (1, 1): [[6]]  steps 3 to 4" in text
+    inner = "[12] layer() called at line 5  4 nodes inside: 2 ops, 2 leaves  gives [6] (1, 2): [[3, 0]]  steps 5 to 6"
+    assert inner in text
     assert "│     └─ (used inside)\n│        [12] layer()" in text
-    assert "2 function calls drawn as boxes, 7 nodes inside them" in text
+    assert "2 function calls drawn as boxes, 7 nodes inside them" in text  # 3 + 4: the boxes' own counts
     assert "dg graph --open f draws them" in text
+
+
+def test_a_box_counts_every_node_it_stands_for_as_the_note_does_constants_too() -> None:
+    # the GPT's box said "123 ops, 40 leaves" where the note said "177 nodes inside": 14 constants uncounted
+    program = "def scaled(x, w):\n    return (x @ w) * 2 + 1\n\n"
+    program += "x = ones(1, 2)\nw = ones(2, 1, requires_grad=True)\ny = scaled(x, w).sum() * 3\n"
+    drawn = boxed(graph_of(program, "y"), Boxing("boxes"))
+    (box,) = (n for n in drawn.nodes.values() if n.kind == "call")
+    assert box_lines(box)[0][1] == "7 nodes inside: 3 ops, 2 leaves, 2 constants"  # @ * +; x w; 2 1
+    assert drawn.notes[-1] == "1 function call drawn as a box, 7 nodes inside it"
 
 
 def test_opening_a_function_by_name_opens_its_calls_and_the_calls_around_them() -> None:
@@ -77,7 +88,7 @@ def test_opening_a_function_by_name_opens_its_calls_and_the_calls_around_them() 
     assert opened is graph  # layer()'s calls open, and net()'s, which made the output: no box is left
     assert boxed(graph, Boxing("expand")) is graph
     dot = to_dot(boxed(graph, Boxing("boxes")), "loss", DotOptions())
-    assert dot.count("peripheries=2") == 2 and "layer() called at line 5\\n2 ops, 1 leaf inside" in dot
+    assert dot.count("peripheries=2") == 2 and "layer() called at line 5\\n3 nodes inside: 2 ops, 1 leaf" in dot
     assert "a function call drawn as one box" in dot  # the key says what a double box is
 
 

@@ -10,6 +10,7 @@ import pytest
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.host.limits import Limits
+from dglang.interpreter.library import extras
 
 LOOP = "total = 0\nfor i in progress(range(5), desc='steps'):\n    total += i\nprint(total)\n"
 
@@ -35,7 +36,7 @@ def test_a_tensors_rows_a_dicts_keys_and_a_break() -> None:
     assert out == "tensor([1., 0.])\ntensor([0., 1.])\na\nb\n2\n"
 
 
-def test_without_tqdm_one_plain_line_at_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
+def without_tqdm(monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 
     real_import = builtins.__import__
@@ -46,9 +47,23 @@ def test_without_tqdm_one_plain_line_at_the_end(monkeypatch: pytest.MonkeyPatch)
         return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(builtins, "__import__", no_tqdm)
+
+
+def test_without_tqdm_one_plain_line_at_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    without_tqdm(monkeypatch)
+    monkeypatch.delenv("UV", raising=False)  # not under `uv run`: pip's command
     out, err = run(LOOP)
     assert out == "10\n"
     assert err.startswith("steps: 5 items in ") and 'pip install "dglang[progress]"' in err
+
+
+def test_under_uv_the_line_names_uv_s_command_not_pip_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    without_tqdm(monkeypatch)
+    monkeypatch.setenv("UV", "/usr/bin/uv")  # as `uv run dg FILE` sets it
+    monkeypatch.setattr(extras, "in_checkout", lambda: True)
+    assert run(LOOP)[1].endswith("(for a progress bar: uv sync --inexact --extra progress)\n")
+    monkeypatch.setattr(extras, "in_checkout", lambda: False)  # DG installed in the student's own uv project
+    assert run(LOOP)[1].endswith('(for a progress bar: uv add "dglang[progress]")\n')
 
 
 def test_the_bar_counts_toward_the_output_limit() -> None:

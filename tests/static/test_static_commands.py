@@ -71,6 +71,21 @@ def test_dg_static_without_a_static_call_is_a_usage_error(tmp_path: Path) -> Non
     result = dg("static", str(program), "--fn", "f")
     assert result.returncode == 2
     assert "UsageError: the program never called static(f)" in result.stderr
+    assert result.stderr.endswith(" = help: wrap the function: `fast = static(f)`, and call it\n")
+
+
+def test_dg_static_named_by_what_static_gave_says_to_name_the_function_it_wraps(tmp_path: Path) -> None:
+    program = tmp_path / "fast.dg"
+    program.write_text("def step(x):\n    return x * 2\n\nfast = static(step)\nprint(fast(tensor(1.0)))\n")
+    result = dg("static", str(program), "--fn", "fast")  # was: "wrap the function: `fast = static(fast)`"
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.endswith(
+        "dg: UsageError: the program never called static(fast)\n"
+        " = help: 'fast' is static(step): name the function static wraps, --fn step\n"
+    )
+    result = dg("static", str(program), "--fn", "other")
+    assert result.stderr.endswith(" = help: the program wraps static(step): --fn step\n")
+    assert dg("static", str(program), "--fn", "step").returncode == 0
 
 
 def test_colon_static_lists_the_traces_in_the_repl() -> None:

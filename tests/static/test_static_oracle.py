@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from static_programs import Builder, run_both, seeded
 
-from dglang.interpreter.static import generating, guards, static_calls
+from dglang.interpreter.static import generating, replaying, static_calls
+from dglang.interpreter.static import guard_model as guards
 from dglang.interpreter.static.guard_code import compile_check
 
 PROGRAMS = int(os.environ.get("DG_STATIC_PROGRAMS", "300"))
@@ -80,24 +81,26 @@ def tensors_never_the_same(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def captured_as_traced(original: Callable[..., Any]) -> Callable[..., Any]:
-    def plan(trace: Any, keep: Any, outputs: Any) -> Any:
-        made = original(trace, keep, outputs)
+    """The call a trace's code makes, reading each tensor it captured from outside as the tensor
+    it was when traced (not again through the names it read)."""
+
+    def call_code(trace: Any, plan: Any, places: Any, kept: Any) -> Any:
         captured = dict(trace.captured)
         inputs = {v.number for v in trace.inputs}
-        made.sources = [
+        plan.sources = [
             s if type(s) is not int or v.number in inputs else captured[v]
-            for v, s in zip(generating.arguments(trace), made.sources, strict=True)
+            for v, s in zip(generating.arguments(trace), plan.sources, strict=True)
         ]
-        return made
+        return original(trace, plan, places, kept)
 
-    return plan
+    return call_code
 
 
 BROKEN = {
     "names read from outside f": lambda: replaced(guards.Outside, "check", reads_unchecked),
     "the sign of a zero": lambda: replaced(guards.Walk, "describe", float_without_sign(guards.Walk.describe)),
     "tensors read again by reference": lambda: replaced(
-        static_calls, "make_plan", captured_as_traced(static_calls.make_plan)
+        replaying, "call_code", captured_as_traced(replaying.call_code)
     ),
     "which tensors are the same tensor": lambda: replaced(
         guards.Walk, "describe", tensors_never_the_same(guards.Walk.describe)

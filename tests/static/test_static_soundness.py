@@ -2,7 +2,7 @@
 function, run both ways. Each program prints its results with `tolist()` (every float as Python's
 repr, which round-trips), runs once with `g = static(f)` and once with `g = f`, and the two
 outputs must be equal; where a trace had to be made again, its note says why in a student's
-words. The guard model they exercise is stated in interpreter/static/guards.py.
+words. The guard model they exercise is stated in interpreter/static/guard_model.py.
 """
 
 from __future__ import annotations
@@ -304,6 +304,55 @@ CASES = {
         """,
         "the item 'scale' of the global `nn` was 2.0 when traced and is 4.0 now",
     ),
+    "a bool index picks a different number of elements": (
+        """
+        def f(x, m):
+            return x[m].mean()
+        g = static(f)
+        x = tensor([1.0, 2.0, 3.0])
+        print(g(x, tensor([True, False, True], dtype="bool")).tolist())
+        print(g(x, tensor([True, True, True], dtype="bool")).tolist())
+        """,
+        "the number of elements `x[m]` on line 3 picks was 2 when traced and is 3 now",
+    ),
+    "an index of tensors in a tuple (the cross-entropy's pick)": (
+        """
+        W = tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+        def f(x, labels):
+            scores = (x @ W).log_softmax(axis=1)
+            return -scores[arange(labels.shape[0]), labels].mean()
+        g = static(f)
+        x = tensor([[1.0, 2.0], [-1.0, 0.5], [0.0, 3.0]])
+        for labels in [[0, 1, 2], [2, 2, 0], [1, 0, 1]]:
+            L = g(x, tensor(labels, dtype="int"))
+            grad L
+            print(L.tolist(), W.grad.tolist())
+            W.grad = None
+        """,
+        None,
+    ),
+    "a training step through max pooling (a rule given a tensor's values)": (
+        """
+        seed(0)
+        W = randn(2, 1, 3, 3)
+        W.requires_grad = True
+        b = zeros(2, requires_grad=True)
+        x = randn(2, 1, 6, 6)
+        def f(x):
+            h = max_pool2d(relu(conv2d(x, W, b, padding=1)), 2)
+            L = (h * h).sum() + where(h > 0.5, h, 0.0).sum()
+            zero_grad([W, b])
+            grad L
+            with no_grad:
+                for p in [W, b]:
+                    p -= 0.01 * p.grad
+            return L
+        g = static(f)
+        for i in range(4):
+            print(g(x).tolist(), W.sum().tolist(), W.grad.sum().tolist(), b.grad.sum().tolist())
+        """,
+        None,
+    ),
     "a change to a list outside runs dynamically": (
         """
         losses = []
@@ -418,3 +467,61 @@ def test_a_tensor_turned_into_text_runs_dynamically() -> None:
         print(g(tensor([1.0])), g(tensor([2.0])))
         """)
     assert notes.count("runs f dynamically: it turns a tensor's values into text") == 1, notes
+
+
+def test_a_replayed_call_leaves_no_cycle_for_the_collector() -> None:
+    """Each call's result node and its record are freed when the result is, without waiting for
+    the cyclic collector (which, with each record holding the call's arrays, would let memory grow)."""
+    import gc
+
+    from dglang.interpreter.static.replaying import CallRecord
+
+    gc.collect()
+    before = sum(1 for o in gc.get_objects() if type(o) is CallRecord)
+    gc.disable()
+    try:
+        run("""
+            W = tensor([1.0, -2.0], requires_grad=True)
+            def f(x):
+                return (x * W).exp()  # (exp's rule reads its output: the output is watched)
+            g = static(f)
+            for i in range(50):
+                L = g(tensor([1.0, 2.0]))
+            """)
+        alive = sum(1 for o in gc.get_objects() if type(o) is CallRecord) - before
+    finally:
+        gc.enable()
+    assert alive <= 1  # (the last result's, which its session holds)
+
+
+def test_the_guards_as_code_pass_a_step_count_kept_in_a_tensor() -> None:
+    """`t += 1` on a 0-d tensor leaves a NumPy scalar in it: the generated guards accept it as the
+    description walk does, so a training step with Adam's step count replays without the walk."""
+    import numpy as np
+
+    from dglang.autograd import Tensor
+    from dglang.interpreter.static.guard_model import Walk
+    from dglang.interpreter.static.static_builtins import static_function
+
+    out, err = io.StringIO(), io.StringIO()
+    session = new_session(out=out)
+    session.err = err
+    session.run(
+        textwrap.dedent("""
+        t = tensor(0.0)
+        def f(x):
+            with no_grad:
+                step = t
+                step += 1
+            return x * t
+        g = static(f)
+        for i in range(3):
+            print(g(tensor([1.0])).tolist())
+        """),
+        "count.dg",
+    )
+    assert out.getvalue() == "[1.0]\n[2.0]\n[3.0]\n", err.getvalue()
+    fn = static_function(session.globals.vars["g"])
+    walk = Walk()
+    walk.describe(Tensor(np.array([1.0])))  # the call's argument, as a call describes it first
+    assert fn.cached()[-1].check(walk)

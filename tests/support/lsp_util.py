@@ -49,13 +49,19 @@ def at(line: int, character: int) -> dict:
     return {"text_document": types.TextDocumentIdentifier(uri=URI), "position": types.Position(line, character)}
 
 
-def talk(conversation: Callable[[Editor], Awaitable[None]], timeout: float = TIMEOUT) -> None:
-    """Start `dg lsp`, initialize, hold the conversation, shut the server down as an editor does."""
+SERVER = ["-m", "dglang.interpreter", "lsp", "--stdio"]  # python's arguments
+
+
+def talk(
+    conversation: Callable[[Editor], Awaitable[None]], timeout: float = TIMEOUT, server: list[str] = SERVER
+) -> None:
+    """Start `dg lsp` (or another server: python's arguments), initialize, hold the conversation, shut
+    the server down as an editor does."""
 
     async def run() -> None:
         client = LanguageClient("test", "1")
         editor = Editor(client)
-        await client.start_io(sys.executable, "-m", "dglang.interpreter", "lsp", "--stdio")
+        await client.start_io(sys.executable, *server)
         try:
             await client.initialize_async(
                 types.InitializeParams(capabilities=types.ClientCapabilities(), process_id=None)

@@ -51,6 +51,12 @@ class Builder:
         data = self.vector() if not rows else "[" + ", ".join(self.vector() for _ in range(rows)) + "]"
         return f"tensor({data}{', requires_grad=True' if rg else ''})"
 
+    def mask(self) -> str:
+        return f'tensor([{", ".join(self.draw(["True", "False"]) for _ in range(self.width))}], dtype="bool")'
+
+    def order(self) -> str:
+        return f'tensor([{", ".join(str(self.draw(range(self.width))) for _ in range(self.width))}], dtype="int")'
+
     # ---- the function -------------------------------------------------------------------------------
     def atom(self) -> str:
         tensor = self.draw(["x", "y", "W", 'P["w"]', "helper(x)", "inner(y)", "a"])
@@ -71,14 +77,14 @@ class Builder:
                 f"relu({left})",
                 f"({left} / (1.0 + {right} * {right}))",
                 f"({left}).sum() * {right}",
+                f"where({left} > 0.1, {left}, {right})",
                 self.atom(),
             ]
         )
 
     def statement(self, depth: int) -> list[str]:
-        kind = self.draw(
-            ["assign", "assign", "if-tensor", "if-global", "for", "while", "item"] if depth else ["assign"]
-        )
+        kinds = ["assign", "assign", "if-tensor", "if-global", "for", "while", "item", "index"]
+        kind = self.draw(kinds if depth else ["assign", "index"])
         if kind == "assign":
             return [f"a = {self.expression()}"]
         if kind == "if-tensor":
@@ -91,6 +97,17 @@ class Builder:
             return [f"for i in range({self.draw(['layers', '2', 'len(k)'])}):", *self.indented(depth)]
         if kind == "while":  # a loop whose count is a tensor's value (each test a guard)
             return ["n = 0", "while (a * a).sum() > 0.01 and n < 3:", "    a = a * 0.5", "    n = n + 1"]
+        if kind == "index":  # a bool mask (its count sets the shape) and an index of ints, both read from globals
+            return [
+                self.draw(
+                    [
+                        "a = a * a[mask].sum()",
+                        "a = a + a[mask].mean()",
+                        "a = a[order] + a",
+                        "a = a + x[arange(len(k)) % 2].sum()",
+                    ]
+                )
+            ]
         return [f"a = a * {self.draw(['a.sum().item()', 'float(x.sum())', 'W.max().item()'])}"]
 
     def indented(self, depth: int) -> list[str]:
@@ -125,6 +142,8 @@ class Builder:
             f"k = [{self.draw(NUMBERS)}]",
             f"layers = {self.draw([1, 2])}",
             f"W = {self.tensor()}",
+            "mask = " + self.mask(),
+            "order = " + self.order(),
             f'P = {{"w": {self.tensor(False)}, "on": {self.draw(["True", "False"])}}}',
             "def helper(v):",
             f"    return v * g1 + {self.draw(NUMBERS)}",
@@ -194,6 +213,9 @@ class Builder:
             return [
                 self.draw(
                     [
+                        f"mask[{self.draw(range(self.width))}] = {self.draw(['True', 'False'])}",
+                        "order = " + self.order(),
+                        "mask = " + self.mask(),
                         "with no_grad:\n    W *= 0.5",
                         "with no_grad:\n    W += 1.0",
                         'P["w"][0] = 3.0',

@@ -15,6 +15,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.semantics import ast_nodes as ast
 
 PREFIX = "test_"
+SUBMISSION = "submission"  # the name a tests file imports the student's program by
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import argparse
 import csv
 import json
 import re
+import shlex
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -33,6 +34,7 @@ from .grader import Assignment, Graded, grade, not_run
 from .gradescope import results_json, write_autograder
 from .isolation import SystemLimits, user_problem
 from .submissions import Submission, find_submissions
+from .tests_check import check_tests_file
 from .worker_process import Workers
 
 EXIT_OK, EXIT_USAGE, EXIT_SYNTAX, EXIT_NOINPUT, EXIT_CANNOT_WRITE, EXIT_INTERRUPTED = 0, 2, 65, 66, 73, 130
@@ -88,15 +90,19 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
         tests_text, tests_name = read_program(args.tests)
     except DGError as e:
         return fail(e, EXIT_NOINPUT)
-    try:
-        cases = collect(parse(Source(tests_name, tests_text)))
-    except DGError as e:
-        return fail(e, EXIT_SYNTAX)
-    if not cases:
-        return fail(DGError("UsageError", f"{tests_name} has no test_... functions to grade with"), EXIT_USAGE)
     if args.gradescope is not None and args.lib:
         message = "--lib with --gradescope: the autograder holds only the tests file, not a library of modules"
         return fail(DGError("UsageError", message, help="grade with --lib on your machine"), EXIT_USAGE)
+    # Gradescope's containers have no library path: the tests must run without one.
+    library = () if args.gradescope is not None else tuple(str(f.path) for f in library_folders(args.lib))
+    try:
+        cases = collect(parse(Source(tests_name, tests_text)))
+        if cases:
+            check_tests_file(tests_text, tests_name, library)
+    except DGError as e:
+        return tests_cannot_run(e, args.tests)
+    if not cases:
+        return fail(DGError("UsageError", f"{tests_name} has no test_... functions to grade with"), EXIT_USAGE)
     if args.gradescope is not None:
         archive = write_autograder(Path(args.gradescope), Path(args.tests), autograder_options(args, len(cases)))
         out.write(f"wrote {args.gradescope}: upload {archive} as the autograder (docs/grading.md)\n")
@@ -132,7 +138,7 @@ def grade_class(args: argparse.Namespace, out: TextIO) -> int:
         wall_seconds=wall_seconds(args, len(cases)),
         entry=args.entry,
         user=args.user,
-        library=tuple(str(folder.path) for folder in library_folders(args.lib)),
+        library=library,
     )
     start = time.perf_counter()
     graded = grade_all(submissions, assignment, args.workers)
@@ -295,6 +301,17 @@ def autograder_options(args: argparse.Namespace, cases: int) -> list[str]:
 
 def points(value: float) -> str:
     return f"{value:g}"
+
+
+def tests_cannot_run(error: DGError, tests: str) -> int:
+    """The teacher's tests file cannot run: its error, and how to check it before grading again."""
+    report(error)
+    print(
+        f"dg grade: {tests} cannot run, so nothing was graded or written; fix it, then check it on your own "
+        f"solution: dg test solution.dg --tests {shlex.quote(tests)}",
+        file=sys.stderr,
+    )
+    return EXIT_SYNTAX
 
 
 def fail(error: DGError, code: int) -> int:

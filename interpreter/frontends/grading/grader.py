@@ -25,7 +25,8 @@ from dglang.interpreter.diagnostics.escaping import shown_name
 
 from .collecting import Case
 from .isolation import Folders, SystemLimits
-from .submissions import Submission, SubmissionProblem, copy_submission, find_program
+from .program_choice import find_program
+from .submissions import Submission, SubmissionProblem, copy_submission
 from .worker import Request
 from .worker_process import WorkerLimits, WorkerRun, Workers, run_worker, status_of, why_it_ended
 

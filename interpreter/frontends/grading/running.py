@@ -37,14 +37,14 @@ from dglang.interpreter.diagnostics.source import Source, Span
 from dglang.interpreter.host.bounded import bounded
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.runtime import Env
+from dglang.interpreter.semantics.evaluator import Program
 from dglang.interpreter.semantics.resolver import Resolution
 
-from .collecting import Case
+from .collecting import SUBMISSION, Case
 from .snapshot import Snapshot, snapshot
 
 # Where grading's random numbers start, before the program and again before the tests file.
 GRADING_SEED = 0
-SUBMISSION = "submission"  # the name a tests file imports the student's program by
 # Errors in a test report the call that started it from this source, as `<dg test>:1:1  test_relu()`.
 CALLER = "<dg test>"
 
@@ -96,12 +96,10 @@ class Runner:
     def run_tests_file(self, text: str, name: str) -> Stage:
         """Run a teacher's tests file after the student's program, in its own scope (see above)."""
         session = self.session
-        session.modules.sealed.add(name)
         self.scope = Env({}, session.builtins)
 
         def run() -> None:
-            program = session.compile_source(Source(name, text))
-            check_names(program.resolution, session.builtins.vars.keys())
+            program = compile_tests_file(session, text, name)
             seed(GRADING_SEED)
             session.execute(program, self.scope)
 
@@ -190,6 +188,42 @@ class Runner:
         out = io.StringIO()
         self.session.out = out
         return out
+
+
+def compile_tests_file(session: Session, text: str, name: str) -> Program:
+    """A teacher's tests file compiled as grading runs it: its imports look only at `submission` and
+    the library path (Modules.sealed), and it reads no name it neither defines nor imports."""
+    session.modules.sealed.add(name)
+    try:
+        program = session.compile_source(Source(name, text))
+    except DGError as e:
+        raise module_not_found(e, name) from None
+    check_names(program.resolution, session.builtins.vars.keys())
+    return program
+
+
+def module_not_found(error: DGError, name: str) -> DGError:
+    """A tests file that imports the program by another name (`from solution import f`) is told its name."""
+    if missing_module(error, name) is not None:
+        error.help = (
+            f"the student's program is the module `{SUBMISSION}`: `from {SUBMISSION} import ...`; a module of "
+            "the course is found in a folder given with --lib DIR"
+        )
+    return error
+
+
+def missing_module(error: DGError, name: str) -> str | None:
+    """The module an import in the text `name` names that DG found nowhere (not one of Python's,
+    whose own help says more), or None for any other error."""
+    span = error.span
+    if span is None or span.source.name != name or span.end_line != span.line:
+        return None
+    from dglang.interpreter.semantics.hints import python_module  # (the hints load at the first error)
+
+    module = span.source.line(span.line)[span.column - 1 : span.end_column - 1]
+    if error.message != f"no module named '{module}'" or python_module(module) is not None:
+        return None
+    return module
 
 
 def check_names(resolution: Resolution, builtins: object) -> None:

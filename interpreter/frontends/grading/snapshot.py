@@ -13,9 +13,9 @@ functions (which hold their scope), bound methods and modules (the submission a 
 imported: its own scope, so a test that changes the submission's state changes it for itself
 only). Everything else is shared: numbers, strings, builtins, compiled code, op declarations
 (their rules), source spans. So are NumPy arrays, because
-DG never writes into the array a tensor holds: an in-place update or an item assignment replaces
-`t.data` with a new array (autograd/inplace.py), so a copy and its original cannot see each
-other's updates.
+DG never writes into an array two tensors hold: an in-place update or an item assignment replaces
+`t.data` with a new array (autograd/inplace.py; an update writes in place only into an array
+nothing else holds), so a copy and its original cannot see each other's updates.
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ never recursion, and looks at MAX_ENTRIES entries at most.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import stat
 from dataclasses import dataclass, field
@@ -169,55 +168,3 @@ def copy_file(source: Path, target: Path) -> None:
     if source.stat().st_size > MAX_BYTES:
         raise SubmissionProblem(f"'{shown_name(source.name)}' is larger than the grader accepts ({MAX_BYTES:,} bytes)")
     shutil.copyfile(source, target, follow_symlinks=False)
-
-
-def find_program(copied: Copied, folder: Path, entry: str | None) -> PurePath:
-    """The program to run in a submission's copy (in `folder`): the one `.dg` file (outside hidden
-    folders), the one named `entry`, or, when the program is split over files that import each
-    other, the one no other file imports."""
-    programs = sorted(copied.programs)
-    notes = f"\n{copied.notes()}" if copied.left_out else ""
-    if entry is not None:
-        named = [p for p in programs if p.name == entry]
-        if len(named) > 1:  # one at the top beats others deeper down
-            named = [p for p in named if len(p.parts) == 1] or named
-        if len(named) == 1:
-            return named[0]
-        if not named:
-            raise SubmissionProblem(f"the submission has no file named {entry}{notes}")
-        raise SubmissionProblem(f"the submission has several files named {entry}: {listing(named)}")
-    if len(programs) == 1:
-        return programs[0]
-    if not programs:
-        raise SubmissionProblem(f"the submission has no .dg file{notes}")
-    roots = not_imported(programs, folder)
-    if len(roots) == 1:
-        return roots[0]
-    raise SubmissionProblem(
-        f"the submission has several .dg files ({listing(programs)}) and not one that imports the "
-        "others; submit only the one to grade (or the teacher names it with --entry)"
-    )
-
-
-IMPORTED = re.compile(r"^[ \t]*(?:import[ \t]+([\w \t,]+)|from[ \t]+(\w+)[ \t]+import\b)", re.MULTILINE)
-MAX_SCANNED = 1 << 20  # bytes of each file looked at: as much as DG would read of a program
-
-
-def not_imported(programs: list[PurePath], folder: Path) -> list[PurePath]:
-    """The files of a program split over several that no other of its files imports (read from the
-    lines that start with `import` or `from`: the files are not parsed here, in the grader)."""
-    imported: set[str] = set()
-    for program in programs:
-        try:
-            with (folder / program).open("rb") as f:
-                text = f.read(MAX_SCANNED).decode("utf-8", "replace")
-        except OSError:
-            continue
-        for names, module in IMPORTED.findall(text):
-            imported.update(n.strip() for n in (names.split(",") if names else [module]) if n.strip())
-    return [p for p in programs if p.stem not in imported]
-
-
-def listing(paths: list[PurePath]) -> str:
-    names = [shown_name(str(p)) for p in paths]
-    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")

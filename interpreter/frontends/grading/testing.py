@@ -13,6 +13,7 @@ this process.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -27,8 +28,8 @@ from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 from dglang.interpreter.syntax.parser import parse
 
-from .collecting import collect
-from .running import Outcome, Runner, Stage
+from .collecting import SUBMISSION, collect
+from .running import Outcome, Runner, Stage, missing_module
 
 # Exit codes: pytest's for tests (1: some failed, 5: none found), DG's own for a file that cannot run.
 EXIT_PASSED, EXIT_FAILED, EXIT_COLLECTION, EXIT_NO_TESTS = 0, 1, 2, 5
@@ -90,7 +91,8 @@ def test_file(args: argparse.Namespace, out: TextIO) -> int:
             if isinstance(step, Stage):
                 if step.error is not None:
                     out.write(escaped(step.output))
-                    return fail(step.error, EXIT_SYNTAX if step.error.is_syntax else EXIT_RUNTIME)
+                    error = step.error if args.tests else run_alone(step.error, name)
+                    return fail(error, EXIT_SYNTAX if error.is_syntax else EXIT_RUNTIME)
                 continue
             outcomes.append(step)
             out.write(f"{tests_name}::{step.test.name} {'PASSED' if step.passed else 'FAILED'}\n")
@@ -103,6 +105,18 @@ def test_file(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_NO_TESTS
     out.write(escaped(failures(outcomes) + summary(outcomes)) + "\n")
     return EXIT_PASSED if all(o.passed for o in outcomes) else EXIT_FAILED
+
+
+def run_alone(error: DGError, name: str) -> DGError:
+    """A tests file run as the program (`dg test tests.dg`) finds no `submission` to import: say how
+    to run it on a program, rather than only where DG looked for submission.dg."""
+    if missing_module(error, name) != SUBMISSION:
+        return error
+    error.help = (
+        f"a tests file takes the program it tests as the module `{SUBMISSION}`: name the program, "
+        f"`dg test solution.dg --tests {shlex.quote(name)}`, or put {SUBMISSION}.dg beside {name}"
+    )
+    return error
 
 
 def failures(outcomes: list[Outcome]) -> str:

@@ -123,7 +123,12 @@ def read_on(analysis: Analysis, source: Source, first: DGError) -> None:
     if module is not None:
         analysis.module = module
         return
-    recovered = recover(source)
+    try:
+        recovered = recover(source)
+    except Exception:  # a bug in DG: the compile's error alone is still DG's own, and true
+        log.exception("recovering from the syntax errors of %s", source.name)
+        analysis.problems.append(first)
+        return
     analysis.module, analysis.unfinished = recovered.module, recovered.unfinished
     # The compile's error where the reading found another at its place (a line that is not UTF-8)
     analysis.problems.extend(e for e in recovered.errors if same(e, first) or position(e) != position(first))

@@ -4,6 +4,7 @@ counts them, and the latest reading of each (analysis.py), made in a thread of i
 The readings are made in one thread beside the server's, in the order asked for, so that the
 server goes on answering while a long document is read (a megabyte takes a second or two): an
 answer uses the latest reading of its document that parsed, and waits only for a document's first.
+A reading still waiting for its turn when a newer text of its document comes is not made.
 
 pygls splits a document with Python's str.splitlines, which also ends a line at a form feed, "\\v",
 "\\x1c"-"\\x1e", "\\x85", U+2028 and U+2029: after a `^L` in a comment every answer (a diagnostic, a
@@ -18,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
@@ -58,19 +59,26 @@ class Documents:
     thread: ThreadPoolExecutor
     parsed: dict[str, Analysis] = field(default_factory=dict)
     pending: dict[str, asyncio.Future[Analysis]] = field(default_factory=dict)
+    queued: dict[str, Future[Analysis]] = field(default_factory=dict)  # the reading thread's, of `pending`
     modules: ModuleReader = field(default_factory=ModuleReader)  # the modules the documents import
 
     def read(self, uri: str, text: str) -> asyncio.Future[Analysis]:
-        """Read `text` in the reading thread; the future is done when it is read and kept."""
+        """Read `text` in the reading thread; the future is done when it is read and kept. A reading
+        of the same document still waiting for its turn is cancelled (one under way finishes, and
+        its diagnostics, stale, are not sent): typing in a long document queued a reading per pause."""
         name, file = document_name(uri), document_file(uri)
         if file is not None:  # its imports are looked for beside it, as `dg FILE` looks for them
             self.session.modules.files[name] = file
-        future = asyncio.get_running_loop().run_in_executor(
-            self.thread, analyze, self.session, text, name, self.modules
-        )
-        self.pending[uri] = future
+        earlier = self.queued.pop(uri, None)
+        if earlier is not None:
+            earlier.cancel()  # (at once, in this thread: it does nothing to a reading under way)
+        work = self.thread.submit(analyze, self.session, text, name, self.modules)
+        future = asyncio.wrap_future(work)
+        self.pending[uri], self.queued[uri] = future, work
 
         def done(future: asyncio.Future[Analysis]) -> None:
+            if self.queued.get(uri) is work:
+                del self.queued[uri]
             if uri not in self.pending:  # closed meanwhile
                 return
             if self.pending[uri] is future:
@@ -82,9 +90,9 @@ class Documents:
         return future
 
     async def ready(self, uri: str) -> None:
-        """Wait for a document's first reading, if it is under way (later ones are not waited for)."""
-        pending = self.pending.get(uri)
-        if uri not in self.parsed and pending is not None:
+        """Wait for a document's first reading, if it is under way (later ones are not waited for;
+        a reading cancelled by a newer one is waited for through that one)."""
+        while uri not in self.parsed and (pending := self.pending.get(uri)) is not None:
             await asyncio.wait([pending])
 
     def definitions(self, uri: str) -> list[Definition]:
@@ -98,6 +106,7 @@ class Documents:
     def close(self, uri: str) -> None:
         self.parsed.pop(uri, None)
         self.pending.pop(uri, None)
+        self.queued.pop(uri, None)
 
 
 def document_name(uri: str) -> str:

@@ -99,6 +99,13 @@ class Tokens:
     def __init__(self, kinds: list[int], starts: list[int], ends: list[int]) -> None:
         self.kinds, self.starts, self.ends = kinds, starts, ends
 
+    @classmethod
+    def read(cls, parser: FastParser, read: list[tuple[str, int, int]]) -> Tokens:
+        """Tokens read by another lexer, as (terminal, start, end), the end of the input last
+        (recovery's: lark's, but those of the statements that did not parse)."""
+        number = parser.number
+        return cls([number[kind] for kind, _, _ in read], [start for _, start, _ in read], [end for _, _, end in read])
+
 
 class FastParser:
     """grammar_tables' data made ready for parsing: symbols numbered, the table as lists."""

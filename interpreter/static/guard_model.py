@@ -310,6 +310,8 @@ def decision_text(guard: Any) -> str:
         return "a value the trace depended on"
     line = span.source.line(span.line)
     text = line[span.column - 1 : span.end_column - 1 if span.end_line == span.line else None].strip()
+    if guard.how == "count":  # a bool index: the number of elements it picks
+        return f"the number of elements `{text}` on line {span.line} picks"
     return f"the condition `{text}` on line {span.line}" if guard.how == "bool" else f"`{text}` on line {span.line}"
 
 

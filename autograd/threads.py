@@ -1,0 +1,84 @@
+"""How many threads NumPy's BLAS library gives a matrix product, decided by DG product by product.
+
+OpenBLAS (NumPy's BLAS) runs every product of more than 2**18 multiply-adds (a matrix times a
+vector: 9,216) on all the cores it found, and a lesson's products are mostly that size: too small
+for threads to pay, so on a machine others are using the threads mostly wait for each other, and
+the same work costs several times the processor time (docs/performance.md, "BLAS threads sized to
+the work"). So DG runs a product on one thread
+unless it has at least `LARGE` multiply-adds, and a large one on the threads the library found at
+start (all the cores, or what OMP_NUM_THREADS or OPENBLAS_NUM_THREADS said) less those other work
+keeps busy (the load average beyond this process's own): with the other core busy, one. `use(n)`
+(`dg --threads N`), or DG_THREADS=n in the environment, runs every product on n threads instead.
+
+The library is found and its count set through threadpoolctl, at the first product large enough
+for the library to use threads at all (`MULTITHREADED`): a program of small products never loads
+it, and after that a product costs one comparison, and a call into the library when its count
+changes.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+MULTITHREADED = 9216  # OpenBLAS's lowest line (a matrix-vector product's): below it, one thread whatever the count
+LARGE = 1 << 28  # multiply-adds from which a product runs on the free threads (512 × 512 by 512 × 1024)
+
+
+def from_environment() -> int | None:
+    """DG_THREADS, when it is a positive whole number (`dg` reports any other value)."""
+    text = os.environ.get("DG_THREADS", "")
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+_chosen = from_environment()  # use(n): every product on n threads
+_libraries: list[Any] | None = None  # the BLAS libraries' controllers, once found
+_found = 1  # the threads the libraries had when found: what the machine offers
+_current: int | None = None  # the count they have now
+
+
+def use(threads: int | None) -> None:
+    """Run every product on `threads` threads from now on (None: sized to each product, the default)."""
+    global _chosen
+    _chosen = threads
+    if _libraries is not None and threads is not None:
+        _set(threads)
+
+
+def product(multiply_adds: int) -> None:
+    """Give the BLAS library the threads a product of `multiply_adds` deserves, before it runs."""
+    wanted = _chosen or (free() if multiply_adds >= LARGE else 1)
+    if wanted != _current:
+        _set(wanted)
+
+
+def free() -> int:
+    """The library's threads that other work leaves free: those it found, less the load average
+    beyond this process's own (at least one)."""
+    if _libraries is None:
+        _set(1)  # (finds the library, and how many threads it has)
+    try:
+        busy = max(0.0, os.getloadavg()[0] - 1.0)
+    except (AttributeError, OSError):  # no load average (Windows): every thread
+        busy = 0.0
+    return max(1, min(_found, round(_found - busy)))
+
+
+def matmul(x: Any, y: Any) -> Any:
+    """x @ y, two matrices, on the threads its size deserves."""
+    work = x.shape[0] * x.shape[1] * y.shape[1]
+    if work >= MULTITHREADED:
+        product(work)
+    return x @ y
+
+
+def _set(threads: int) -> None:
+    global _libraries, _found, _current
+    if _libraries is None:
+        from threadpoolctl import ThreadpoolController
+
+        _libraries = ThreadpoolController().select(user_api="blas").lib_controllers
+        _found = max([lib.num_threads for lib in _libraries] or [1])
+    for lib in _libraries:
+        lib.set_num_threads(threads)
+    _current = threads

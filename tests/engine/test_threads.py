@@ -1,0 +1,70 @@
+"""BLAS threads sized to each product (autograd/threads.py): one for a small product, all the
+library found for a large one, n for every product after use(n); and `dg --threads N`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+from dglang.autograd import Tensor, threads
+
+
+def blas_threads() -> int:
+    return max(info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas")
+
+
+@pytest.fixture
+def sized(monkeypatch: pytest.MonkeyPatch):
+    """The policy as DG starts with it, a "large" product made small enough for a test, on a
+    machine nothing else uses (a load average of this process alone)."""
+    monkeypatch.setattr(threads, "LARGE", 1 << 21)
+    monkeypatch.setattr(threads, "_chosen", None)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))
+    yield
+    threads.use(None)
+
+
+def product(n: int) -> None:
+    Tensor(np.ones((n, n))) @ Tensor(np.ones((n, n)))
+
+
+def test_a_small_product_runs_on_one_thread_and_a_large_one_on_all_the_library_found(sized) -> None:
+    product(64)  # 2**18 multiply-adds: the library would use all its threads; DG gives it one
+    assert blas_threads() == 1
+    product(128)  # 2**21: large
+    assert blas_threads() == threads._found
+    product(64)
+    assert blas_threads() == 1
+
+
+def test_a_large_product_leaves_the_threads_of_other_work_alone(sized, monkeypatch) -> None:
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0 + threads._found, 0.0, 0.0))  # every core busy
+    product(128)
+    assert blas_threads() == 1
+
+
+def test_use_runs_every_product_on_that_many_threads(sized) -> None:
+    threads.use(2)
+    product(64)
+    assert blas_threads() == 2
+    threads.use(None)
+    product(64)
+    assert blas_threads() == 1
+
+
+@pytest.mark.parametrize(("argv", "env"), [(["--threads", "0"], {}), ([], {"DG_THREADS": "many"})])
+def test_a_thread_count_that_is_not_a_positive_number_is_a_usage_error(argv, env, tmp_path) -> None:
+    program = tmp_path / "p.dg"
+    program.write_text("print(1)\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter", *argv, str(program)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
+    assert done.returncode == 2 and "positive whole number (given here or as DG_THREADS)" in done.stderr
