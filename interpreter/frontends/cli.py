@@ -21,7 +21,7 @@ from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.limits import DEFAULT_MAX_OUTPUT
 
 from .missing import MissingPackage
-from .options import EVALUATORS, ArgumentParser, UsageError, limits_from, run_options
+from .options import ArgumentParser, UsageError, limits_from, run_options
 from .program_files import read_program
 from .streams import use_utf8
 
@@ -91,12 +91,6 @@ def parser() -> argparse.ArgumentParser:
         "products and all cores for large ones)",
     )
     p.add_argument("--detect-anomaly", action="store_true", help="name the op whose gradient first holds nan or inf")
-    p.add_argument(
-        "--eval",
-        choices=EVALUATORS,
-        help="reference: walk the syntax tree, the evaluator to read and step through; accelerator: "
-        "compile it to closures first, faster (the default; DG_EVAL=reference changes it)",
-    )
     p.add_argument("--trace", action="store_true", help="print each recorded node and each backward step")
     p.add_argument("--trace-limit", type=int, default=300, metavar="N", help="trace lines to print (default 300)")
     p.add_argument(

@@ -112,9 +112,15 @@ def limit_options(
 def run_options(
     p: argparse.ArgumentParser, default_output: int = DEFAULT_MAX_OUTPUT, timeout: float | None = None
 ) -> None:
-    """What every command that runs a program takes: DG's limits, and the library path."""
+    """What every command that runs a program takes: DG's limits, the library path, the evaluator."""
     limit_options(p, default_output, timeout)
     library_option(p)
+    p.add_argument(
+        "--eval",
+        choices=EVALUATORS,
+        help="reference: walk the syntax tree, the evaluator to read and step through; accelerator: "
+        "compile it to closures first, faster (the default; DG_EVAL=reference changes it)",
+    )
 
 
 def library_option(p: argparse.ArgumentParser) -> None:
