@@ -19,7 +19,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Branch, Loop, LoopRun, Site, Span
 from dglang.interpreter.library.attributes import find_method, get_attribute, module_name
 from dglang.interpreter.library.formatting import fstring
-from dglang.interpreter.library.operators import BINARY, COMPARE, UNARY, get_item
+from dglang.interpreter.library.operators import BINARY, COMPARE, UNARY, Operator, get_item
 from dglang.interpreter.library.runtime import (
     MISSING,
     Env,
@@ -36,6 +36,26 @@ from .context import RunContext
 from .interrupts import steps_message
 from .locating import located, made_by
 from .resolver import Lookup, Resolution
+
+
+def by_the_tensor(method: str, reflected: str, accelerated: Operator) -> Operator:
+    """`a OP b` with a tensor on the left: the tensor's own operator (`x * 2` is `Tensor.__mul__`,
+    the method a student reads); with one only on the right, its reflected one (`2 * x` is
+    `Tensor.__rmul__`); anything else as the accelerator does it. The same op either way (each
+    operator method of Tensor is `binary` with its op, as the accelerator's engine calls are)."""
+
+    def operator(a: Any, b: Any) -> Any:
+        if type(a) is Tensor:
+            return getattr(a, method)(b)
+        if type(b) is Tensor:
+            return getattr(b, reflected)(a)
+        return accelerated(a, b)
+
+    return operator
+
+
+METHODS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow", "@": "matmul"}
+BINARY_BY_TENSOR = {op: by_the_tensor(f"__{m}__", f"__r{m}__", BINARY[op]) for op, m in METHODS.items()}
 
 
 class ReferenceExpressions(Calls):
@@ -185,7 +205,7 @@ class ReferenceExpressions(Calls):
 
     def binary(self, node: ast.Binary, env: Env) -> Any:  # a + b, a @ b, ...
         left, right = self.evaluate(node.left, env), self.evaluate(node.right, env)
-        return self.compute(node, BINARY[node.op], left, right)
+        return self.compute(node, BINARY_BY_TENSOR[node.op], left, right)
 
     def unary(self, node: ast.Unary, env: Env) -> Any:  # -a
         return self.compute(node, UNARY[node.op], self.evaluate(node.operand, env))
