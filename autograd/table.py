@@ -28,6 +28,7 @@ from . import (
     cumulative,
     datasets,
     functions,
+    padding,
     piecewise,
     pooling,
     reductions,
@@ -39,7 +40,7 @@ from .tensor import Tensor, apply, binary, signature, unary
 
 OP_MODULES = (
     arithmetic, functions, trigonometry, piecewise, reductions, shaping, arranging, cumulative, contraction,
-    convolution, pooling, composed,
+    convolution, pooling, padding, composed,
 )  # fmt: skip
 # (the module backward.py, not the function `backward` the package puts under its name)
 FUNCTION_MODULES = (creation, importlib.import_module(".backward", __package__), datasets)
