@@ -153,7 +153,7 @@ def listing_lines(mark: StaticMark, graph: Graph) -> list[dict[str, Any]]:
     """The trace's listing as `dg static` prints it, each line with the nodes it is about: a step's
     output, a guard's diamond, the node whose rule a backward line runs."""
     d = mark.drawn
-    text = listing(d.name, d.number, d.described, d.trace)
+    text = listing(d.name, d.number, d.described, d.trace, guards=d.guards)
     by_tensor = {id(n.tensor): n.number for n in graph.nodes.values()}
     guards = iter(mark.guards)
     rows = []

@@ -37,7 +37,7 @@ Form = Callable[[Step, list[str], Bind, Trace], str | None]
 
 
 def shape(trace: Trace, a: Any) -> tuple[int, ...] | None:
-    return trace.shapes.get(a.number) if isinstance(a, Var) else None
+    return trace.variables.shapes.get(a.number) if isinstance(a, Var) else None
 
 
 def _binary(symbol: str) -> Form:

@@ -156,11 +156,11 @@ def forward_code(trace: Trace, keep: list[Var], bare: bool = False, asks: tuple[
 def asked(trace: Trace, step: Any, watch: int, long_product: int) -> bool:
     """Would the step's op ask the host (hooks.py) when it runs: a value of at least `watch`
     elements among its operands and its result, or a product of at least `long_product`?"""
-    sizes = [math.prod(trace.shapes.get(v.number, ())) for v in variables_of(step)]
+    sizes = [math.prod(trace.variables.shapes.get(v.number, ())) for v in variables_of(step)]
     if max(sizes, default=0) >= watch or math.prod(step.shape) >= watch:
         return True
     if step.op is MatMul and isinstance(step.args[0], Var):
-        return math.prod(step.shape) * (trace.shapes.get(step.args[0].number) or (1,))[-1] >= long_product
+        return math.prod(step.shape) * (trace.variables.shapes.get(step.args[0].number) or (1,))[-1] >= long_product
     return False
 
 
@@ -204,7 +204,7 @@ def same(a: Any, b: Any) -> bool:
 
 def leaves(trace: Trace) -> list[Var]:
     """The variables gradients flow back to: the arguments' and captured tensors that required grad."""
-    return [v for v in arguments(trace) if v.number in trace.needs_grad]
+    return [v for v in arguments(trace) if v.number in trace.variables.needs_grad]
 
 
 def saved(trace: Trace, outputs: list[Var]) -> list[Var]:
@@ -226,7 +226,7 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
     code.add(f"def backward({', '.join(names)}):")
     wrap, add, fit = code.name("W", _wrap), code.name("acc", _add), code.name("fit", _fit)
     requiring = code.name("R", _wrap_requiring)
-    needed = trace.needs_grad
+    needed = trace.variables.needs_grad
 
     def wrapped(v: Var) -> str:
         return f"{requiring if v.number in needed else wrap}({var(v)})"
@@ -253,7 +253,7 @@ def backward_code(trace: Trace, outputs: list[Var]) -> Code:
         code.add(f"        sent = {rule}({grad(step.out)}, {wrap}({var(step.out)}), {', '.join(parts)})", i)
         for n, x in reversed(list(enumerate(step_inputs(step)))):  # the last input first, as the engine
             if x.number in needed:
-                shape = code.name("shape", trace.shapes[x.number])
+                shape = code.name("shape", trace.variables.shapes[x.number])
                 code.add(f"        {grad(x)} = {add}({grad(x)}, {fit}(sent[{n}], {shape}))", i)
     code.add(f"    return ({''.join(grad(v) + ', ' for v in leaves(trace))})")
     return code
@@ -276,7 +276,7 @@ def engine_order(trace: Trace, outputs: list[Var]) -> list[int]:
     input before its second), so that each gradient sums its parts in the engine's order and
     comes out the same bit for bit. Steps no output reaches are left out."""
     made = {s.out.number: i for i, s in enumerate(trace.steps) if s.recorded}
-    needed = trace.needs_grad
+    needed = trace.variables.needs_grad
     consumers: dict[int, int] = {}
     stack = [v.number for v in outputs]
     seen = set(stack)

@@ -65,8 +65,8 @@ def step_text(step: Step) -> str:
 
 
 def shape_text(trace: Trace, v: Var) -> str:
-    shape = trace.shapes.get(v.number, ())
-    return f"{trace.dtypes.get(v.number, 'float')}[{', '.join(map(str, shape))}]"
+    shape = trace.variables.shapes.get(v.number, ())
+    return f"{trace.variables.dtypes.get(v.number, 'float')}[{', '.join(map(str, shape))}]"
 
 
 def guard_lines(trace: Trace, key: Any = None, params: tuple[str, ...] = ()) -> list[str]:
@@ -100,7 +100,7 @@ def listing(
             out.append(f"    t{v.number} = {owners.get(sources[v.number], 'a tensor it reads')}  "
                        f"# {shape_text(trace, v)}, read again at each call")  # fmt: skip
             continue
-        what = "made by the function:" if v.number in trace.fresh else "captured" if t.requires_grad or \
+        what = "made by the function:" if v.number in trace.variables.fresh else "captured" if t.requires_grad or \
             np.size(t.data) != 1 else "constant"  # fmt: skip
         out.append(f"    t{v.number} = {what} {shown(Const(t.data))}  # {shape_text(trace, v)}")
     places = guard_places(replace(trace, steps=steps))
@@ -129,7 +129,7 @@ def listing(
             reached.update(x.number for a in step.args for x in variables(a))
             ins_ = [a for p, a in enumerate(step.args) if p in step.inputs]
             flat = [x for a in ins_ for x in (a if isinstance(a, tuple) else (a,)) if isinstance(x, Var)]
-            targets = ", ".join(f"g{x.number}" if x.number in trace.needs_grad else "_" for x in flat)
+            targets = ", ".join(f"g{x.number}" if x.number in trace.variables.needs_grad else "_" for x in flat)
             rules = "; ".join(step.op.rules) if step.op.rules else ""
             out.append("    " + line(f"{targets} += {step.op.name}.backward(g{step.out.number})  [{rules}]", step.site))
     return "\n".join(out) + "\n"
@@ -177,7 +177,9 @@ def info_text(fn: Any, timing: bool = True) -> str:
     out = [f"static({fn.name}): {plural(fn.traces, 'trace')}, {len(cached)} in the cache"]
     for entry in cached:
         t = entry.trace
-        captured = [n for n in (v.number for v, _ in t.captured) if n not in t.literals and n not in t.fresh]
+        captured = [
+            n for n in (v.number for v, _ in t.captured) if n not in t.variables.literals and n not in t.variables.fresh
+        ]
         out.append(
             f"  trace {entry.number}: {fn.name}{entry.described}: {plural(len(t.steps), 'op')}, "
             f"{plural(len(t.outside.reads) + len(t.guards), 'guard')}, {plural(len(captured), 'tensor')} captured, "

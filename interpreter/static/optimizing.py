@@ -121,7 +121,7 @@ def _renamed_result(encoded: Any, rename: dict[int, Var]) -> Any:
 
 
 def constant_fold(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str]]:
-    literal = dict(trace.literals)
+    literal = dict(trace.variables.literals)
     kept, notes = [], []
     for step in steps:
         vars_ = [v for a in step.args for v in used(a)]
@@ -137,7 +137,7 @@ def constant_fold(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str
     if decided:
         trace.guards = [g for g in trace.guards if g.var.number not in literal]
         notes.append(f"{len(decided)} guard{'s' * (len(decided) != 1)} on constants dropped")
-    trace.literals = literal
+    trace.variables.literals = literal
     return kept, notes
 
 

@@ -79,9 +79,9 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
     plan = Plan(
         sources=[sources.get(v.number, captured.get(v)) for v in arguments(trace)],
         grad_checks=[  # (a tensor read by name or in an argument has its .grad in the walk's description)
-            (places[n], was_none) for n, was_none in trace.grad_was_none.items() if n not in sources
+            (places[n], was_none) for n, was_none in trace.grads.was_none.items() if n not in sources
         ],
-        grad_reads=[(places[n], places[leaf.number]) for n, leaf in trace.grad_reads.items()],
+        grad_reads=[(places[n], places[leaf.number]) for n, leaf in trace.grads.of.items()],
         effects=effects,
         leaf_places=[places[v.number] for v in leaves(trace)],
         outputs=[v.number for v in outputs],
@@ -89,8 +89,8 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
             (places[v.number], t.data.shape, t.data.dtype)
             for v, t in trace.captured
             if type(t.data) is np.ndarray
-            and v.number not in trace.literals
-            and v.number not in trace.fresh
+            and v.number not in trace.variables.literals
+            and v.number not in trace.variables.fresh
             and v.number not in sources
         ],
         watched_given=[places[n] for n in sorted(read) if n in places],
@@ -125,7 +125,7 @@ def call_code(trace: Trace, plan: Plan, places: dict[int, int], kept: dict[int, 
     watched = ", ".join(given[i] for i in plan.watched_given)
     code.add(f"    hang = hanging(values, out, ({inputs}), [{watched}]) if hanging is not None else None")
     wrap = code.name("T", Tensor)
-    result = _result(code, trace.result, given, places, kept, trace.needs_grad, trace.fresh, wrap)
+    result = _result(code, trace.result, given, places, kept, trace.variables.needs_grad, trace.variables.fresh, wrap)
     changed = code.name("changed", updated_in_place)
     for values_, target, kind, index in plan.effects:  # after the result's nodes: they saw the old values
         value = "None" if kind == 0 else f"out[{int(index)}]" if kind == 1 else f"{given[index]}.data"

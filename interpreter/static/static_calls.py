@@ -33,6 +33,7 @@ from dglang.interpreter.semantics.interrupts import steps_message
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
 from .guard_code import compile_check
 from .guard_model import Unguardable, Walk, argument_walk, decision_text, described_text
+from .listing import guard_lines
 from .optimizing import optimized
 from .replaying import DRAWING, make_plan, replay, static_call_op
 from .side_effects import changes, snapshot
@@ -203,7 +204,7 @@ class StaticFunction:
         matched = next((e for e in entries if same_path(e, path)), None)
         if matched is not None:
             matched.calls += 1  # as many calls as a replay would have counted
-        elif trace.refused is None and self.traces < MAX_TRACES:
+        elif tracer.refused is None and self.traces < MAX_TRACES:
             if entries:
                 last = entries[-1].trace.guards
                 i = next(i for i, g in enumerate(last) if i >= len(path) or (g.how, g.observed) != path[i])
@@ -230,8 +231,9 @@ class StaticFunction:
             if var is not None and type(t) is Tensor:
                 tensors.setdefault(var.number, t)
         shown = entry.trace if entry is not None else trace
+        guards = guard_lines(entry.trace, entry.key, self.params) if entry is not None else []
         self.drawn.append(DrawnCall(self.name, frame, shown, trace, tensors, entry.number if entry else 0,
-                                    entry.described if entry else ""))  # fmt: skip
+                                    entry.described if entry else "", guards))  # fmt: skip
         del self.drawn[:-MAX_DRAWN]
 
     def trace(self, key: Any, args: list[Any]) -> Any:
@@ -246,16 +248,16 @@ class StaticFunction:
         if self.printed() != printed:
             self.printed_when_tracing = True
         changed = changes(before) or changes(tracer.read_containers)
-        if changed is not None and trace.refused is None:  # a replay would not change it: f runs as it is
+        if changed is not None and tracer.refused is None:  # a replay would not change it: f runs as it is
             self.once(f"static({self.name}) runs {self.name} dynamically: it changes {changed}, which its generated "
                       "code would not do at each call (JAX and torch.compile's graphs do it only when traced)",
                       "return the new values from the function, and change the list outside it")  # fmt: skip
-            trace.refused = f"it changes {changed}"
-        elif trace.refused is not None:
-            self.once(f"static({self.name}) runs {self.name} dynamically: {trace.refused}, which its trace "
+            tracer.refused = f"it changes {changed}"
+        elif tracer.refused is not None:
+            self.once(f"static({self.name}) runs {self.name} dynamically: {tracer.refused}, which its trace "
                       "cannot replay yet", None)  # fmt: skip
-        if trace.refused is not None:
-            self.refused[key] = trace.refused
+        if tracer.refused is not None:
+            self.refused[key] = tracer.refused
             self.dynamic_calls += 1
         else:
             entry = compile_entry(self.name, key, trace)
@@ -286,6 +288,7 @@ class DrawnCall:
     tensors: dict[int, Tensor]  # this run's tensor of each variable of the trace
     number: int
     described: str
+    guards: list[str] = field(default_factory=list)  # its listing's guard lines, as `dg static` prints them
 
 
 def same_path(entry: Entry, path: list[tuple[str, Any]]) -> bool:

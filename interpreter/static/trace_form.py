@@ -70,6 +70,25 @@ class Guard:
 
 
 @dataclass
+class Variables:
+    """What the trace knows of each variable (by number) besides the steps that make it."""
+
+    shapes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # its shape when traced
+    dtypes: dict[int, str] = field(default_factory=dict)
+    needs_grad: set[int] = field(default_factory=set)  # those that required grad when traced
+    literals: dict[int, Any] = field(default_factory=dict)  # those holding a number the program wrote
+    fresh: set[int] = field(default_factory=set)  # tensors the function made (zeros(3)): new ones each call
+
+
+@dataclass
+class GradReads:
+    """What a backward pass run inside the function found in the leaves' .grad (Tracer.on_backward)."""
+
+    of: dict[int, Var] = field(default_factory=dict)  # a captured tensor that was w.grad: w
+    was_none: dict[int, bool] = field(default_factory=dict)  # per leaf it accumulated into, when met
+
+
+@dataclass
 class Trace:
     """What one run of a function did, as straight-line steps over variables."""
 
@@ -77,21 +96,15 @@ class Trace:
     captured: list[tuple[Var, Tensor]] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
-    shapes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # each variable's shape when traced
-    dtypes: dict[int, str] = field(default_factory=dict)
-    needs_grad: set[int] = field(default_factory=set)  # variables that required grad when traced
     result: Any = None  # the function's value, with Vars in place of its tensors (see encode_result)
-    refused: str | None = None  # why this run cannot be a static graph (see Tracer.refuse)
     # What a training step does besides computing its result (see Tracer.finish): each a
     # (what, tensor's variable, source variable or None): ("data", w, t9) is `w`'s values
     # replaced in place by t9's, ("grad", w, t12) is `w.grad` set to t12 (None: to None).
     effects: list[tuple[str, Var, Var | None]] = field(default_factory=list)
-    grad_reads: dict[int, Var] = field(default_factory=dict)  # a captured tensor that was w.grad: w
-    grad_was_none: dict[int, bool] = field(default_factory=dict)  # per tensor requiring grad, when met
-    fresh: set[int] = field(default_factory=set)  # tensors the function made (zeros(3)): new ones each call
-    literals: dict[int, Any] = field(default_factory=dict)  # variables holding a number the program wrote
-    frees: dict[int, list[int]] = field(default_factory=dict)  # after step i, the values let go (optimizing.py)
+    variables: Variables = field(default_factory=Variables)
+    grads: GradReads = field(default_factory=GradReads)
     outside: Outside = field(default_factory=Outside)  # what it read from outside f, and where its tensors come from
+    frees: dict[int, list[int]] = field(default_factory=dict)  # the memory pass's: after step i, the values let go
 
     @property
     def size(self) -> int:

@@ -42,6 +42,7 @@ class Tracer:
 
     def __init__(self, walk: Walk, arguments: list[Tensor], label: Callable[[Env, str], str]) -> None:
         self.trace = Trace()
+        self.refused: str | None = None  # why this run cannot be a static graph (see refuse)
         self.walk = walk  # the arguments' walk, which each read from outside goes on with
         self.label = label  # how a note names a variable found in a scope ("the global `scale`")
         self.inside: set[int] = set()  # the scopes made while tracing (the function's own), by id
@@ -77,10 +78,10 @@ class Tracer:
         self.by_data.setdefault(id(t.data), var)
         self.alive.append(t)
         self.values.append(t.data)  # (kept, so no array's id is reused while tracing)
-        self.trace.shapes[var.number] = t.shape
-        self.trace.dtypes[var.number] = t.dtype
+        self.trace.variables.shapes[var.number] = t.shape
+        self.trace.variables.dtypes[var.number] = t.dtype
         if t.requires_grad:
-            self.trace.needs_grad.add(var.number)
+            self.trace.variables.needs_grad.add(var.number)
         return var
 
     def var(self, t: Tensor) -> Var:
@@ -91,7 +92,7 @@ class Tracer:
         if var is not None:
             # updated in place since: its new values (a number written in the program is one variable
             # for every tensor the engine made of it: `1 - beta1` computed twice is two floats)
-            if t.data is not self.values[var.number] and var.number not in self.trace.literals:
+            if t.data is not self.values[var.number] and var.number not in self.trace.variables.literals:
                 return self.by_data.get(id(t.data)) or self._lost(var)
             return var
         data = t.data
@@ -104,7 +105,7 @@ class Tracer:
                 return var
             var = self.literal_vars[key] = self._new(t)
             self.trace.captured.append((var, t))
-            self.trace.literals[var.number] = data
+            self.trace.variables.literals[var.number] = data
             return var
         mark = self.walk.seen.get(id(t))
         if mark is not None and mark[1] >= 0:  # read from outside, or in an argument: read again there
@@ -115,7 +116,7 @@ class Tracer:
         if id(t) in self.grad_of:  # w.grad as it was when `grad` began: read from w at each call
             var = self._met(t)
             self.trace.captured.append((var, t))
-            self.trace.grad_reads[var.number] = self.grad_of[id(t)]
+            self.trace.grads.of[var.number] = self.grad_of[id(t)]
             return var
         shared = self.by_data.get(id(data)) or self._walked_data(data)
         if shared is not None:  # x.detach(): the same values, cut off from the graph
@@ -126,7 +127,7 @@ class Tracer:
         if private is not None:  # made by the function: its values as made, a new tensor at each call
             var = self._new(t)
             self.trace.captured.append((var, private))
-            self.trace.fresh.add(var.number)
+            self.trace.variables.fresh.add(var.number)
             return var
         # From nowhere the trace can name (a method held in a global, `m = w.sum`): the tensor
         # itself, whose holder the trace guards by identity; its values read at each call.
@@ -320,7 +321,7 @@ class Tracer:
                         leaf = self.var(t)
                         met = self.met.get(leaf.number)
                         if met is not None and t.grad is met[2]:  # as it came in: the pass adds to it, or not
-                            self.trace.grad_was_none.setdefault(leaf.number, t.grad is None)
+                            self.trace.grads.was_none.setdefault(leaf.number, t.grad is None)
                         if t.grad is not None and id(t.grad) not in self.by_id:
                             self.grad_of[id(t.grad)] = leaf
 
@@ -342,8 +343,8 @@ class Tracer:
                     self.refuse("a .grad was set to a tensor the trace did not make")
 
     def refuse(self, why: str) -> None:
-        if self.trace.refused is None:
-            self.trace.refused = why
+        if self.refused is None:
+            self.refused = why
 
     # ---- the function's value --------------------------------------------------------------------
     def encode_result(self, value: Any) -> Any:

@@ -115,6 +115,7 @@ def test_no_grad_restores_recording_after_an_error() -> None:
 
 
 # ---- long graphs and freeing them ----------------------------------------------------------
+@pytest.mark.slow
 def test_backward_through_a_million_node_chain() -> None:
     # About 9 s on the 2-core reference machine: 5 s to build, 4 s for backward.
     x = tensor(1.0, requires_grad=True)

@@ -81,6 +81,7 @@ def test_dg_check_reports_static_errors_and_what_would_fail_as_it_runs(tmp_path:
     ]
 
 
+@pytest.mark.slow
 def test_dg_check_exit_codes(tmp_path: Path) -> None:
     (tmp_path / "ok.dg").write_text("x = 1\nprint(x + 1)\n")
     (tmp_path / "runs_into.dg").write_text("x = 1\nprint(x + zz)\n")  # fails only when the line runs

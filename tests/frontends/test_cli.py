@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from slow_cases import slow_where
 
 from dglang import __version__
 from dglang.interpreter.frontends import cli
@@ -171,7 +172,7 @@ ODD_FILES = {
 }
 
 
-@pytest.mark.parametrize("kind", ODD_FILES)
+@pytest.mark.parametrize("kind", slow_where(ODD_FILES, lambda kind: kind in ("a 50,000-term line", "100,000 brackets")))
 @pytest.mark.parametrize("command", [[], ["parse"], ["parse", "--tokens"], ["graph", "--var", "x"]])
 def test_odd_files_are_reported_never_a_crash(
     kind: str, command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]

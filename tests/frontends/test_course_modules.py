@@ -141,6 +141,7 @@ def test_reload_runs_the_edited_module_again_in_the_repl(tmp_path: Path) -> None
     assert "shapes  module    shapes.dg" in out
 
 
+@pytest.mark.slow  # a Jupyter kernel
 def test_a_notebook_imports_the_modules_and_completes_after_the_dot(tmp_path: Path, dg_kernel: str) -> None:  # noqa: F811
     nbformat = need("nbformat", "kernel")
     NotebookClient = need("nbclient", "kernel").NotebookClient

@@ -76,7 +76,12 @@ def test_the_copy_of_dg_installs_the_same_packages_as_the_project(autograder: Pa
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="run_autograder is a bash script")
 @pytest.mark.parametrize(
-    ("submission", "score"), [("wrong_gradient.dg", 4), ("infinite_loop.dg", 3), ("overrides_builtins.dg", 0)]
+    ("submission", "score"),
+    [
+        ("wrong_gradient.dg", 4),
+        pytest.param("infinite_loop.dg", 3, marks=pytest.mark.slow),  # waits for its timeouts
+        ("overrides_builtins.dg", 0),
+    ],
 )
 def test_run_autograder_grades_a_submission_with_the_bundled_dg(
     autograder: Path, tmp_path: Path, submission: str, score: int

@@ -57,6 +57,7 @@ def results(out: Path, name: str) -> dict:
     return json.loads((out / name / "results.json").read_text())
 
 
+@pytest.mark.slow  # grades the sample class (the fixture `graded`)
 def test_every_sample_submission_gets_its_expected_score(graded: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     result, out = graded
     assert result.returncode == 0, result.stderr
@@ -67,6 +68,7 @@ def test_every_sample_submission_gets_its_expected_score(graded: tuple[subproces
     assert scores.keys() == rows.keys()
 
 
+@pytest.mark.slow  # grades the sample class (the fixture `graded`)
 def test_each_trouble_is_reported_as_what_it_is(graded: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = graded
 
@@ -92,6 +94,7 @@ def test_each_trouble_is_reported_as_what_it_is(graded: tuple[subprocess.Complet
     assert "loss on the data: 0.00333" in results(out, "with_data")["output"]
 
 
+@pytest.mark.slow  # grades the sample class (the fixture `graded`)
 def test_results_follow_gradescope_s_format(graded: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = graded
     for name, (score, _) in EXPECTED.items():
@@ -126,6 +129,7 @@ def test_the_format_checker_catches_departures() -> None:
     ]
 
 
+@pytest.mark.slow  # grades the sample class (the fixture `graded`)
 def test_the_table_lists_every_submission_in_order(graded: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     result, out = graded
     lines = result.stdout.splitlines()
@@ -135,6 +139,7 @@ def test_the_table_lists_every_submission_in_order(graded: tuple[subprocess.Comp
     assert lines[-1] == f"results in {out} (summary.csv, and results.json per submission)"
 
 
+@pytest.mark.slow  # grades the sample class (the fixture `graded`)
 def test_the_summary_has_a_column_per_test(graded: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = graded
     rows = list(csv.reader((out / "summary.csv").open()))

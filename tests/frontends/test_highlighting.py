@@ -120,6 +120,7 @@ def test_pygments_finds_the_lexer_by_name_and_by_file() -> None:
     assert DGLexer.analyse_text("import numpy as np\nx = tensor([1.0])\n") == 0
 
 
+@pytest.mark.slow
 def test_pygmentize_highlights_a_lesson() -> None:
     lesson = ROOT / "programs" / "01_hello.dg"
     for args in (["-l", "dglang"], []):

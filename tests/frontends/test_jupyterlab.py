@@ -24,6 +24,7 @@ from graph_util import can_draw
 from kernel_util import write_kernelspec
 from optional_tools import need
 
+pytestmark = pytest.mark.slow  # JupyterLab in a browser
 TOKEN = "dg-test"
 CELL = "x = tensor(2.0, requires_grad=True)\ny = x * x + 1\ngrad y\ngraph(y)"
 PAUSING = "a = 3\nbreakpoint()\nprint('went on with', a)"

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.usefixtures("dg_kernel")
 GRAPHVIZ = can_draw()
 
 
+@pytest.mark.slow  # a Jupyter kernel
 class TestDGKernel(jupyter_kernel_test.KernelTests):
     kernel_name = "dglang"
     language_name = "dg"
@@ -197,6 +198,7 @@ class TestDGKernel(jupyter_kernel_test.KernelTests):
         assert reply["status"] == "ok" and outputs[-1]["content"]["data"]["text/plain"] == "42"
 
 
+@pytest.mark.slow  # a Jupyter kernel
 def test_the_limits_are_kernel_settings(tmp_path: Path, dg_kernel: str) -> None:  # noqa: F811
     from jupyter_client.manager import start_new_kernel
 

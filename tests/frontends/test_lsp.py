@@ -29,6 +29,7 @@ print(w.grad)
 """
 
 
+@pytest.mark.slow  # a language server
 def test_syntax_error_is_a_diagnostic_in_dgs_words_and_a_fix_clears_it() -> None:
     async def conversation(editor: Editor) -> None:
         [problem] = await editor.open("x = (1 +\nprint(x)\n")
@@ -40,6 +41,7 @@ def test_syntax_error_is_a_diagnostic_in_dgs_words_and_a_fix_clears_it() -> None
     talk(conversation)
 
 
+@pytest.mark.slow  # a language server
 def test_unknown_names_argument_counts_and_return_outside_a_function() -> None:
     async def conversation(editor: Editor) -> None:
         problems = await editor.open(PROGRAM + "prnt(l)\nloss(w, 1.0, 3)\nrelu(w, w)\n")
@@ -57,6 +59,7 @@ def test_unknown_names_argument_counts_and_return_outside_a_function() -> None:
     talk(conversation)
 
 
+@pytest.mark.slow  # a language server
 def test_hover_shows_the_help_of_help_and_the_programs_own_functions() -> None:
     async def conversation(editor: Editor) -> None:
         await editor.open(PROGRAM)
@@ -74,6 +77,7 @@ def test_hover_shows_the_help_of_help_and_the_programs_own_functions() -> None:
     talk(conversation)
 
 
+@pytest.mark.slow  # a language server
 def test_completion_offers_builtins_names_in_scope_and_tensor_methods() -> None:
     async def conversation(editor: Editor) -> None:
         await editor.open(PROGRAM)
@@ -95,6 +99,7 @@ def test_completion_offers_builtins_names_in_scope_and_tensor_methods() -> None:
     talk(conversation)
 
 
+@pytest.mark.slow  # a language server
 def test_definition_and_document_symbols() -> None:
     async def conversation(editor: Editor) -> None:
         await editor.open(PROGRAM)
@@ -117,6 +122,7 @@ def test_definition_and_document_symbols() -> None:
     talk(conversation)
 
 
+@pytest.mark.slow  # a language server
 def test_a_document_mid_edit_keeps_its_name_checks_and_definitions() -> None:
     """A document is almost always mid-edit: an unfinished line (`w2 = w.`) is one error, and the
     rest of the document is still checked and still answers go-to-definition. Before, the
@@ -143,6 +149,7 @@ def test_a_document_mid_edit_keeps_its_name_checks_and_definitions() -> None:
     talk(conversation)
 
 
+@pytest.mark.slow
 def test_hostile_text_never_stops_the_server() -> None:
     hostile = [
         "(" * 5000,
@@ -273,6 +280,7 @@ y = nn.relu_layer(h, ones(2, 2), zeros(2))
 """
 
 
+@pytest.mark.slow  # a language server
 def test_imports_go_to_definitions_in_the_module_file_and_complete_its_names(tmp_path: Path) -> None:
     """A lesson beside its course's module: definitions jump into nn.dg, `nn.` completes its names,
     a name nn.dg does not define is a diagnostic, and an edit to nn.dg is seen at the next reading."""

@@ -79,6 +79,7 @@ def printed(cell: nbformat.NotebookNode) -> str:
     return "".join(text)
 
 
+@pytest.mark.slow  # a Jupyter kernel
 @pytest.mark.parametrize("program", LESSONS, ids=[p.stem for p in LESSONS])
 def test_the_notebook_prints_the_lessons_golden_output(program: Path, dg_kernel: str) -> None:  # noqa: F811
     book = nbformat.reads((NOTEBOOKS / f"{program.stem}.ipynb").read_text(encoding="utf-8"), as_version=4)

@@ -11,6 +11,7 @@ import pytest
 from terminal_util import BACKSPACE, CTRL_C, CTRL_D, Terminal, pasted
 from test_debugger import LOOP
 
+pytestmark = pytest.mark.slow  # the REPL in a terminal
 ROOT = Path(__file__).resolve().parents[2]
 
 

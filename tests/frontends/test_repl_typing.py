@@ -41,9 +41,10 @@ def test_every_step_of_the_tutorial_is_here() -> None:
     assert len(STEPS) == 13
 
 
+@pytest.mark.slow  # a terminal
 @pytest.mark.parametrize(("program", "output"), STEPS, ids=[f"step {i + 1}" for i in range(len(STEPS))])
 def test_a_tutorial_step_typed_line_by_line(program: str, output: str, tmp_path: Path) -> None:
-    term = Terminal(tmp_path, cwd=ROOT / "docs")
+    term = Terminal(tmp_path, cwd=ROOT / "programs")  # step 13 imports nn, beside the lessons
     term.read_until(">>>")
     term.type(typed(program))
     term.type(CTRL_D)
@@ -57,6 +58,7 @@ def test_a_tutorial_step_typed_through_a_pipe(program: str, output: str) -> None
     assert result.stdout == output and result.stderr == ""
 
 
+@pytest.mark.slow  # a terminal
 @pytest.mark.parametrize("lesson", LESSONS, ids=[p.stem for p in LESSONS])
 def test_a_lesson_pasted_into_the_repl(lesson: Path, tmp_path: Path) -> None:
     term = Terminal(tmp_path, cwd=lesson.parent)
@@ -67,6 +69,7 @@ def test_a_lesson_pasted_into_the_repl(lesson: Path, tmp_path: Path) -> None:
     assert term.output() == (GOLDEN / f"{lesson.stem}.out").read_text(), "\n".join(term.screen())
 
 
+@pytest.mark.slow  # a terminal
 def test_a_3000_line_paste(tmp_path: Path) -> None:
     """The completeness check is linear in a cell's lines: a 3,000-line list pasted runs in seconds
     (docs/performance.md has the time; tests do not assert timings)."""
@@ -92,6 +95,6 @@ def piped(text: str) -> subprocess.CompletedProcess[str]:
         input=text,
         capture_output=True,
         text=True,
-        cwd=ROOT / "docs",
+        cwd=ROOT / "programs",  # where `import nn` finds the course library, as the tutorial says
         timeout=300,
     )

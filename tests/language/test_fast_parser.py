@@ -199,6 +199,7 @@ def test_the_docs_examples_parse_the_same_both_ways() -> None:
         check_both_paths(text)
 
 
+@pytest.mark.slow
 def test_every_string_in_the_tests_parses_the_same_both_ways() -> None:
     outcomes = [check_both_paths(text) for text in strings_in_tests()]
     assert outcomes.count("parsed") > 300 and outcomes.count("error") > 300
@@ -209,11 +210,13 @@ def test_corner_cases_parse_the_same_both_ways(text: str) -> None:
     check_both_paths(text)
 
 
+@pytest.mark.slow
 def test_generated_programs_parse_the_same_both_ways() -> None:
     for seed in range(examples(1500, 100_000)):  # DG_FUZZ=long: many more
         check_both_paths(ProgramWriter(random.Random(seed)).program())
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(1000, 100_000),
     deadline=None,

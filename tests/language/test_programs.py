@@ -25,6 +25,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from slow_cases import LONG_LESSONS, slow_where
 
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import format_error
@@ -84,7 +85,9 @@ ALL_PROGRAMS = sorted(p for p in PROGRAMS.glob("*.dg") if re.fullmatch(r"\d\d_\w
 LIBRARY = sorted(p for p in PROGRAMS.glob("*.dg") if p not in ALL_PROGRAMS)  # the modules they import
 
 
-@pytest.mark.parametrize("program", ALL_PROGRAMS, ids=[p.stem for p in ALL_PROGRAMS])
+@pytest.mark.parametrize(
+    "program", slow_where(ALL_PROGRAMS, lambda p: p.stem in LONG_LESSONS), ids=[p.stem for p in ALL_PROGRAMS]
+)
 def test_program_prints_its_golden_output(program: Path) -> None:
     check_golden(program, output_of(program))
 
@@ -145,6 +148,7 @@ def test_digits_mlp_reaches_its_bar_of_95_percent_test_accuracy() -> None:
     assert accuracy >= 0.95, f"test accuracy {accuracy} is below the lesson's bar of 0.95"
 
 
+@pytest.mark.slow
 def test_digits_cnn_reaches_its_bar_of_97_percent_test_accuracy() -> None:
     accuracy = number_after(r"test accuracy: ([0-9.]+) \(the bar: 0\.970\)", "20_digits_cnn.dg")
     assert accuracy >= 0.97, f"test accuracy {accuracy} is below the lesson's bar of 0.97"
@@ -159,6 +163,7 @@ def test_attention_reverses_95_percent_of_the_test_tokens_by_looking_at_the_mirr
     assert looks and looks.group(1) == "7, 6, 5, 4, 3, 2, 1, 0", "output position i should attend to input 7 - i"
 
 
+@pytest.mark.slow  # trains for a minute
 def test_tiny_gpt_beats_the_bigram_model_and_writes_a_sample() -> None:
     found = re.search(r"validation loss: GPT ([0-9.]+), bigram model ([0-9.]+)", output_of(PROGRAMS / "18_tiny_gpt.dg"))
     assert found, "18_tiny_gpt.dg must print both validation losses"
@@ -167,6 +172,36 @@ def test_tiny_gpt_beats_the_bigram_model_and_writes_a_sample() -> None:
     assert gpt < bigram, f"the GPT's validation loss {gpt} is not below the bigram model's {bigram}"
     sample = output_of(PROGRAMS / "18_tiny_gpt.dg").split("the GPT writes:\n")[1]
     assert sample.startswith("ROMEO:") and len(sample) > 200
+
+
+# What makes each long lesson short enough for the fast run (its golden run is slow), and a line it
+# must still print at its end.
+SHORTENED = {
+    "18_tiny_gpt": (
+        [
+            ("shakespeare()[:220000]", "shakespeare()[:22000]"),
+            ("codes[:200000]", "codes[:20000]"),
+            ("codes[200000:]", "codes[20000:]"),
+            ("for step in range(1, 1001):", "for step in range(1, 3):"),
+            ("in range(200):", "in range(20):"),
+        ],
+        "the GPT writes:",
+    ),
+    "20_digits_cnn": ([("for epoch in range(8):", "for epoch in range(1):")], "test accuracy:"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_LESSONS))
+def test_a_long_lesson_runs_every_line_with_less_data_and_fewer_steps(name: str) -> None:
+    assert name in SHORTENED, f"programs/{name}.dg is slow to run: say in SHORTENED how to shorten it"
+    lesson = (PROGRAMS / f"{name}.dg").read_text(encoding="utf-8")
+    shortened, last_words = lesson, SHORTENED[name][1]
+    for full, short in SHORTENED[name][0]:
+        assert full in lesson, f"programs/{name}.dg no longer has `{full}`: update SHORTENED"
+        shortened = shortened.replace(full, short)
+    out = io.StringIO()
+    Session(out=out, base_dir=PROGRAMS).run(shortened, f"programs/{name}.dg")
+    assert last_words in out.getvalue()
 
 
 def test_moons_mlp_reaches_95_percent_training_accuracy() -> None:

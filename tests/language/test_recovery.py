@@ -198,6 +198,7 @@ def test_a_program_that_parses_has_no_errors_and_the_same_tree() -> None:
         assert recovered.errors == [] and dump_ast(recovered.module) == dump_ast(parse(Source(path.name, text)))
 
 
+@pytest.mark.slow
 def test_mutated_lessons_recover_and_agree_with_dg_on_the_first_error() -> None:
     """Each lesson with a line broken in one of several ways: recovery never fails, and its first
     error is dg's. (Breaking a line can make more than one mistake; the first is certain.)"""

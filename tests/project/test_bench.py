@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROJECT = Path(__file__).resolve().parents[2]
 RUN = PROJECT / "bench" / "run.py"
 NUMBER = r"-?[\d,]+(\.\d+)?(e[+-]?\d+)? (s|ms|µs|MiB|B)"
@@ -30,6 +32,7 @@ def load_runner():
     return module
 
 
+@pytest.mark.slow
 def test_quick_run_prints_a_number_in_every_row():
     done = subprocess.run(
         [sys.executable, str(RUN), "--quick"], capture_output=True, text=True, timeout=300, cwd=PROJECT
@@ -58,6 +61,7 @@ def test_quick_run_prints_a_number_in_every_row():
                 assert result in ("met", "met (stretch too)", "NOT MET"), row
 
 
+@pytest.mark.slow
 def test_the_grading_benchmark_runs():
     """bench/grade_class.py --quick: a class of 12 with the 10 hostile kinds, graded twice."""
     done = subprocess.run(

@@ -83,6 +83,7 @@ def test_there_are_eleven_exercises_each_with_a_solution() -> None:
     assert not missing, f"exercises without a reference solution: {missing}"
 
 
+@pytest.mark.slow
 def test_the_default_run_does_not_collect_the_exercises() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
@@ -106,6 +107,7 @@ def test_the_copy_s_code_is_what_runs(tmp_path: Path) -> None:
         assert Path(path).resolve().is_relative_to(project), f"imported {path}, not the copy in {project}"
 
 
+@pytest.mark.slow
 @needs_git
 @needs_solutions
 @pytest.mark.parametrize("test", EXERCISES, ids=[f"{t.parent.name}/{t.stem}" for t in EXERCISES])

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # installs DG
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 UV = shutil.which("uv")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # installs DG
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "programs"
 UV = shutil.which("uv")

@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "exercises" / "student_copy.py"
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 
 
+@pytest.mark.slow
 def test_the_copy_has_everything_but_the_solutions_and_its_checks_pass(tmp_path: Path) -> None:
     copy = tmp_path / "for-students"
     made = subprocess.run([sys.executable, str(SCRIPT), str(copy)], capture_output=True, text=True, timeout=120)

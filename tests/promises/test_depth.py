@@ -86,6 +86,7 @@ def test_recursion_through_a_builtin_ends_in_a_recursion_error(case: str, stack:
     assert "calls nested inside builtins" in done.stderr
 
 
+@pytest.mark.slow
 def test_breakpoints_nested_through_a_pipe_end_in_a_recursion_error(tmp_path: Path) -> None:
     """Each line typed at a breakpoint's prompt may call the function again, which pauses again."""
     program = tmp_path / "pause.dg"
@@ -95,6 +96,7 @@ def test_breakpoints_nested_through_a_pipe_end_in_a_recursion_error(tmp_path: Pa
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", PLAIN)
 def test_plain_recursion_needs_no_c_stack(case: str, tmp_path: Path) -> None:
     """100,000 DG calls deep on a 512 KB thread: DG's own calls never put C frames on the stack."""

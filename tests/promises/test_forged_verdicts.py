@@ -142,6 +142,7 @@ def test_the_tests_see_their_own_names_and_only_what_they_import() -> None:
     assert verdicts(program, "def test_len():\n    assert answer() == 42\n") == [False]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_names_the_tests_do_not_ask_for_change_no_verdict(data: st.DataObject) -> None:

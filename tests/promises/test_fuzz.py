@@ -31,6 +31,7 @@ def test_random_programs_run_or_fail_with_a_located_error(text: str) -> None:
     run_case(text, as_cells=True)
 
 
+@pytest.mark.slow
 @fuzz_settings(quick=60, long=150_000)
 @given(data=st.data())
 def test_mutated_lessons_run_or_fail_with_a_located_error(data: st.DataObject) -> None:
@@ -50,6 +51,7 @@ def test_mutated_lessons_run_or_fail_with_a_located_error(data: st.DataObject) -
 COMMANDS = [":vars", ":graph x", ":graph deep", ":help", ":where", ":continue", ":reset", ":nothing", ":load", ":graph"]
 
 
+@pytest.mark.slow
 @fuzz_settings(quick=30, long=20_000)
 @given(data=st.data())
 def test_the_repl_reads_any_input(data: st.DataObject) -> None:

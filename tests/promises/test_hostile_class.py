@@ -86,6 +86,7 @@ def summary_rows(out: Path) -> dict[str, dict[str, str]]:
         return {row["submission"]: row for row in csv.DictReader(f)}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not POSIX, reason="names of any bytes, pipes and links are POSIX's")
 def test_a_hostile_class_folder_is_graded_to_the_end(tmp_path: Path) -> None:
     class_ = tmp_path / "class"
@@ -243,6 +244,7 @@ def test_any_bytes_in_names_are_found_copied_and_shown(
             assert not os.fsencode(s.name).endswith(b".dg") or not s.path.is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not POSIX, reason="trees made with directory descriptors")
 @settings(max_examples=15, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(

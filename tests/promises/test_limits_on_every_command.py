@@ -50,6 +50,7 @@ def test_every_command_takes_the_limits_that_apply_to_it() -> None:
         assert {flags[n] for n in READING} <= options_of(parser), parser.prog
 
 
+@pytest.mark.slow
 def test_dg_parse_is_held_to_its_limits(tmp_path: Path) -> None:
     (tmp_path / "big.dg").write_text("".join(f"v{i} = f'{{v{i}}} {{v{i} + 1}}'\n" for i in range(30_000)))
     result, seconds = dg("parse", "--timeout", "0.01", "big.dg", cwd=tmp_path)
@@ -63,6 +64,7 @@ def test_dg_parse_is_held_to_its_limits(tmp_path: Path) -> None:
     assert result.returncode == 0 and result.stdout.count("Assign") == 30_000
 
 
+@pytest.mark.slow
 def test_dg_check_is_held_to_its_limits(tmp_path: Path) -> None:
     (tmp_path / "big.dg").write_text("".join(f"v{i} = f'{{v{i - 1}}} {{v{i} + 1}}'\n" for i in range(30_000)))
     result, seconds = dg("check", "--timeout", "0.01", "big.dg", cwd=tmp_path)
@@ -96,6 +98,7 @@ def test_dg_graph_is_held_to_the_limits_of_a_run(tmp_path: Path, program: str, o
     assert seconds < HANG
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="the peak is read from the child's resource usage")
 def test_dg_test_counts_the_copies_of_the_state_within_max_memory(tmp_path: Path) -> None:
     tests = "".join(f"def test_{i}():\n    assert f() > 0\n" for i in range(5))
@@ -157,6 +160,7 @@ def test_a_loop_typed_at_a_breakpoint_through_a_pipe_stops_at_the_timeout(tmp_pa
     assert "after 5" in result.stdout and seconds < HANG
 
 
+@pytest.mark.slow  # a terminal
 def test_a_loop_typed_at_a_breakpoint_in_a_terminal_stops_at_the_timeout(tmp_path: Path) -> None:
     from terminal_util import Terminal
 
@@ -170,6 +174,7 @@ def test_a_loop_typed_at_a_breakpoint_in_a_terminal_stops_at_the_timeout(tmp_pat
     assert term.close() == 0
 
 
+@pytest.mark.slow  # a Jupyter kernel
 def test_a_loop_typed_at_a_breakpoint_in_the_kernel_stops_at_the_timeout(tmp_path: Path) -> None:
     from optional_tools import need
 
@@ -222,6 +227,7 @@ def test_no_builtin_call_runs_past_the_timeout(tmp_path: Path, call: str) -> Non
     assert seconds < HANG
 
 
+@pytest.mark.slow
 def test_round_and_sorted_give_python_s_answers() -> None:
     import random
 

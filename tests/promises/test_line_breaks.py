@@ -97,6 +97,7 @@ def test_the_piped_repl_reports_the_line_it_ran(odd: str) -> None:
     assert "print(x +)" in result.stderr and "# a" not in result.stderr.split("SyntaxError")[1]
 
 
+@pytest.mark.slow  # a language server
 @pytest.mark.parametrize("odd", ODD, ids=IDS)
 def test_the_language_server_answers_about_the_line_asked(odd: str) -> None:
     need("pygls", "lsp")

@@ -25,6 +25,7 @@ from hypothesis import strategies as st  # noqa: E402
 from lsp_util import TIMEOUT, URI, Editor, talk  # noqa: E402  (needs pygls, fetched above)
 from lsprotocol import types  # noqa: E402
 
+pytestmark = pytest.mark.slow  # documents of tens of thousands of lines, each through a server
 HANG = 60.0  # seconds: far beyond any answer's time, short of a quadratic's minutes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))

@@ -55,6 +55,7 @@ def test_parsing_counts_toward_the_timeout() -> None:
     session.run("print(1)", "t.dg")  # the session goes on
 
 
+@pytest.mark.slow
 def test_a_huge_matrix_product_is_stopped_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """One 6000x6000 product is several seconds in one call into C, where nothing can stop it;
     DG computes it a slice of rows at a time, so the stop arrives between two slices. Checked by

@@ -48,6 +48,7 @@ def program(text: str) -> str:
     return f"s = {literal(text)}\nprint(s)\nassert False, s\n"
 
 
+@pytest.mark.slow
 @FEW
 @given(text=TEXT, encoding=st.sampled_from(["utf-8", "ascii", "latin-1"]))
 def test_dg_file_and_the_piped_repl(tmp_path_factory: pytest.TempPathFactory, text: str, encoding: str) -> None:
@@ -70,6 +71,7 @@ def test_dg_file_and_the_piped_repl(tmp_path_factory: pytest.TempPathFactory, te
         assert (out.endswith("\n") and "\\ud" not in shown(text)) or "\\ud" in out
 
 
+@pytest.mark.slow
 @FEW
 @given(text=TEXT)
 def test_dg_test_reports_and_summarizes(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
@@ -141,6 +143,7 @@ def cell(client: Any, code: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return reply["content"], [m for m in outputs if m["msg_type"] in ("stream", "error", "execute_result")]
 
 
+@pytest.mark.slow  # a Jupyter kernel
 @pytest.mark.parametrize(
     ("code", "status", "expected"),
     [
@@ -158,6 +161,7 @@ def test_the_kernel_replies_and_shows_the_text_escaped(kernel: Any, code: str, s
     assert expected in (content.get("text") or content.get("evalue") or content["data"]["text/plain"])
 
 
+@pytest.mark.slow  # a Jupyter kernel
 def test_the_kernel_inspects_a_signature_holding_a_surrogate(kernel: Any) -> None:
     cell(kernel, 'def f(x="\\ud800"):\n    return x\n')
     kernel.inspect("f", 1)
@@ -165,6 +169,7 @@ def test_the_kernel_inspects_a_signature_holding_a_surrogate(kernel: Any) -> Non
     assert "\\ud800" in reply["content"]["data"]["text/plain"]
 
 
+@pytest.mark.slow  # a Jupyter kernel
 @FEW
 @given(text=TEXT)
 def test_the_kernel_with_random_text(kernel: Any, text: str) -> None:
@@ -174,6 +179,7 @@ def test_the_kernel_with_random_text(kernel: Any, text: str) -> None:
 
 
 # ---- the language server ------------------------------------------------------------------------
+@pytest.mark.slow  # a language server
 def test_the_language_server_reads_a_document_holding_a_surrogate() -> None:
     from optional_tools import need
 

@@ -204,6 +204,7 @@ def lesson_07_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_page(tmp_path_factory.mktemp("stepper"), "programs/07_two_layer.dg", "loss")
 
 
+@pytest.mark.slow  # a browser
 def test_forward_steps_highlight_the_line_and_the_node_made(browser: Any, lesson_07_page: Path) -> None:
     page = Page(browser, lesson_07_page)
     assert page.position() == "before record 1 of 6"
@@ -222,6 +223,7 @@ def test_forward_steps_highlight_the_line_and_the_node_made(browser: Any, lesson
     assert page.errors == [] and page.requests == [page.url]
 
 
+@pytest.mark.slow  # a browser
 def test_backward_steps_show_the_gradient_the_rule_and_the_numbers(browser: Any, lesson_07_page: Path) -> None:
     page = Page(browser, lesson_07_page)
     page.page.click("#mode-backward")
@@ -255,6 +257,7 @@ def test_backward_steps_show_the_gradient_the_rule_and_the_numbers(browser: Any,
     assert page.errors == [] and page.requests == [page.url]
 
 
+@pytest.mark.slow  # a browser
 def test_the_controls_are_usable_from_the_keyboard(browser: Any, lesson_07_page: Path) -> None:
     page = Page(browser, lesson_07_page)
     focused = []
@@ -302,6 +305,7 @@ def red_pixels(browser: Any, screenshot: bytes, box: dict[str, float]) -> int:
         counter.close()
 
 
+@pytest.mark.slow  # a browser
 def test_screenshots_show_the_highlighted_node(browser: Any, lesson_07_page: Path, tmp_path: Path) -> None:
     page = Page(browser, lesson_07_page)
     page.page.click("#mode-backward")
@@ -321,6 +325,7 @@ def test_screenshots_show_the_highlighted_node(browser: Any, lesson_07_page: Pat
     assert page.requests == [page.url]
 
 
+@pytest.mark.slow  # a browser
 def test_a_graph_never_backpropagated_offers_forward_only(browser: Any, tmp_path: Path) -> None:
     program = tmp_path / "forward.dg"
     program.write_text("x = tensor(2.0, requires_grad=True)\ny = x * x + 1\n")
@@ -333,6 +338,7 @@ def test_a_graph_never_backpropagated_offers_forward_only(browser: Any, tmp_path
     assert page.errors == []
 
 
+@pytest.mark.slow  # a browser
 def test_a_big_graph_still_steps(browser: Any, tmp_path: Path) -> None:
     program = tmp_path / "long.dg"
     program.write_text(
@@ -352,6 +358,7 @@ def test_a_big_graph_still_steps(browser: Any, tmp_path: Path) -> None:
     assert page.errors == [] and page.requests == [page.url]
 
 
+@pytest.mark.slow  # a browser
 def test_an_op_made_in_a_module_highlights_the_module_s_line(browser: Any, tmp_path: Path) -> None:
     """The page holds each source a node came from, the imported module's under its own name, and a
     step through an op the module made marks the module's line."""
@@ -386,6 +393,7 @@ grad out
 """
 
 
+@pytest.mark.slow  # a browser
 def test_a_static_call_s_generated_code_steps_line_by_line_beside_the_graph(browser: Any, tmp_path: Path) -> None:
     program = tmp_path / "fast.dg"
     program.write_text(STATIC_PROGRAM)
@@ -422,6 +430,7 @@ def test_a_static_call_s_generated_code_steps_line_by_line_beside_the_graph(brow
     assert page.errors == [] and page.requests == [page.url]
 
 
+@pytest.mark.slow  # a browser
 def test_a_function_call_drawn_as_a_box_steps_inside_it(browser: Any, tmp_path: Path) -> None:
     program = tmp_path / "boxes.dg"
     program.write_text(

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from slow_cases import LONG_LESSONS, slow_where
 
 from dglang.interpreter.frontends.sessions import new_session as Session
 
@@ -53,7 +54,7 @@ def test_the_rewrite_rebinds_each_function() -> None:
     assert "    return x\nf = static(f)\ny = f(1)" in text and text.endswith("g = static(g)\n")
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("program", slow_where(PROGRAMS, lambda p: p.stem in LONG_LESSONS), ids=lambda p: p.stem)
 def test_static_lesson_prints_what_the_dynamic_one_does(program: Path) -> None:
     text, _ = made_static(program.read_text(encoding="utf-8"))
     out, err = io.StringIO(), io.StringIO()
