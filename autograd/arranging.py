@@ -197,8 +197,10 @@ class Repeat(Tile):
 
 
 class Roll(Op):
-    """The values moved `shifts` places along `axes`, those pushed past the end coming round to the
-    start, as PyTorch's roll; without axes, along the flattened tensor (its shape kept).
+    """The values moved `shifts` places along `axes`, as PyTorch's roll.
+
+    Those pushed past the end come round to the start; without axes, they move along the
+    flattened tensor (its shape kept).
 
     >>> roll(tensor([1.0, 2.0, 3.0, 4.0]), 1)
     tensor([4., 1., 2., 3.])
@@ -243,8 +245,9 @@ def picked_along(x: Any, axis: int, index: np.ndarray, what: str) -> Any:
 
 
 class RepeatInterleave(Composed):
-    """Each value repeated `repeats` times in place along `axis` (without one, along the flattened
-    tensor), as PyTorch's repeat_interleave; repeats is one count, or one per value along the axis.
+    """Each value repeated `repeats` times in place along `axis`, as PyTorch's repeat_interleave.
+
+    Without an axis, along the flattened tensor; repeats is one count, or one per value along the axis.
 
     >>> repeat_interleave(tensor([1.0, 2.0]), 2)
     tensor([1., 1., 2., 2.])
@@ -283,8 +286,9 @@ class RepeatInterleave(Composed):
 
 
 class Unfold(Composed):
-    """Every window of `size` values along `axis`, `step` apart, as PyTorch's x.unfold: the axis
-    becomes the windows, and a new last axis holds each window's values.
+    """Every window of `size` values along `axis`, `step` apart, as PyTorch's x.unfold.
+
+    The axis becomes the windows, and a new last axis holds each window's values.
 
     >>> arange(5.0).unfold(0, 2, 1)
     tensor([[0., 1.],
