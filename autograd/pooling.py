@@ -1,4 +1,4 @@
-"""Pooling over images (N, C, H, W), as PyTorch defines it.
+"""Pooling over images (N, C, H, W), as PyTorch defines it, and unfold, their windows as columns.
 
 A pooling reads the input through the same windows as a convolution (convolution.py), with its
 arguments checked once per call into a `Window`. Max pooling is two ops: `WindowLargest` finds
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .convolution import Grid, fold, padded, reshape_help, sizes, windows
+from .convolution import Grid, Im2col, fold, padded, reshape_help, sizes, windows
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
 from .op import Composed, Op
 
@@ -279,3 +279,41 @@ class AvgPool2d(Composed):
     ) -> Any:
         how = (1, ceil_mode, count_include_pad, divisor_override)  # (avg_pool2d has no dilation)
         return a.window_mean(Window(a.shape, kernel_size, stride, padding, "avg_pool2d", *how))
+
+
+# ---- the windows themselves, as columns --------------------------------------------------------
+class UnfoldImages(Composed):
+    """Each kernel_size window of images (N, C, H, W) as a column, as PyTorch's F.unfold (im2col).
+
+    The result is (N, C·kH·kW, L): a column of the window's values, channel by channel, for each
+    of the L windows, row by row. A convolution is this, times the weight as a matrix.
+
+    >>> unfold(arange(9.0).reshape(1, 1, 3, 3), 2)
+    tensor([[[0., 1., 3., 4.],
+             [1., 2., 4., 5.],
+             [3., 4., 6., 7.],
+             [4., 5., 7., 8.]]])
+    """
+
+    inputs = ("a",)
+    made_of = (Im2col,)
+    function = "unfold"
+    builtin = True  # (the method x.unfold is PyTorch's other unfold, windows along one axis: arranging.py)
+    sample = (np.arange(1.0, 19.0).reshape(1, 2, 3, 3) / 4, 2)
+
+    @staticmethod
+    def forward(a: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Any:
+        if a.ndim != 4:
+            raise ShapeError(f"unfold: the input has shape {a.shape}; it needs 4 dimensions, (N, C, H, W)",
+                             help=reshape_help(a.shape, None, 2))  # fmt: skip
+        how = (sizes(kernel_size, 2, "kernel_size", 1), sizes(stride, 2, "stride", 1), sizes(padding, 2, "padding"))
+        at = Grid(a.shape, *how, sizes(dilation, 2, "dilation", 1))
+        if any(n < 1 for n in at.out):
+            reach = tuple(d * (k - 1) + 1 for d, k in zip(at.dilation, at.kernel, strict=True))
+            raise ShapeError(
+                f"unfold: windows reaching {reach} do not fit the input {a.shape[2:]} with padding {at.padding}",
+                help="use a smaller kernel_size or dilation, or more padding",
+            )
+        shape = (a.shape[0], a.shape[1] * math.prod(at.kernel), math.prod(at.out))
+        hooks.allocating(math.prod(shape), "the result of unfold()", shape=shape)
+        return a.im2col(at).reshape(a.shape[0], math.prod(at.out), -1).transpose(0, 2, 1)
