@@ -34,13 +34,14 @@ from . import (
     reductions,
     shaping,
     trigonometry,
+    upsampling,
 )
 from .op import Composed, Op
 from .tensor import Tensor, apply, binary, signature, unary
 
 OP_MODULES = (
     arithmetic, functions, trigonometry, piecewise, reductions, shaping, arranging, cumulative, contraction,
-    convolution, pooling, padding, composed,
+    convolution, pooling, padding, upsampling, composed,
 )  # fmt: skip
 # (the module backward.py, not the function `backward` the package puts under its name)
 FUNCTION_MODULES = (creation, importlib.import_module(".backward", __package__), datasets)
