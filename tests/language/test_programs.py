@@ -174,6 +174,23 @@ def test_autoencoder_draws_unseen_digits_within_its_bar() -> None:
     assert "each above the autoencoder's drawing of it:\n6 images 16×8" in output, "six digits above their drawings"
 
 
+@pytest.mark.slow
+def test_vae_beats_the_mean_digit_and_draws_new_ones() -> None:
+    output = output_of(PROGRAMS / "22_vae.dg")
+    loss = number_after(r"test loss per digit: ([0-9.]+) nats \(the bar: 25\.00\)", "22_vae.dg")
+    baseline = number_after(r"as the mean training digit \(no code at all\): ([0-9.]+) nats", "22_vae.dg")
+    kl = number_after(r"test KL per digit: ([0-9.]+) nats", "22_vae.dg")
+    assert 26 < baseline < 28, f"the mean digit's loss {baseline} is not that of the digits' pixels in 0..1"
+    assert loss < 25, f"the test loss {loss} is above the lesson's bar of 25 nats"
+    assert kl > 1, f"a KL of {kl} nats per digit: the codes carry next to nothing"
+    assert "sixteen new digits, decoded from codes drawn from N(0, 1):\n1 image 32×32" in output
+    # where the gradient flows: into mu and log sigma, not into the noise, not past a detached sample
+    assert re.search(r"\[\d+\] mu  \(2,\)  requires grad  received", output)
+    assert re.search(r"\[\d+\] log_sigma  \(2,\)  requires grad  received", output)
+    assert re.search(r"\[\d+\] eps  \(2,\)  no grad", output)
+    assert "a code sampled as numbers requires grad: False" in output
+
+
 @pytest.mark.slow  # trains for a minute
 def test_tiny_gpt_beats_the_bigram_model_and_writes_a_sample() -> None:
     found = re.search(r"validation loss: GPT ([0-9.]+), bigram model ([0-9.]+)", output_of(PROGRAMS / "18_tiny_gpt.dg"))
@@ -200,6 +217,7 @@ SHORTENED = {
     ),
     "20_digits_cnn": ([("for epoch in range(8):", "for epoch in range(1):")], "test accuracy:"),
     "21_autoencoder": ([("for epoch in range(30):", "for epoch in range(1):")], "test reconstruction error:"),
+    "22_vae": ([("for epoch in range(40):", "for epoch in range(1):")], "test loss per digit:"),
 }
 
 
