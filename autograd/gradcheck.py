@@ -21,7 +21,7 @@ import numpy as np
 from .backward import gradient
 from .exceptions import TensorTypeError, TensorValueError
 from .shaping import Stack
-from .tensor import Tensor, apply, set_grad_enabled, type_name
+from .tensor import Tensor, run_op, set_grad_enabled, type_name
 
 # As PyTorch's gradcheck: eps well above float64 rounding (error ~ 1e-16 |f| / eps) and small
 # enough for the truncation error (~ eps² f''') to vanish; an entry passes when
@@ -90,7 +90,7 @@ def derivative_of(d: Tensor, x: Tensor, order: int) -> Tensor:
     """The `order`-th derivative of the one-element `d` with respect to x, of shape x.shape * order."""
     for _ in range(order):
         rows = [gradient(d[index], x) for index in np.ndindex(d.shape)]
-        d = apply(Stack, rows).reshape(d.shape + x.shape)
+        d = run_op(Stack, rows).reshape(d.shape + x.shape)
     return d
 
 

@@ -1,17 +1,25 @@
 """What recording keeps: a Node per op, and the state it depends on (grad mode, in-place updates,
 and whoever listens to the engine).
 
-tensor.py makes the nodes (`apply`), backward.py walks them; both read this module, which reads
+tensor.py makes the nodes (`run_op`), backward.py walks them; both read this module, which reads
 nothing else of the engine but the op declarations' type.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from .op import Op
 
-Tensor = Any  # tensor.py's Tensor, which this module (below it) cannot import
+
+class Tensor(Protocol):
+    """What this module reads and writes of a tensor: tensor.py's Tensor, which imports this module
+    (so this module names it by what it needs, not by an import)."""
+
+    version: int  # the count of in-place updates when its values were last replaced in place
+    requires_grad: bool
+    grad_fn: Node | None
+
 
 _grad_enabled = True
 # Counts in-place updates. Each node remembers the count when it was made and each tensor the

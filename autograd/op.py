@@ -19,7 +19,7 @@ An op module declares each op as a subclass of `Op`, in the manner of PyTorch's
 
 `forward` sees only NumPy values (and the op's other arguments: an axis, a shape), so the op
 modules import nothing of tensor.py, which imports them: `Tensor`'s methods hand each op to
-`tensor.apply`, which runs `forward` on the values and, when recording, keeps a node that holds
+`tensor.run_op`, which runs `forward` on the values and, when recording, keeps a node that holds
 the op, its inputs and its other arguments. Backward calls `backward(g, out, *arguments)` with
 the inputs as tensors and the other arguments as forward got them. A rule uses only tensor
 operators and methods (`g * b`, `a.log()`, `g.where(mask, 0.0)`), so with recording on it builds
@@ -127,7 +127,7 @@ class Op:
             raise ValueError(f"{cls.name}: numbers=True describes a builtin: give builtin=True as well")
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"{cls.__name__} is a declaration: apply it with tensor.apply, or call x.{cls.function}()")
+        raise TypeError(f"{cls.__name__} is a declaration: run it with tensor.run_op, or call x.{cls.function}()")
 
     @classmethod
     def rule_for(cls, position: int) -> tuple[str, str]:

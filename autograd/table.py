@@ -37,7 +37,7 @@ from . import (
     upsampling,
 )
 from .op import Composed, Op
-from .tensor import Tensor, apply, binary, signature, unary
+from .tensor import Tensor, binary, run_op, signature, unary
 
 OP_MODULES = (
     arithmetic, functions, trigonometry, piecewise, reductions, shaping, arranging, cumulative, contraction,
@@ -64,11 +64,11 @@ def function(op: type[Op]) -> Callable[..., Any]:
     if op.call is not None:  # PyTorch's order of arguments, not forward's
         return _spelled(op)
     if op.variadic or op.composed or parameters[: len(op.inputs)] != list(op.inputs) or len(op.inputs) > 2:
-        fn: Any = functools.partial(apply, op)
+        fn: Any = functools.partial(run_op, op)
     elif len(op.inputs) == 2:
-        fn = functools.partial(binary if len(parameters) == 2 else apply, op)
+        fn = functools.partial(binary if len(parameters) == 2 else run_op, op)
     else:
-        fn = functools.partial(_unary_or_apply, op)
+        fn = functools.partial(_unary_or_run_op, op)
     fn.__name__ = fn.__qualname__ = op.python_name()
     fn.__doc__ = op.__doc__
     fn.__signature__ = signature(op)
@@ -83,7 +83,7 @@ def _spelled(op: type[Op]) -> Callable[..., Any]:
     assert arrange is not None
 
     def fn(*args: Any, **kwargs: Any) -> Any:
-        return apply(op, *arrange(*args, **kwargs))
+        return run_op(op, *arrange(*args, **kwargs))
 
     fn.__name__ = fn.__qualname__ = op.python_name()
     fn.__doc__ = op.__doc__
@@ -93,9 +93,11 @@ def _spelled(op: type[Op]) -> Callable[..., Any]:
     return fn
 
 
-def _unary_or_apply(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
+def _unary_or_run_op(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
+    """`op` on one tensor: `unary`, the fast way, unless a keyword or a tensor among its other
+    arguments needs `run_op`."""
     if named or any(type(p) is Tensor for p in params):  # (a tensor among the other arguments: its values)
-        return apply(op, a, *params, **named)
+        return run_op(op, a, *params, **named)
     return unary(op, a, *params)
 
 

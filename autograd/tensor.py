@@ -1,7 +1,7 @@
-"""The Tensor (a NumPy value plus what autograd needs), and `apply`, which runs an op on tensors.
+"""The Tensor (a NumPy value plus what autograd needs), and `run_op`, which runs an op on tensors.
 
 `class Tensor` lists its whole API in its own body, each method one line handing its op to
-`apply` (or `unary`, `binary`: the same for one input, or two; tools/regenerate.py writes the line
+`run_op` (or `unary`, `binary`: the same for one input, or two; tools/regenerate.py writes the line
 of a new op declared a method). The ops are declared in the op modules imported below, each
 with its forward on NumPy values and its derivative rule (see op.py). Applying an op runs
 its forward on the inputs' values and wraps the result; when grad mode is on and an input
@@ -43,7 +43,7 @@ from .printing import format_values
 from .reductions import Axis
 
 __all__ = [
-    "Node", "Tensor", "apply", "binary", "enable_grad", "is_grad_enabled", "lift", "no_grad", "recording",
+    "Node", "Tensor", "binary", "enable_grad", "is_grad_enabled", "lift", "no_grad", "recording",
     "set_grad_enabled", "signature", "type_name", "unary", "updated_in_place",
 ]  # fmt: skip
 
@@ -127,7 +127,7 @@ class Tensor:
     def numpy(self) -> np.ndarray: return np.asarray(self.data)
     def tolist(self) -> Any: return graph.told(self, np.asarray(self.data).tolist())
 
-    # ---- what can be done with it: each line hands its op to apply -----------------------------
+    # ---- what can be done with it: each line hands its op to run_op -----------------------------
     # arithmetic (autograd/arithmetic.py); a plain number on either side is a constant
     def __add__(self, other: Any) -> Tensor: return binary(arithmetic.Add, self, other)
     def __radd__(self, other: Any) -> Tensor: return binary(arithmetic.Add, other, self)
@@ -197,8 +197,8 @@ class Tensor:
     def ceil(self) -> Tensor: return unary(piecewise.Ceil, self)
     def maximum(self, other: Any) -> Tensor: return binary(functions.Maximum, self, other)
     def minimum(self, other: Any) -> Tensor: return binary(functions.Minimum, self, other)
-    def where(self, condition: Any, other: Any) -> Tensor: return apply(functions.Where, condition, self, other)
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor: return apply(functions.Clamp, self, min, max)
+    def where(self, condition: Any, other: Any) -> Tensor: return run_op(functions.Where, condition, self, other)
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor: return run_op(functions.Clamp, self, min, max)
     def erf(self) -> Tensor: return unary(functions.Erf, self)
 
     # along one axis, built from the ops above (autograd/composed.py)
@@ -217,13 +217,13 @@ class Tensor:
     def T(self) -> Tensor: return unary(shaping.Transpose, self)
     @property
     def mT(self) -> Tensor: return unary(shaping.Transpose, self, (*range(self.ndim - 2), -1, -2))
-    def gather(self, axis: int, index: Any) -> Tensor: return apply(arranging.Gather, self, axis, index)
+    def gather(self, axis: int, index: Any) -> Tensor: return run_op(arranging.Gather, self, axis, index)
     def tril(self, diagonal: int = 0) -> Tensor: return unary(arranging.Tril, self, diagonal)
     def triu(self, diagonal: int = 0) -> Tensor: return unary(arranging.Triu, self, diagonal)
     def flip(self, axes: Any) -> Tensor: return unary(arranging.Flip, self, axes)
     def tile(self, *reps: Any) -> Tensor: return unary(arranging.Tile, self, *reps)
     def repeat(self, *reps: Any) -> Tensor: return unary(arranging.Repeat, self, *reps)
-    def einsum(self, equation: str, *others: Any) -> Tensor: return apply(contraction.Einsum, [self, *others], equation)
+    def einsum(self, equation: str, *more: Any) -> Tensor: return run_op(contraction.Einsum, [self, *more], equation)
     def broadcast_to(self, shape: Any) -> Tensor: return unary(shaping.Broadcast, self, tuple(shape))
     def sum_to(self, shape: Any) -> Tensor: return self if self.shape == shape else unary(shaping.SumTo, self, shape)
     def index_add(self, index: Any, shape: Any) -> Tensor: return unary(shaping.IndexAdd, self, index, tuple(shape))
@@ -232,12 +232,12 @@ class Tensor:
     # cumulative.py); `at` is the geometry conv2d or max_pool2d checked
     def im2col(self, at: Any) -> Tensor: return unary(convolution.Im2col, self, at)
     def col2im(self, at: Any) -> Tensor: return unary(convolution.Col2im, self, at)
-    def convolve(self, w: Any, b: Any, at: Any) -> Tensor: return apply(convolution.Convolve, self, w, b, at)
-    def conv_transpose(self, w: Any, at: Any) -> Tensor: return apply(convolution.ConvTranspose, self, w, at)
-    def conv_weight(self, grad: Any, at: Any) -> Tensor: return apply(convolution.ConvWeight, self, grad, at)
+    def convolve(self, w: Any, b: Any, at: Any) -> Tensor: return run_op(convolution.Convolve, self, w, b, at)
+    def conv_transpose(self, w: Any, at: Any) -> Tensor: return run_op(convolution.ConvTranspose, self, w, at)
+    def conv_weight(self, grad: Any, at: Any) -> Tensor: return run_op(convolution.ConvWeight, self, grad, at)
     def window_largest(self, at: Any) -> Tensor: return unary(pooling.WindowLargest, self, at)
-    def take(self, positions: Any) -> Tensor: return apply(pooling.Take, self, positions)
-    def put(self, positions: Any, shape: Any) -> Tensor: return apply(pooling.Put, self, positions, tuple(shape))
+    def take(self, positions: Any) -> Tensor: return run_op(pooling.Take, self, positions)
+    def put(self, positions: Any, shape: Any) -> Tensor: return run_op(pooling.Put, self, positions, tuple(shape))
     def window_mean(self, at: Any) -> Tensor: return unary(pooling.WindowMean, self, at)
     def window_spread(self, at: Any) -> Tensor: return unary(pooling.WindowSpread, self, at)
     def running_winner(self, axis: int, largest: bool) -> Tensor: return unary(cumulative.RunningWinner, self, axis, largest)  # noqa: E501
@@ -309,7 +309,7 @@ class Tensor:
 
 
 # ---- applying an op ---------------------------------------------------------------------------
-# `unary` and `binary` are `apply` for one input (forward's first parameter, then the op's other
+# `unary` and `binary` are `run_op` for one input (forward's first parameter, then the op's other
 # arguments) and for two (forward's only parameters): each op of a step passes through one of
 # them, so they skip what the general case has to work out.
 def unary(op: type[Op], a: Any, *params: Any) -> Tensor:
@@ -347,7 +347,7 @@ def binary(op: type[Op], a: Any, b: Any) -> Tensor:
     return graph.tell_op(op, (a, b), out) if recording.on_op else out
 
 
-def apply(op: type[Op], *args: Any, **kwargs: Any) -> Any:
+def run_op(op: type[Op], *args: Any, **kwargs: Any) -> Any:
     """`op` on its arguments as its forward takes them, keywords too (`where(c, a, b)`, `sum(x,
     axis=0)`): its inputs become tensors (a variadic op's one input is a list of them), and any
     other argument that is a tensor gives its values. A composed function gets the tensors."""

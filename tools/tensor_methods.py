@@ -56,7 +56,7 @@ def method_line(name: str, op: type[Op]) -> str:
     elif len(parameters) == 2:
         body = f"binary({owner}, {arguments})"
     else:
-        body = f"apply({owner}, {arguments})"
+        body = f"run_op({owner}, {arguments})"
     line = f"    def {name}({', '.join(declared)}) -> Tensor: return {body}"
     return line + ("  # noqa: E501" if len(line) > MAX_LINE else "") + "\n"
 

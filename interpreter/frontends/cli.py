@@ -45,6 +45,8 @@ commands:
   dg FILE.dg --trace    run it, printing each node as it is recorded and each backward step
   dg --max-steps 100000 --timeout 10 FILE.dg
                         run an untrusted file with limits
+  dg --eval reference FILE.dg
+                        run it with the reference evaluator, which walks the syntax tree
   dg -i FILE.dg         run a program, then open the REPL with its variables
   dg -                  run a program read from standard input
   dg repl               open the REPL
@@ -236,6 +238,8 @@ def new_session(args: argparse.Namespace) -> Session:
         detect_anomaly=getattr(args, "detect_anomaly", False),
         library=getattr(args, "lib", []),
     )
+    if getattr(args, "eval", None) is not None:
+        session.context.evaluator = args.eval
     if not getattr(args, "no_breakpoints", True):
         # At a terminal a person answers the (dg) prompt; otherwise commands come from stdin.
         with_debugger(session, None if sys.stdin.isatty() else stdin_lines())

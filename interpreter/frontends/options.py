@@ -47,6 +47,9 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(message, self.prog)
 
 
+# What `dg --eval` may choose: the evaluators of RunContext.evaluator (semantics/context.py, which
+# this module does not import: it would bring NumPy into every start before the session is made).
+EVALUATORS = ("accelerator", "reference")
 # Each DG call holds about a dozen Python frames: 100,000 calls deep is about a gigabyte of them.
 MAX_DEPTH = 100_000
 MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -109,9 +112,15 @@ def limit_options(
 def run_options(
     p: argparse.ArgumentParser, default_output: int = DEFAULT_MAX_OUTPUT, timeout: float | None = None
 ) -> None:
-    """What every command that runs a program takes: DG's limits, and the library path."""
+    """What every command that runs a program takes: DG's limits, the library path, the evaluator."""
     limit_options(p, default_output, timeout)
     library_option(p)
+    p.add_argument(
+        "--eval",
+        choices=EVALUATORS,
+        help="reference: walk the syntax tree, the evaluator to read and step through; accelerator: "
+        "compile it to closures first, faster (the default; DG_EVAL=reference changes it)",
+    )
 
 
 def library_option(p: argparse.ArgumentParser) -> None:

@@ -37,10 +37,12 @@ import numpy as np
 from dglang import autograd as ag
 from dglang.autograd import hooks
 from dglang.autograd.tensor import recording
+from dglang.interpreter import pipeline
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Source, Span
 from dglang.interpreter.library.runtime import Env
 from dglang.interpreter.semantics.context import RunContext
+from dglang.interpreter.semantics.evaluator import Program
 from dglang.interpreter.semantics.interrupts import Stopped
 from dglang.interpreter.semantics.locating import interruption
 
@@ -50,8 +52,9 @@ from .watchdog import Watchdog
 
 # Python frames the parser and compiler may nest (Python's own default limit).
 COMPILE_FRAMES = 1000
-# Each DG call nests a handful of Python frames (call → body → statement → expression ...).
-PYTHON_FRAMES_PER_CALL = 12
+# Each DG call nests a handful of Python frames (call → body → statement → expression ...); the
+# reference evaluator, which has a frame for each node it is running, twice as many.
+PYTHON_FRAMES_PER_CALL = {"accelerator": 12, "reference": 24}
 # With its usual settings the collector spent half the time of a 100,000-step scalar loop
 # rescanning its growing graph. Young objects are still scanned every 50,000 net allocations, so
 # cycles a program drops (a `def` run in a loop) are still collected; the older generations,
@@ -127,13 +130,17 @@ def limited(session: Host, compiled: Callable[[], Any], env: Env, start: Span | 
         session.running = False
 
 
-def run_code(context: RunContext, code: Any, env: Env) -> None:
-    """Run compiled code; the call stack, the loops running and the grad mode are as they were after."""
+def run_code(context: RunContext, code: Program | Callable[[Env], Any], env: Env) -> None:
+    """Run a program (pipeline.run), or a host's own code; the call stack, the loops running and
+    the grad mode are as they were after."""
     depth, loops = len(context.frames), len(context.loops)
     grad_mode = ag.is_grad_enabled()
     try:
-        with for_running(context.max_depth):
-            code(env)
+        with for_running(context.max_depth, context.evaluator):
+            if type(code) is Program:
+                pipeline.run(code, env)
+            else:
+                code(env)  # type: ignore[operator]
     finally:
         ag.set_grad_enabled(grad_mode)
         del context.frames[depth:], context.loops[loops:]
@@ -180,12 +187,12 @@ def for_compiling(source: Source) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def for_running(max_depth: int) -> Iterator[None]:
+def for_running(max_depth: int, evaluator: str = "accelerator") -> Iterator[None]:
     """Python's recursion limit raised for `max_depth` DG calls, the collector set for graphs, and
     NumPy's floating-point errors quiet. Python's own RecursionError (an expression nested
     too deeply) becomes DG's."""
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, max_depth * PYTHON_FRAMES_PER_CALL + 1000))
+    sys.setrecursionlimit(max(limit, max_depth * PYTHON_FRAMES_PER_CALL[evaluator] + 1000))
     try:
         with collecting_for_graphs(), np.errstate(all="ignore"):
             yield

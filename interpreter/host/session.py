@@ -30,6 +30,7 @@ from dglang.interpreter.library.builtin_table import make_builtins
 from dglang.interpreter.library.data_files import data_file
 from dglang.interpreter.library.runtime import Builtin, CallContext, Env, show
 from dglang.interpreter.semantics import ast_nodes as ast
+from dglang.interpreter.semantics import reference
 from dglang.interpreter.semantics.context import RunContext
 from dglang.interpreter.semantics.evaluator import Program, compile_expression
 from dglang.interpreter.semantics.interrupts import Stopped
@@ -120,10 +121,10 @@ class Session:
 
         limited(self, compiled, self.globals if env is None else env, first_line)
 
-    def compile(self, text: str, name: str = "<input>", echo: bool = False) -> Any:
-        """Text → closures (the pipeline), raising a SyntaxError or a static error before anything
+    def compile(self, text: str, name: str = "<input>", echo: bool = False) -> Program:
+        """Text → program (the pipeline), raising a SyntaxError or a static error before anything
         runs."""
-        return self.compile_source(Source(name, text), echo).code
+        return self.compile_source(Source(name, text), echo)
 
     def compile_source(self, source: Source, echo: bool = False) -> Program:
         """A text → its program (closures, and what the resolver found); raises before anything
@@ -145,9 +146,9 @@ class Session:
             link(resolution, self.context)  # the modules it imports found, as compile finds them
         return module, resolution
 
-    def execute(self, code: Any, env: Env) -> None:
-        """Run compiled code in `env` under the session's limits. May nest: a breakpoint's REPL
-        runs cells inside a paused call, under the paused run's limits."""
+    def execute(self, code: Program | Callable[[Env], Any], env: Env) -> None:
+        """Run a compiled program (or a host's own code) in `env` under the session's limits. May
+        nest: a breakpoint's REPL runs cells inside a paused call, under the paused run's limits."""
         limited(self, lambda: code, env, None)
 
     def overrun(self, stop: type[Stopped]) -> None:
@@ -217,7 +218,8 @@ class Session:
         """The value of one expression in `env` (a debugger's breakpoint condition)."""
         source = Source(name, text)
         expr = parse_expression(text, source, 1, 1)
-        code = compile_expression(expr, self.context)
+        compiled = reference.expression_code if self.context.evaluator == "reference" else compile_expression
+        code = compiled(expr, self.context)
         try:
             with np.errstate(all="ignore"):
                 return code(env)

@@ -41,7 +41,9 @@ def _type_error(symbol: str, a: Any, b: Any) -> DGError:
 
 
 def _checked(symbol: str, fn: Operator) -> Operator:
-    def apply(a: Any, b: Any) -> Any:
+    """Python's operator `fn`, its errors in DG's words (a TypeError says which operand types)."""
+
+    def in_dg_words(a: Any, b: Any) -> Any:
         try:
             return fn(a, b)
         except TypeError:
@@ -51,7 +53,7 @@ def _checked(symbol: str, fn: Operator) -> Operator:
         except OverflowError:
             raise DGError("OverflowError", f"the result of '{symbol}' is too large for a float") from None
 
-    return apply
+    return in_dg_words
 
 
 def _repeat_guard(a: Any, b: Any) -> None:
@@ -128,7 +130,7 @@ def _tensors_to_engine(
     is a float: an int product must pass the size guard); anything else takes the checked path.
     This is the innermost loop of every program: each call saved here is a few percent."""
 
-    def apply(a: Any, b: Any) -> Any:
+    def to_engine_or_python(a: Any, b: Any) -> Any:
         ta, tb = type(a), type(b)
         if ta is Tensor or tb is Tensor:
             return engine_op(a, b)
@@ -144,7 +146,7 @@ def _tensors_to_engine(
                 pass
         return other(a, b)
 
-    return apply
+    return to_engine_or_python
 
 
 BINARY: dict[str, Operator] = {

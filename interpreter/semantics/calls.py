@@ -1,8 +1,12 @@
-"""Call binding: matching a call's arguments to what the function takes, with DG's own messages.
+"""Calls: how either evaluator calls a DG value, and how a call's arguments are bound, with DG's
+own messages.
 
-A DG function (`def`) binds its arguments here as Python would. A builtin or a method is Python
-code: it is called directly, and only when the call fails with a TypeError does this module
-compare the arguments with the function's signature to say, in DG's words, what was wrong.
+`Calls.invoke` calls any callable value: a DG function (`def`) gets a new scope for its
+arguments, bound here as Python would bind them, and a frame on the call stack while its body
+runs; a builtin or a method is Python code, called directly, and only when the call fails with a
+TypeError does this module compare the arguments with the function's signature to say, in DG's
+words, what was wrong. Both evaluators (reference_expressions.py, expressions.py) call through it;
+each makes the body its functions run (Function.body).
 """
 
 from __future__ import annotations
@@ -11,10 +15,24 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from dglang.interpreter.diagnostics.errors import DGError
+from dglang.autograd.tensor import type_name
+from dglang.interpreter.diagnostics.errors import CallFrame, DGError
 from dglang.interpreter.diagnostics.source import Span
 from dglang.interpreter.library.attributes import find_method, module_name
-from dglang.interpreter.library.runtime import MISSING, Env, Function, Module, suggest
+from dglang.interpreter.library.runtime import (
+    MISSING,
+    BoundMethod,
+    Builtin,
+    CallContext,
+    Env,
+    Function,
+    Module,
+    WithContext,
+    suggest,
+    watching,
+)
+
+from .context import RunContext
 
 # How deep builtins that call back into the program may nest (gradcheck inside a function it
 # checks, a breakpoint's cell calling a function that pauses again). A DG call uses no C stack
@@ -23,6 +41,73 @@ from dglang.interpreter.library.runtime import MISSING, Env, Function, Module, s
 # with room to spare in the smallest stack DG runs on (512 KB, a secondary thread on macOS);
 # no program that means to end nests gradcheck more than a few deep.
 MAX_INSIDE_BUILTINS = 200
+
+
+class Calls:
+    """Calling a DG value, the same for both evaluators (each sets `context` and `frames`)."""
+
+    context: RunContext
+    frames: list[CallFrame]
+
+    def invoke(self, f: Any, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
+        """Call any callable DG value."""
+        if type(f) is Function:
+            return self.call_function(f, args, kwargs, span)
+        if type(f) is Builtin:
+            if f.wants_context:
+                value = self.call_with_context(f, args, kwargs, span, env)
+            else:
+                value = call_python(f.name, f.fn, args, kwargs)
+            if watching.listener is not None:  # a tensor a builtin made, for a static trace
+                watching.listener.returned(f, args, value)
+            return value
+        if type(f) is BoundMethod:
+            return call_python(f.name, f.fn, [f.obj, *args], kwargs, method=True)
+        if isinstance(f, WithContext) and not args and not kwargs:
+            return f  # `with no_grad():` reads like PyTorch
+        raise DGError("TypeError", f"{type_name(f)} is not callable")
+
+    def call_with_context(self, f: Builtin, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
+        """A builtin that sees its caller and may call back into the program (gradcheck(f, x),
+        breakpoint()). Python's C stack holds a few frames for each such builtin while it runs, so
+        these nest at most MAX_INSIDE_BUILTINS deep: a function that gradchecks itself ends in a
+        RecursionError on the smallest stack DG runs on, not in a crash (see calls.py)."""
+        context, frames = self.context, self.frames
+        if context.inside_builtins >= MAX_INSIDE_BUILTINS:
+            raise DGError(
+                "RecursionError",
+                f"more than {MAX_INSIDE_BUILTINS} calls nested inside builtins that call the program back "
+                f"(here {f.name}())",
+                help=f"the program reached {f.name}() again from inside a call that {f.name}() made; "
+                "check where the recursion stops",
+            )
+        call_back = lambda g, a: self.invoke(g, a, {}, span, env)
+        context.inside_builtins += 1
+        try:
+            return call_python(f.name, f.fn, [CallContext(env, span, frames, len(frames), call_back), *args], kwargs)
+        finally:
+            context.inside_builtins -= 1
+
+    def call_function(self, f: Function, args: list[Any], kwargs: dict[str, Any], span: Span) -> Any:
+        """A DG function's call: a new scope for its arguments, a frame on the call stack, its body."""
+        frames, max_depth = self.frames, self.context.max_depth
+        env = Env(bind_arguments(f, args, kwargs), f.env)
+        if watching.listener is not None:  # the call's own scope: not outside a function a static trace runs
+            watching.listener.entered(env)
+        frames.append(CallFrame(f.name, span, frames[-1] if frames else None))
+        try:
+            if len(frames) > max_depth:
+                raise DGError(
+                    "RecursionError",
+                    f"more than {max_depth:,} nested calls",
+                    span,
+                    help="check that the recursion reaches its base case",
+                    frames=tuple(frames),
+                )
+            signal = f.body(env)
+        finally:
+            frames.pop()
+        return signal.value if signal is not None else None
 
 
 def bind_arguments(f: Function, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:

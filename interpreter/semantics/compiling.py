@@ -4,19 +4,24 @@ file says how it runs.
 The cases (expressions.py, statements.py) speak a small vocabulary:
 
     self.expr(node), self.block(body)           compile a part
-    self.apply(node, operation, *operands)      the operands' values, then the operation on them
-    self.apply_call(node, invoke, callee)       the callee, the arguments, then the call
+    self.compute(node, operation, *operands)    the operands' values, then the operation on them
+    self.compute_call(node, invoke, callee)     the callee, the arguments, then the call
     self.test(node), self.truth(node)           whether a condition (or a value made at node) is true
     self.operation(node, operation)             an operation at node the case calls itself, on
                                                 values it has only at run time
     self.items(node)                            what a loop takes its items from
-    self.loop_body(node), self.binder(node)     what runs for each item or iteration
+    self.loop_runs(node), self.step_counter(span)   a loop's run, counting its iterations; a step
+    self.unpacker(targets, iterable)            what binds a loop's names to each item
     self.function_body(node)                    what runs for each call
     self.bind(name, value), self.name_store(name)   x = value
 
-An expression compiles to `run(env) -> value`; a statement to `run(env) -> signal`, where the
+An expression compiles to a closure `env -> value`; a statement to `env -> signal`, where the
 signal is None (carry on), BREAK, CONTINUE, or a ReturnValue travelling up to its call. Each
-word puts around the semantics, in the same closure (so no node pays a Python call for it):
+closure is named for what it runs (`run_while`, `build_list`, `given_right`), so that a debugger's
+stack says which node is running. The reference evaluator (reference.py) has a case for each
+node too, which walks the node each time it runs: a case here is that case with all that does
+not depend on the run hoisted out, done once. Each word puts around the semantics, in the same
+closure (so no node pays a Python call for it):
 
 - errors located: what escapes an operation becomes a DGError at its node (locating.py), with
   the kinds of its operands as clues for the hint writer (hints.py), which the host calls when
@@ -27,13 +32,12 @@ word puts around the semantics, in the same closure (so no node pays a Python ca
   arms around the code, found by the resolver); each run of a loop is on RunContext.loops,
   counting its iterations; a function's body makes its call the one nodes are recorded in; a
   tensor stored in a variable takes the variable's name.
-- speed: the commonest shapes (one operand, two, a constant operand read once; a block of one
-  statement; `x = value`) each have a closure of their own. What they buy: docs/performance.md.
+- speed: the commonest shapes (one operand, two, a constant operand read once; `x = value`)
+  each have a closure of their own. What they buy: docs/performance.md.
 
-`around` (below) adds what a whole node gets: a loop's run on the stack of loops, a note for a
-hint on assignments inside `no_grad`, the debugger's statement events. `counted`, `observed` and
-`scoped` return their argument itself when a run has no step limit or no debugger, so a program
-pays for neither.
+`around` (below) adds what a whole node gets: a note for a hint on assignments inside `no_grad`,
+the debugger's statement events. `step_counter` and `observed` give nothing when a run has no
+step limit or no debugger, so a program pays for neither.
 """
 
 from __future__ import annotations
@@ -44,7 +48,8 @@ from typing import Any
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import recording
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.diagnostics.source import Branch, Loop, Site, Span
+from dglang.interpreter.diagnostics.source import Branch, Loop, LoopRun, Site, Span
+from dglang.interpreter.library.dictionaries import store
 from dglang.interpreter.library.runtime import Env, iterate
 
 from . import ast_nodes as ast
@@ -56,7 +61,7 @@ from .resolver import Resolution
 Eval = Callable[[Env], Any]  # a compiled expression
 Exec = Callable[[Env], Any]  # a compiled statement: returns None or a signal
 # The kinds of loop, each with what it is called in pictures and the part of it that runs before
-# each iteration (its head): the nodes they make are counted by iteration (see `around`).
+# each iteration (its head): the nodes they make are counted by iteration (see `loop_runs`).
 LOOPS = {
     ast.While: ("while", "condition"),
     ast.For: ("for", "iterable"),
@@ -73,7 +78,6 @@ class CompilerBase:
         self.echo = echo  # a REPL cell: show the value of each expression statement outside functions
         self.stepping = stepping  # compile the debugger's statement events in (see `observed`)
         self.branches: tuple[Branch, ...] = ()  # the `if` arms around the statement being compiled
-        self.entering: dict[Any, Callable[..., Any]] = {}  # how each loop compiled so far starts a run
 
     # Joined in evaluator.py: compile one node of each kind.
     def expr(self, node: ast.Expr) -> Eval:
@@ -87,7 +91,7 @@ class CompilerBase:
         return Site(node.span, self.branches)
 
     # ---- operations -------------------------------------------------------------------------
-    def apply(
+    def compute(
         self, node: ast.Expr | ast.Stmt, operation: Callable[..., Any], *operands: Any, blame: Any = None
     ) -> Eval:
         """`node`'s value: its operands' values, left to right, then `operation` applied to them.
@@ -101,7 +105,7 @@ class CompilerBase:
             if not evaluated:  # `-1`: the operand is known already
                 only = given(only)
 
-            def one(env: Env) -> Any:
+            def one_operand(env: Env) -> Any:
                 a = only(env)
                 recording.where = site
                 try:
@@ -109,13 +113,13 @@ class CompilerBase:
                 except Exception as e:
                     raise located(e, node, (a,), at) from None
 
-            return one
+            return one_operand
         if len(parts) == 2:
             (left_evaluated, left), (right_evaluated, right) = parts
             if not left_evaluated and right_evaluated:  # `1 - p`, `2 * x`
                 a = left
 
-                def given_left(env: Env) -> Any:
+                def constant_left(env: Env) -> Any:
                     b = right(env)
                     recording.where = site
                     try:
@@ -123,10 +127,10 @@ class CompilerBase:
                     except Exception as e:
                         raise located(e, node, (a, b), at) from None
 
-                return given_left
+                return constant_left
             if left_evaluated and right_evaluated:
 
-                def two(env: Env) -> Any:
+                def two_operands(env: Env) -> Any:
                     a = left(env)
                     b = right(env)
                     recording.where = site
@@ -135,11 +139,11 @@ class CompilerBase:
                     except Exception as e:
                         raise located(e, node, (a, b), at) from None
 
-                return two
+                return two_operands
             if left_evaluated:  # `i * 0.5`, `x[0]`, `x.shape`: the right operand is known already
                 b = right
 
-                def given_right(env: Env) -> Any:
+                def constant_right(env: Env) -> Any:
                     a = left(env)
                     recording.where = site
                     try:
@@ -147,10 +151,10 @@ class CompilerBase:
                     except Exception as e:
                         raise located(e, node, (a, b), at) from None
 
-                return given_right
+                return constant_right
         evaluated = [part if is_node else given(part) for is_node, part in parts]
 
-        def many(env: Env) -> Any:
+        def many_operands(env: Env) -> Any:
             values = [value(env) for value in evaluated]
             recording.where = site
             try:
@@ -158,7 +162,7 @@ class CompilerBase:
             except Exception as e:
                 raise located(e, node, values, at) from None
 
-        return many
+        return many_operands
 
     def operand(self, operand: Any) -> tuple[bool, Any]:
         """(True, its compiled code) for a node to evaluate; (False, the value) for a constant or a value."""
@@ -168,14 +172,14 @@ class CompilerBase:
             return True, self.expr(operand)
         return False, operand
 
-    def apply_call(self, node: ast.Call, invoke: Callable[..., Any], callee: ast.Expr) -> Eval:
+    def compute_call(self, node: ast.Call, invoke: Callable[..., Any], callee: ast.Expr) -> Eval:
         """A call's value: `callee`'s value, the arguments left to right, then
         `invoke(callee, positional, keywords, span, env)`; an error is located at the call."""
         func, span, site = self.expr(callee), node.span, self.site(node)
         args = [self.expr(a) for a in node.args]
         kwargs = [(k, self.expr(v)) for k, v in node.kwargs]
 
-        def run(env: Env) -> Any:
+        def call(env: Env) -> Any:
             f = func(env)
             positional = [a(env) for a in args]
             keywords = {k: v(env) for k, v in kwargs} if kwargs else {}
@@ -185,20 +189,20 @@ class CompilerBase:
             except Exception as e:
                 raise located(e, node, (f,)) from None
 
-        return run
+        return call
 
     def operation(self, node: Any, operation: Callable[..., Any]) -> Callable[..., Any]:
         """`operation` as `node`'s, for one a case calls itself, on values it has only at run time
         (the value a store stores, the item a loop binds, the next operand of a chain): what
-        escapes it is located at `node` with its arguments as clues, as with `apply`."""
+        escapes it is located at `node` with its arguments as clues, as with `compute`."""
 
-        def run(*args: Any) -> Any:
+        def located_operation(*args: Any) -> Any:
             try:
                 return operation(*args)
             except Exception as e:
                 raise located(e, node, args) from None
 
-        return run
+        return located_operation
 
     def test(self, node: ast.Expr) -> Callable[[Env], bool]:
         """Whether `node`'s value is true (a condition): its value and its truth in one closure."""
@@ -232,7 +236,7 @@ class CompilerBase:
     def items(self, node: ast.Expr) -> Eval:
         """What a loop over `node` takes its items from (iterate() in runtime.py); the rows of a
         tensor are recorded at `node`."""
-        return self.apply(node, iterate, node, self.site(node))
+        return self.compute(node, iterate, node, self.site(node))
 
     # ---- storing ----------------------------------------------------------------------------
     def name_store(self, name: str) -> Callable[[Env, Any], None]:
@@ -249,38 +253,50 @@ class CompilerBase:
     def bind(self, name: str, value: Eval) -> Exec:
         """`x = value`, the commonest statement, as one closure: what `name_store` does, in line."""
 
-        def run(env: Env) -> None:
+        def assign_name(env: Env) -> None:
             v = value(env)
             if type(v) is Tensor and v.name is None:
                 v.name = name
             env.vars[name] = v
 
-        return run
+        return assign_name
+
+    # ---- loops -----------------------------------------------------------------------------------
+    def loop_runs(self, node: ast.Expr | ast.Stmt) -> Callable[[], LoopRun]:
+        """What makes a run of the loop `node` each time it starts: a LoopRun, which `with` keeps on
+        the run's stack of loops (RunContext.loops) while the loop runs, and whose `count` the loop
+        raises by one each iteration, for pictures of the graph to read. One of LOOPS."""
+        kind, head = LOOPS[type(node)]
+        loop, loops, frames = Loop(kind, node.span.line, getattr(node, head).span), self.context.loops, self.frames
+        return lambda: LoopRun(loop, frames[-1] if frames else None, loops)
+
+    def step_counter(self, span: Span | None) -> Callable[[], None] | None:
+        """What counts one step (a loop's iteration, a comprehension's item, a call) when the run
+        has a step limit (--max-steps): None without one, so a program pays one test of None. The
+        step past the limit is a LimitError at `span`, or for a call (span None) at its call."""
+        limit = self.context.max_steps
+        if limit is None:
+            return None
+        context, frames = self.context, self.frames
+        message, help = steps_message(limit)
+
+        def count_step() -> None:
+            context.steps += 1
+            if context.steps > limit:
+                if span is not None:
+                    raise DGError("LimitError", message, span, help=help, frames=tuple(frames))
+                raise DGError("LimitError", message, frames[-1].call_site, help=help, frames=tuple(frames[:-1]))
+
+        return count_step
 
     # ---- around a whole node ------------------------------------------------------------------
     def around(self, node: ast.Expr | ast.Stmt, code: Any) -> Any:
         """What every node gets around its case; for most nodes, nothing (`code` itself)."""
-        kind = type(node)
-        if kind in LOOPS:
-            code = self.loop_run(code, node)
-        elif kind is ast.Assign and node in self.resolution.in_no_grad:
-            code = self.noting_rebound(code, node)  # type: ignore[arg-type]
+        if type(node) is ast.Assign and node in self.resolution.in_no_grad:
+            code = self.noting_rebound(code, node)
         if self.stepping and isinstance(node, ast.Stmt):
             code = self.observed(code, node.span)
         return code
-
-    def loop_run(self, code: Any, node: Any) -> Any:
-        """A loop, on the run's stack of loops (RunContext.loops) while it runs: a LoopRun whose
-        `count` each iteration raises by one (blocks.py's `iteration`, `binder`), for pictures of
-        the graph to read."""
-        kind, head = LOOPS[type(node)]
-        loop, loops, frames = Loop(kind, node.span.line, getattr(node, head).span), self.context.loops, self.frames
-        entering = self.entering.pop(node)  # left by the loop's body, which counts on the run it makes
-
-        def run(env: Env) -> Any:
-            return entering(loop, frames[-1] if frames else None, loops, code, env)
-
-        return run
 
     def noting_rebound(self, statement: Exec, node: ast.Assign) -> Exec:
         """An assignment written inside `with no_grad:`. When it rebinds a parameter (a leaf tensor
@@ -290,7 +306,7 @@ class CompilerBase:
         names = target_names(node.target)
         context, span = self.context, node.span
 
-        def run(env: Env) -> Any:
+        def assign_noting_rebound(env: Env) -> Any:
             before = [env.vars.get(name) for name in names]
             signal = statement(env)
             for name, old in zip(names, before, strict=True):
@@ -300,45 +316,24 @@ class CompilerBase:
                     context.rebound_parameter = (name, span)
             return signal
 
-        return run
-
-    def counted(self, body: Callable[..., Any], span: Span | None) -> Callable[..., Any]:
-        """`body`, counting a step each time it runs when the run has a step limit (--max-steps).
-
-        Loop bodies, comprehension items and function bodies are counted; without a limit this
-        returns `body` itself, so programs pay nothing. A function body (span None) blames its call."""
-        limit = self.context.max_steps
-        if limit is None:
-            return body
-        context, frames = self.context, self.frames
-        message, help = steps_message(limit)
-
-        def run(env: Env, *item: Any) -> Any:
-            context.steps += 1
-            if context.steps > limit:
-                if span is not None:
-                    raise DGError("LimitError", message, span, help=help, frames=tuple(frames))
-                raise DGError("LimitError", message, frames[-1].call_site, help=help, frames=tuple(frames[:-1]))
-            return body(env, *item)
-
-        return run
+        return assign_noting_rebound
 
     def observed(self, statement: Exec, span: Span) -> Exec:
         """`statement`, telling the debugger (RunContext.on_statement) each time it is about to run.
 
         Only a program compiled for the debugger (`stepping`) has these events; any other gets
-        `statement` itself, as `counted` does for the step limit, so it pays nothing."""
+        `statement` itself, as `step_counter` gives nothing without a step limit, so it pays nothing."""
         if not self.stepping:
             return statement
         context = self.context
 
-        def run(env: Env) -> Any:
+        def tell_the_debugger(env: Env) -> Any:
             listener = context.on_statement
             if listener is not None:  # stepping, or a :break line is set
                 listener(span, env)
             return statement(env)
 
-        return run
+        return tell_the_debugger
 
     def scoped(self, body: Exec) -> Exec:
         """A function's body that, in a program compiled for the debugger, keeps its scope on
@@ -347,14 +342,21 @@ class CompilerBase:
             return body
         scopes, frames = self.context.scopes, self.frames
 
-        def run(env: Env) -> Any:
+        def keep_scope(env: Env) -> Any:
             scopes.append((len(frames), env))
             try:
                 return body(env)
             finally:
                 scopes.pop()
 
-        return run
+        return keep_scope
+
+
+def put(d: dict[Any, Any], key: Any, value: Any) -> None:
+    """d[key] = value in a dict being built; a tensor without a name takes a string key's."""
+    if type(value) is Tensor and value.name is None and type(key) is str:
+        value.name = key
+    store(d, key, value)
 
 
 def given(value: Any) -> Eval:

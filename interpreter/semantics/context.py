@@ -6,6 +6,7 @@ own values reaches the evaluator, so this class lists everything a run can touch
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +68,8 @@ class RunContext:
     on_statement called with (span, env) before each statement of such a program; None: no one listens
     scopes       (depth, env) of each DG call under way in such a program, for the debugger's :up
     modules      what `import` finds and runs (None: a run that cannot import)
+    evaluator    "accelerator" (compiled closures, evaluator.py) or "reference" (the tree walked,
+                 reference.py): which runs the programs compiled for this context (see pipeline.py)
     """
 
     frames: list[CallFrame] = field(default_factory=list)
@@ -85,3 +88,10 @@ class RunContext:
     on_statement: Callable[[Span, Any], None] | None = None
     scopes: list[tuple[int, Any]] = field(default_factory=list)
     modules: ModuleFinder | None = None
+    evaluator: str = field(default_factory=lambda: evaluator_chosen())
+
+
+def evaluator_chosen() -> str:
+    """The evaluator the environment asks for: DG_EVAL=reference walks the tree (reference.py);
+    anything else, or nothing, runs the accelerator (evaluator.py)."""
+    return "reference" if os.environ.get("DG_EVAL") == "reference" else "accelerator"

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from dglang.autograd import Tensor
-from dglang.interpreter.library.dictionaries import store
-from dglang.interpreter.library.runtime import Env, watching
+from dglang.interpreter.library.runtime import Env
 
 from . import ast_nodes as ast
 from .blocks import Blocks
-from .compiling import Eval
+from .compiling import Eval, put
 
 
 class Displays(Blocks):
@@ -25,35 +23,14 @@ class Displays(Blocks):
         """Each key, then its value, in order (as Python evaluates them), stored in a new dict."""
         items = [(self.expr(k), self.expr(v), self.operation(k, put)) for k, v in node.items]
 
-        def run(env: Env) -> dict[Any, Any]:
+        def build_dict(env: Env) -> dict[Any, Any]:
             out: dict[Any, Any] = {}
             for key, value, store_at in items:
                 store_at(out, key(env), value(env))
             return out
 
-        return run
+        return build_dict
 
     def dict_comprehension(self, node: ast.DictComprehension) -> Eval:
-        """A key and a value for each item that passes the condition; the names bound in a scope of their own."""
-        items, bind = self.items(node.iterable), self.binder(node)  # type: ignore[arg-type]
-        key, value, store_at = self.expr(node.key), self.expr(node.value), self.operation(node.key, put)
-        keep = self.test(node.condition) if node.condition is not None else None
-
-        def run(env: Env) -> dict[Any, Any]:
-            scope, out = Env({}, env), {}
-            if watching.listener is not None:
-                watching.listener.entered(scope)
-            for item in items(env):
-                bind(scope, item)
-                if keep is None or keep(scope):
-                    store_at(out, key(scope), value(scope))
-            return out
-
-        return run
-
-
-def put(d: dict[Any, Any], key: Any, value: Any) -> None:
-    """d[key] = value in a dict being built; a tensor without a name takes a string key's."""
-    if type(value) is Tensor and value.name is None and type(key) is str:
-        value.name = key
-    store(d, key, value)
+        """A key and a value for each item that passes the condition (blocks.py's `comprehension`)."""
+        return self.comprehension(node)

@@ -41,11 +41,18 @@ def compile_program(module: ast.Module, context: RunContext, echo: bool = False)
 
     With a debugger attached, a program that may pause (it names `breakpoint`, or every program
     when `debug_everything`) is compiled with the debugger's statement events."""
+    resolution, stepping = checked(module, context)
+    return Program(Compiler(context, resolution, echo=echo, stepping=stepping).block(module.body), resolution)
+
+
+def checked(module: ast.Module, context: RunContext) -> tuple[Resolution, bool]:
+    """What the resolver found in a parsed program (a static error raised first), its imports
+    linked; and whether it gets the debugger's statement events (it may pause)."""
     resolution = resolve(module)
     stepping = context.debugger and (context.debug_everything or "breakpoint" in resolution.free_names)
     if resolution.imports:  # linking.py: the modules it imports found, the names taken from them checked
         link(resolution, context)
-    return Program(Compiler(context, resolution, echo=echo, stepping=stepping).block(module.body), resolution)
+    return resolution, stepping
 
 
 def compile_expression(expr: ast.Expr, context: RunContext) -> Eval:
@@ -53,14 +60,14 @@ def compile_expression(expr: ast.Expr, context: RunContext) -> Eval:
     resolution = resolve(ast.Module([ast.ExprStmt(expr.span, expr)]))
     code, frames = Compiler(context, resolution).expr(expr), context.frames
 
-    def run(env: Env) -> Any:
+    def value_with_call_stack(env: Env) -> Any:
         try:
             return code(env)
         except DGError as e:  # no block around it to add the call stack
             e.frames = e.frames or tuple(frames)
             raise
 
-    return run
+    return value_with_call_stack
 
 
 class Compiler(Expressions, Displays, Statements):

@@ -1,4 +1,5 @@
-"""The evaluator's expression cases: one method per kind of expression, each returning `run(env)`.
+"""The evaluator's expression cases: one method per kind of expression, each returning a closure
+`env -> value`.
 
 A case says what its node means: which parts to evaluate, and what to do with their values. It
 says it in the words of compiling.py (`apply`, `test`, ...), which put around every node what a
@@ -12,32 +13,25 @@ from __future__ import annotations
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.tensor import type_name
-from dglang.interpreter.diagnostics.errors import CallFrame, DGError
-from dglang.interpreter.diagnostics.source import Span
+from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.library.attributes import get_attribute
 from dglang.interpreter.library.formatting import fstring
 from dglang.interpreter.library.operators import BINARY, COMPARE, UNARY, get_item
 from dglang.interpreter.library.runtime import (
     MISSING,
-    BoundMethod,
-    Builtin,
-    CallContext,
     Env,
-    Function,
-    WithContext,
     watching,
 )
 
 from . import ast_nodes as ast
 from .blocks import Blocks
-from .calls import MAX_INSIDE_BUILTINS, bind_arguments, call_python, method
+from .calls import Calls, method
 from .compiling import Eval
 from .locating import made_by
 from .resolver import Lookup
 
 
-class Expressions(Blocks):
+class Expressions(Blocks, Calls):
     def constant(self, node: ast.Constant) -> Eval:
         value = node.value
         return lambda env: value
@@ -82,40 +76,27 @@ class Expressions(Blocks):
         return lambda env: [item(env) for item in items]
 
     def list_comprehension(self, node: ast.ListComprehension) -> Eval:
-        """The element for each item that passes the condition; the names bound in a scope of their own."""
-        items, bind, element = self.items(node.iterable), self.binder(node), self.expr(node.element)
-        keep = self.test(node.condition) if node.condition is not None else None
-
-        def run(env: Env) -> list[Any]:
-            scope, out = Env({}, env), []
-            if watching.listener is not None:
-                watching.listener.entered(scope)
-            for item in items(env):
-                bind(scope, item)
-                if keep is None or keep(scope):
-                    out.append(element(scope))
-            return out
-
-        return run
+        """The element for each item that passes the condition (blocks.py's `comprehension`)."""
+        return self.comprehension(node)
 
     def fstring(self, node: ast.FString) -> Eval:
         """The text, each {expression} formatted with its spec."""
         template = [(p, None) if isinstance(p, str) else ("", p.spec) for p in node.parts]
         values = [p.expr for p in node.parts if isinstance(p, ast.FormattedValue)]
-        return self.apply(node, fstring(template), *values)
+        return self.compute(node, fstring(template), *values)
 
     # ---- operators ----------------------------------------------------------------------------
     def binary(self, node: ast.Binary) -> Eval:
-        return self.apply(node, BINARY[node.op], node.left, node.right)
+        return self.compute(node, BINARY[node.op], node.left, node.right)
 
     def unary(self, node: ast.Unary) -> Eval:
-        return self.apply(node, UNARY[node.op], node.operand)
+        return self.compute(node, UNARY[node.op], node.operand)
 
     def compare(self, node: ast.Compare) -> Eval:
         """a < b (a tensor comparison gives a bool tensor); a chain a < b < c is a < b and b < c,
         each operand evaluated once."""
         if len(node.ops) == 1:
-            return self.apply(node, COMPARE[node.ops[0]], *node.operands)
+            return self.compute(node, COMPARE[node.ops[0]], *node.operands)
         operands = [self.expr(o) for o in node.operands]
         ops, truth = [self.operation(node, COMPARE[o]) for o in node.ops], self.truth(node)
 
@@ -135,20 +116,20 @@ class Expressions(Blocks):
     def and_(self, node: ast.And) -> Eval:
         left, right, truth = self.expr(node.left), self.expr(node.right), self.truth(node.left)
 
-        def run(env: Env) -> Any:
+        def and_value(env: Env) -> Any:
             a = left(env)
             return right(env) if truth(a) else a
 
-        return run
+        return and_value
 
     def or_(self, node: ast.Or) -> Eval:
         left, right, truth = self.expr(node.left), self.expr(node.right), self.truth(node.left)
 
-        def run(env: Env) -> Any:
+        def or_value(env: Env) -> Any:
             a = left(env)
             return a if truth(a) else right(env)
 
-        return run
+        return or_value
 
     def not_(self, node: ast.Not) -> Eval:
         test = self.test(node.operand)
@@ -162,7 +143,7 @@ class Expressions(Blocks):
     def attribute(self, node: ast.Attribute) -> Eval:
         if node.name == "grad":
             return self.grad_attribute(node)
-        return self.apply(node, get_attribute, node.obj, node.name)
+        return self.compute(node, get_attribute, node.obj, node.name)
 
     def grad_attribute(self, node: ast.Attribute) -> Eval:
         """`t.grad`. `grad` fills .grad only for leaves, so a tensor computed by a recorded op has
@@ -179,78 +160,18 @@ class Expressions(Blocks):
                 warn(DGError("Warning", message, node=node, clues=made_by(value, node.span)))
             return value.grad
 
-        return self.apply(node, grad_of, node.obj)
+        return self.compute(node, grad_of, node.obj)
 
     def call(self, node: ast.Call) -> Eval:
         if isinstance(node.func, ast.Attribute):  # x.sum(axis=0): the method found by name, no bound method made
-            return self.apply_call(node, method(node.func.name, self.invoke), node.func.obj)
-        return self.apply_call(node, self.invoke, node.func)
-
-    def invoke(self, f: Any, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
-        """Call any callable DG value."""
-        if type(f) is Function:
-            return self.call_function(f, args, kwargs, span)
-        if type(f) is Builtin:
-            if f.wants_context:
-                value = self.call_with_context(f, args, kwargs, span, env)
-            else:
-                value = call_python(f.name, f.fn, args, kwargs)
-            if watching.listener is not None:  # a tensor a builtin made, for a static trace
-                watching.listener.returned(f, args, value)
-            return value
-        if type(f) is BoundMethod:
-            return call_python(f.name, f.fn, [f.obj, *args], kwargs, method=True)
-        if isinstance(f, WithContext) and not args and not kwargs:
-            return f  # `with no_grad():` reads like PyTorch
-        raise DGError("TypeError", f"{type_name(f)} is not callable")
-
-    def call_with_context(self, f: Builtin, args: list[Any], kwargs: dict[str, Any], span: Span, env: Env) -> Any:
-        """A builtin that sees its caller and may call back into the program (gradcheck(f, x),
-        breakpoint()). Python's C stack holds a few frames for each such builtin while it runs, so
-        these nest at most MAX_INSIDE_BUILTINS deep: a function that gradchecks itself ends in a
-        RecursionError on the smallest stack DG runs on, not in a crash (see calls.py)."""
-        context, frames = self.context, self.frames
-        if context.inside_builtins >= MAX_INSIDE_BUILTINS:
-            raise DGError(
-                "RecursionError",
-                f"more than {MAX_INSIDE_BUILTINS} calls nested inside builtins that call the program back "
-                f"(here {f.name}())",
-                help=f"the program reached {f.name}() again from inside a call that {f.name}() made; "
-                "check where the recursion stops",
-            )
-        call_back = lambda g, a: self.invoke(g, a, {}, span, env)
-        context.inside_builtins += 1
-        try:
-            return call_python(f.name, f.fn, [CallContext(env, span, frames, len(frames), call_back), *args], kwargs)
-        finally:
-            context.inside_builtins -= 1
-
-    def call_function(self, f: Function, args: list[Any], kwargs: dict[str, Any], span: Span) -> Any:
-        """A DG function's call: a new scope for its arguments, a frame on the call stack, its body."""
-        frames, max_depth = self.frames, self.context.max_depth
-        env = Env(bind_arguments(f, args, kwargs), f.env)
-        if watching.listener is not None:  # the call's own scope: not outside a function a static trace runs
-            watching.listener.entered(env)
-        frames.append(CallFrame(f.name, span, frames[-1] if frames else None))
-        try:
-            if len(frames) > max_depth:
-                raise DGError(
-                    "RecursionError",
-                    f"more than {max_depth:,} nested calls",
-                    span,
-                    help="check that the recursion reaches its base case",
-                    frames=tuple(frames),
-                )
-            signal = f.body(env)
-        finally:
-            frames.pop()
-        return signal.value if signal is not None else None
+            return self.compute_call(node, method(node.func.name, self.invoke), node.func.obj)
+        return self.compute_call(node, self.invoke, node.func)
 
     def index(self, node: ast.Index) -> Eval:
         """x[i], x[1:3], x[i, j]: one key, or a tuple of them for several axes."""
         if len(node.items) == 1:
-            return self.apply(node, get_item, node.obj, node.items[0])
-        return self.apply(node, lambda value, *keys: get_item(value, keys), node.obj, *node.items)
+            return self.compute(node, get_item, node.obj, node.items[0])
+        return self.compute(node, lambda value, *keys: get_item(value, keys), node.obj, *node.items)
 
     def slice_(self, node: ast.Slice) -> Eval:
         """start:stop:step inside brackets, each part optional."""

@@ -1,8 +1,9 @@
 """What stops a run from outside: Ctrl-C, or the host's watchdog when time or memory runs out.
 
 The host raises these in the middle of whatever runs; the statement they interrupt locates them
-(locating.py). The step limit is counted by the compiler itself (compiling.py `counted`), and its
-message is here beside the others, as are the words for memory the host's guards use too.
+(locating.py). The step limit is counted by the evaluators themselves (compiling.py's
+`step_counter`, reference_expressions.py's `count_step`), and its message is here beside the
+others, as are the words for memory the host's guards use too.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""The evaluator's statement cases: one method per kind of statement, each returning `run(env)`.
+"""The evaluator's statement cases: one method per kind of statement, each returning a closure
+`env -> signal`, named for what it runs (`run_while`, `define_function`).
 
-A statement's `run` returns a signal: None to carry on, BREAK or CONTINUE for the loop around it,
+A statement's closure returns a signal: None to carry on, BREAK or CONTINUE for the loop around it,
 or a ReturnValue for the call around it. Loops and calls look at the signal; nothing is raised.
 As in expressions.py, a case says what its node means in the words of compiling.py and
 blocks.py, which add what every node needs besides.
@@ -8,7 +9,8 @@ blocks.py, which add what every node needs besides.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import repeat
 from typing import Any
 
 from dglang import autograd as ag
@@ -40,13 +42,13 @@ class Statements(Blocks):
     def expr_stmt(self, node: ast.ExprStmt) -> Exec:
         if self.echo:  # a REPL cell shows the value
             show = self.context.show
-            return self.apply(node, lambda result: None if result is None else show(result), node.expr)
+            return self.compute(node, lambda result: None if result is None else show(result), node.expr)
         value = self.expr(node.expr)
 
-        def run(env: Env) -> None:
+        def run_expression(env: Env) -> None:
             value(env)
 
-        return run
+        return run_expression
 
     # ---- assignment ---------------------------------------------------------------------------
     def assign(self, node: ast.Assign) -> Exec:
@@ -57,7 +59,7 @@ class Statements(Blocks):
 
     def aug_assign(self, node: ast.AugAssign) -> Exec:
         """x += v: a tensor updates in place inside no_grad (w -= lr * w.grad); otherwise x = x + v."""
-        updated = self.apply(node, AUGMENTED[node.op], node.target, node.value)
+        updated = self.compute(node, AUGMENTED[node.op], node.target, node.value)
         if isinstance(node.target, ast.Name):
             return self.bind(node.target.name, updated)
         store = self.target_store(node.target)
@@ -108,15 +110,15 @@ class Statements(Blocks):
 
     def grad(self, node: ast.Grad) -> Exec:
         """grad y [with seed]: backpropagate over the graph recorded for y (an error points at y)."""
-        return self.apply(node, ag.backward, node.output, node.seed, blame=node.output)
+        return self.compute(node, ag.backward, node.output, node.seed, blame=node.output)
 
     def assert_(self, node: ast.Assert) -> Exec:
         """assert test [, message]: an AssertionError at the test when it is false. A builtin that
         answered no (gradcheck) says why, unless the program gave its own message."""
         test, context = self.test(node.test), self.context
-        message = self.apply(node.test, text, node.message) if node.message is not None else None
+        message = self.compute(node.test, text, node.message) if node.message is not None else None
 
-        def run(env: Env) -> None:
+        def check_assertion(env: Env) -> None:
             context.why_not = None  # only what a builtin says while this test runs explains it
             if not test(env):
                 why, help = context.why_not or ("assertion failed", None)
@@ -124,49 +126,49 @@ class Statements(Blocks):
                     why, help = message(env), (why if context.why_not is not None else help)
                 raise DGError("AssertionError", why, help=help, node=node.test)
 
-        return run
+        return check_assertion
 
     def delete(self, node: ast.Delete) -> Exec:
         """del d[key], items[i]: each target in turn (an error points at the target)."""
         targets = [self.deletion(t) for t in node.targets]
 
-        def run(env: Env) -> None:
+        def delete_each(env: Env) -> None:
             for target in targets:
                 target(env)
 
-        return run
+        return delete_each
 
     def deletion(self, target: ast.Index) -> Exec:  # type: ignore[override]
         if len(target.items) == 1:
-            return self.apply(target, delete_item, target.obj, target.items[0])
-        return self.apply(target, lambda value, *keys: delete_item(value, keys), target.obj, *target.items)
+            return self.compute(target, delete_item, target.obj, target.items[0])
+        return self.compute(target, lambda value, *keys: delete_item(value, keys), target.obj, *target.items)
 
     # ---- modules ----------------------------------------------------------------------------
     def import_(self, node: ast.Import) -> Exec:
         """import nn: run the module (the first time any program of the session imports it), bind it."""
         load = self.context.modules.load  # type: ignore[union-attr]  # the linker found the modules
         found = zip(node.modules, self.resolution.modules[node], strict=True)
-        modules = [(m.name, self.apply(m, load, module, m.span)) for m, module in found]
+        modules = [(m.name, self.compute(m, load, module, m.span)) for m, module in found]
 
-        def run(env: Env) -> None:
+        def import_modules(env: Env) -> None:
             for name, loaded in modules:
                 env.vars[name] = loaded(env)
 
-        return run
+        return import_modules
 
     def from_import(self, node: ast.FromImport) -> Exec:
         """from nn import linear: run the module as `import` does, then bind the names it defined."""
         (module,) = self.resolution.modules[node]
         load = self.context.modules.load  # type: ignore[union-attr]
-        loaded = self.apply(node.module, load, module, node.module.span)
+        loaded = self.compute(node.module, load, module, node.module.span)
         names = [(n.name, self.operation(n, taken)) for n in node.names]
 
-        def run(env: Env) -> None:
+        def import_names(env: Env) -> None:
             scope = loaded(env).env.vars
             for name, take in names:
                 env.vars[name] = take(scope, name, module)
 
-        return run
+        return import_names
 
     # ---- compound statements ------------------------------------------------------------------
     def if_(self, node: ast.If) -> Exec:
@@ -174,44 +176,21 @@ class Statements(Blocks):
         arms = [(self.test(test), self.block(body)) for test, body in node.branches]
         orelse = self.block(node.orelse) if node.orelse is not None else None
 
-        def run(env: Env) -> Any:
+        def run_if(env: Env) -> Any:
             for test, body in arms:
                 if test(env):
                     return body(env)
             return orelse(env) if orelse is not None else None
 
-        return run
+        return run_if
 
     def while_(self, node: ast.While) -> Exec:
-        test, body = self.test(node.condition), self.loop_body(node)
-
-        def run(env: Env) -> Any:
-            while test(env):
-                signal = body(env)
-                if signal is not None:
-                    if signal is BREAK:
-                        break
-                    if signal is not CONTINUE:
-                        return signal
-            return None
-
-        return run
+        """The body for as long as the test is true (blocks.py's `loop`, whose items never end)."""
+        return self.loop(node, endless, self.test(node.condition))
 
     def for_(self, node: ast.For) -> Exec:
-        """for x in items: the body, with x bound to each item in turn (`body(env, item)` binds it)."""
-        items, body = self.items(node.iterable), self.loop_body(node)
-
-        def run(env: Env) -> Any:
-            for item in items(env):
-                signal = body(env, item)
-                if signal is not None:
-                    if signal is BREAK:
-                        break
-                    if signal is not CONTINUE:
-                        return signal
-            return None
-
-        return run
+        """for x in items: the body once for each item, x bound to the item first (blocks.py's `loop`)."""
+        return self.loop(node, self.items(node.iterable))
 
     def function_def(self, node: ast.FunctionDef) -> Exec:
         """The function: its defaults evaluated now, its body run at each call in a new scope whose
@@ -220,17 +199,17 @@ class Statements(Blocks):
         defaults = [(self.expr(p.default) if p.default is not None else None) for p in node.params]
         body = self.function_body(node)
 
-        def run(env: Env) -> None:
+        def define_function(env: Env) -> None:
             values = tuple(MISSING if d is None else d(env) for d in defaults)
             env.vars[name] = Function(name, params, values, body, env, span, doc)
 
-        return run
+        return define_function
 
     def with_(self, node: ast.With) -> Exec:
         """with no_grad: ... — the context is entered before the block and left however it ends."""
         context, body = self.expr(node.context), self.block(node.body)
 
-        def run(env: Env) -> Any:
+        def run_with(env: Env) -> Any:
             mode = context(env)
             if not isinstance(mode, WithContext):
                 contexts = " or ".join(", ".join(env.contexts()).rsplit(", ", 1))
@@ -241,7 +220,7 @@ class Statements(Blocks):
             finally:
                 mode.exit(token)
 
-        return run
+        return run_with
 
 
 def taken(scope: dict[str, Any], name: str, module: ModuleInterface) -> Any:
@@ -266,3 +245,8 @@ def missing_name(name: str, module: ModuleInterface) -> Builtin:
         raise DGError("ImportError", f"{module.display} defines no '{name}'", help=defines(module))
 
     return Builtin(name, missing, f"{name}(...)  (not defined by {module.display})")
+
+
+def endless(env: Env) -> Iterator[None]:
+    """The items of a `while`: never ending, its test ends it."""
+    return repeat(None)

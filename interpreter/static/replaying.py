@@ -17,7 +17,7 @@ from dglang.autograd import Tensor, hooks
 from dglang.autograd.backward import gradient
 from dglang.autograd.node import Node, is_grad_enabled, recording, updated_in_place, updates_in_place
 from dglang.autograd.op import Op
-from dglang.autograd.tensor import apply
+from dglang.autograd.tensor import run_op
 
 from .generating import Code, GuardFailed, arguments, leaves
 from .trace_form import Const, Nested, Trace, Var, variables
@@ -231,7 +231,7 @@ def applied(step: Any, tensors: dict[int, Any]) -> Any:
         for a in step.args
     ]
     if isinstance(step.op, type) and issubclass(step.op, Op):
-        return apply(step.op, *args)
+        return run_op(step.op, *args)
     plain = [[y.data for y in x] if isinstance(x, list) else getattr(x, "data", x) for x in args]
     return Tensor(step.op.forward(*plain))
 
@@ -306,7 +306,7 @@ class CallRecord:
         # through here: the engine walks it after, from the node's inputs), and it is the
         # gradient at the values the call saw.
         places = self.entry.plan.leaf_places
-        stand_ins = [apply(AsCalled, t, self.values[i]) for t, i in zip(inputs, places, strict=True)]
+        stand_ins = [run_op(AsCalled, t, self.values[i]) for t, i in zip(inputs, places, strict=True)]
         tensors: dict[int, Any] = {v.number: t for v, t in zip(leaves(trace), stand_ins, strict=True)}
         for v, value in zip(arguments(trace), self.values, strict=False):
             tensors.setdefault(v.number, Tensor(value))

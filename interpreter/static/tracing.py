@@ -390,7 +390,7 @@ _PLACES: dict[type[Op], frozenset[int]] = {}
 
 
 def input_places(op: type[Op]) -> frozenset[int]:
-    """Where forward's tensor parameters stand among its parameters (as tensor.apply reads them)."""
+    """Where forward's tensor parameters stand among its parameters (as tensor.run_op reads them)."""
     places = _PLACES.get(op)
     if places is None:
         names = list(inspect.signature(op.forward).parameters)

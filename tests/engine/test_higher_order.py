@@ -37,7 +37,7 @@ from dglang.autograd.gradcheck import GradcheckResult
 from dglang.autograd.pooling import Window
 from dglang.autograd.shaping import normalize_index
 from dglang.autograd.table import OP_MODULES, declared_in
-from dglang.autograd.tensor import apply, recording
+from dglang.autograd.tensor import recording, run_op
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends.sessions import new_session as Session
 
@@ -155,7 +155,7 @@ def test_each_op_second_order_at_its_sample(op: str) -> None:
         arguments = list(sample)
         for i, t in zip(places, tensors, strict=True):
             arguments[i] = t
-        return apply(declared, *arguments)
+        return run_op(declared, *arguments)
 
     check_order(op, call, [sample[i] for i in places], [parameters[i] for i in places])
 

@@ -50,7 +50,7 @@ def test_no_module_adds_methods_to_tensor() -> None:
 
 @pytest.mark.every_op
 def test_the_op_modules_know_nothing_of_tensor_py() -> None:
-    """tensor.py imports the op modules (Tensor's methods hand each op to `apply`), so they cannot
+    """tensor.py imports the op modules (Tensor's methods hand each op to `run_op`), so they cannot
     import it: an op's forward sees NumPy values, its rule the tensors it is given."""
     for module in OP_MODULES:
         tree = ast.parse(Path(module.__file__ or "").read_text())

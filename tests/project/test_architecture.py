@@ -200,8 +200,10 @@ def test_no_module_is_long() -> None:
 
 
 def test_every_kind_of_node_has_its_cases() -> None:
-    """A new node kind needs a resolver case and a compile case: nothing lets one be forgotten silently."""
+    """A new node kind needs a resolver case, a compile case and a reference case: nothing lets one
+    be forgotten silently."""
     from dglang.interpreter.semantics import ast_nodes as dg_ast
+    from dglang.interpreter.semantics import reference, reference_expressions
     from dglang.interpreter.semantics.evaluator import EXPRESSIONS, STATEMENTS
     from dglang.interpreter.semantics.resolver import Resolver, Scope
 
@@ -210,6 +212,8 @@ def test_every_kind_of_node_has_its_cases() -> None:
     statements = {k for k in kinds if issubclass(k, dg_ast.Stmt) and k is not dg_ast.Stmt}
     assert expressions <= set(EXPRESSIONS), "expressions without a compile case"
     assert statements <= set(STATEMENTS), "statements without a compile case"
+    assert expressions <= set(reference_expressions.EXPRESSIONS), "expressions without a reference case"
+    assert statements <= set(reference.STATEMENTS), "statements without a reference case"
 
     class Unknown(dg_ast.Expr):
         pass

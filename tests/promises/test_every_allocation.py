@@ -25,7 +25,7 @@ from dglang.autograd import Tensor, hooks, tensor
 from dglang.autograd.convolution import Geometry
 from dglang.autograd.pooling import Window
 from dglang.autograd.table import OPS
-from dglang.autograd.tensor import apply
+from dglang.autograd.tensor import run_op
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends.sessions import new_session as Session
 from dglang.interpreter.host import memory
@@ -163,7 +163,7 @@ def test_the_hooks_hear_of_each_sample_result_before_it_is_made(op: str) -> None
     listening = Listening()
     sample = OPS[op].sample_arguments() or ()
     with installed(listening):
-        result = apply(OPS[op], *sample)
+        result = run_op(OPS[op], *sample)
     size = np.size(result.data)  # (a single number is never asked about; a view of an input is no new memory)
     view = any(isinstance(a, np.ndarray) and np.shares_memory(result.data, a) for a in sample)
     assert size < Listening.watch or view or (listening.heard and max(listening.heard) >= size), (

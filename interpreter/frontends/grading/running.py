@@ -101,7 +101,7 @@ class Runner:
         def run() -> None:
             program = compile_tests_file(session, text, name)
             seed(GRADING_SEED)
-            session.execute(program.code, self.scope)
+            session.execute(program, self.scope)
 
         return self.timed(run)
 
