@@ -116,10 +116,10 @@ class Logcumsumexp(Op):
             return (g,)
         # d out[j] / d a[i] = exp(a[i] - out[j]) for j >= i: the sum over j of g[j]·exp(a[i] - out[j]),
         # each sign of g taken in logs so that a large out never overflows an exp
-        lowest = np.finfo(float).min  # log of 0, but finite: nothing turns into nan
+        lowest = -1e300  # log of 0, but finite (nothing turns into nan) and far from overflowing as a is added
 
         def part(where: np.ndarray, size: Any) -> Any:
-            logs = size.where(where, 1.0).log().where(where, lowest) - out
+            logs = (size.where(where, 1.0).log() - out).where(where, lowest)
             return (logs.flip(axis).logcumsumexp(axis).flip(axis) + a).exp()
 
         return (part(g.data > 0, g) - part(g.data < 0, -g),)
