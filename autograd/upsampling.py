@@ -273,8 +273,16 @@ class Interpolate(Composed):
             picked = [nearest(n, m, s, mode == "nearest-exact") for _, n, m, s in axes]
             last = len(picked) - 1
             return x[(slice(None), slice(None), *(p.reshape((-1,) + (1,) * (last - i)) for i, p in enumerate(picked)))]
-        for axis, n, m, s in reversed(axes):  # the last axis first: PyTorch's order of sums, to the last bit
+        plans = []
+        for axis, n, m, s in axes:
             low, high, weight = linear(n, m, s, bool(align_corners))
+            read = np.unique(np.concatenate([low, high]))
+            if len(read) < n:  # first only the places some result reads (at most two for each), so that
+                # no step is larger than the result times 2 ** dims (1 × 20000 from 20000 × 1 makes no 20000²)
+                x = x[(slice(None),) * axis + (read,)]
+                low, high = np.searchsorted(read, low), np.searchsorted(read, high)
+            plans.append((axis, low, high, weight))
+        for axis, low, high, weight in reversed(plans):  # the last axis first: PyTorch's order of sums, to the bit
             lead, shape = (slice(None),) * axis, (-1,) + (1,) * (x.ndim - 1 - axis)
             x = x[(*lead, low)] * (1.0 - weight).reshape(shape) + x[(*lead, high)] * weight.reshape(shape)
         return x

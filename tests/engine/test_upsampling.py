@@ -9,12 +9,14 @@ mistakes named, and hostile sizes refused with a located error before anything i
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from gradcheck_util import check_gradients
 
 from dglang import autograd
-from dglang.autograd import ShapeError, Tensor, TensorTypeError, TensorValueError
+from dglang.autograd import ShapeError, Tensor, TensorTypeError, TensorValueError, hooks
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.session import Session
 
@@ -104,6 +106,35 @@ def test_the_transposed_convolution_is_conv2d_s_input_gradient() -> None:
         assert forward.shape == y.shape
         (forward * y).sum().backward()
         np.testing.assert_allclose(x.grad.data, out.data, rtol=1e-14, atol=1e-14)
+
+
+class Largest(hooks.Hooks):
+    """Hooks that hear of every result and keep the largest count of elements asked about."""
+
+    watch = 1
+
+    def __init__(self) -> None:
+        self.largest = 0
+
+    def allocating(self, count: int, itemsize: int, what: str | None, shape: Any = None, help: Any = None) -> None:
+        self.largest = max(self.largest, count)
+
+
+def test_a_long_axis_shrunk_while_another_grows_makes_nothing_larger_than_a_few_results() -> None:
+    # 20000 × 1 to 1 × 20000: the width's step would make 20000 × 20000 from every row; the rows
+    # read (two, around the middle) are picked first
+    x = Tensor(np.arange(20000.0).reshape(1, 1, 20000, 1), requires_grad=True)
+    listening = Largest()
+    previous = hooks.install(listening)
+    try:
+        out = autograd.interpolate(x, size=(1, 20000), mode="bilinear")
+        out.sum().backward()
+    finally:
+        hooks.install(previous)
+    assert out.data.tolist() == [[[[9999.5] * 20000]]]  # the rows 9999 and 10000, half each
+    assert x.grad.data[0, 0, 9999:10001, 0].tolist() == pytest.approx([10000.0, 10000.0], rel=1e-12)
+    assert np.count_nonzero(x.grad.data) == 2
+    assert listening.largest <= 2 * 20000
 
 
 RNG = np.random.default_rng(36)
