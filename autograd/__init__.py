@@ -24,7 +24,8 @@ from .table import FUNCTIONS as _FUNCTIONS
 from .table import function
 from .tensor import Node, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
-_OPS_AS_FUNCTIONS = {f.name: f.fn for f in _FUNCTIONS if hasattr(f.fn, "op")}
+# (where a builtin and a method-only op share a name, the builtin: `unfold` is F.unfold, x.unfold a method)
+_OPS_AS_FUNCTIONS = {f.name: f.fn for f in sorted(_FUNCTIONS, key=lambda f: f.builtin) if hasattr(f.fn, "op")}
 
 
 def __getattr__(name: str) -> _Any:

@@ -1,7 +1,8 @@
-"""Ops that pick, mask, reverse, accumulate or tile values along axes: gather, tril, triu, flip,
-cumsum, tile (and PyTorch's repeat). Their rules are each other or shaping.py's: gather's is a scatter (index_add, as
-indexing's), a mask's is the same mask, flip's is a flip, cumsum's a cumsum from the other end,
-tile's a sum over the tiles.
+"""Ops that pick, mask, reverse, move or tile values along axes: gather, tril, triu, flip, roll,
+tile (and PyTorch's repeat and repeat_interleave), unfold. Their rules are each other or shaping.py's:
+gather's is a scatter (index_add, as indexing's), a mask's is the same mask, flip's is a flip,
+roll's a roll back, tile's a sum over the tiles; repeat_interleave and unfold pick places by index,
+so their rule is indexing's (each g added back where its value was read, twice read, twice added).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .exceptions import ShapeError, TensorIndexError, TensorTypeError, type_name
-from .op import Op, value_shape
-from .shaping import shape_of
+from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError, type_name
+from .op import Composed, Op, value_shape
+from .shaping import Index, shape_of
 
 
 def one_axis(axis: Any, ndim: int, name: str) -> int:
@@ -144,31 +145,6 @@ class Flip(Op):
         return (g.flip(axes),)
 
 
-class Cumsum(Op):
-    """The running sum along `axis`: each value plus all before it.
-
-    >>> cumsum(tensor([1.0, 2.0, 3.0]), 0)
-    tensor([1., 3., 6.])
-    """
-
-    rules = ("g summed from the end",)
-    note = "`flip(cumsum(flip(g)))`"
-    method = builtin = True
-
-    @staticmethod
-    def forward(a: Any, axis: int) -> Any:
-        if np.size(a) >= hooks.watch:
-            hooks.allocating(np.size(a), "the result of cumsum()", shape=np.shape(a))
-        if np.asarray(a).dtype.kind == "b":
-            a = np.asarray(a, dtype=np.int64)  # as PyTorch: a running count
-        return np.cumsum(a, axis=one_axis(axis, np.ndim(a), "cumsum")) if np.ndim(a) else np.asarray(a)
-
-    @staticmethod
-    def backward(g: Any, out: Any, a: Any, axis: int) -> tuple[Any]:
-        # out[i] = a[0] + ... + a[i], so a[i] reaches every out[j] from j = i on: g summed from the end
-        return (g.flip(axis).cumsum(axis).flip(axis) if a.ndim else g,)
-
-
 class Tile(Op):
     """The tensor repeated `reps` times along each axis, as NumPy's tile (reps may add leading axes).
 
@@ -218,3 +194,125 @@ class Repeat(Tile):
                 help="give a count for every axis (1 keeps it), or use tile, which repeats the last axes",
             )
         return Tile.forward(a, *reps)
+
+
+class Roll(Op):
+    """The values moved `shifts` places along `axes`, as PyTorch's roll.
+
+    Those pushed past the end come round to the start; without axes, they move along the
+    flattened tensor (its shape kept).
+
+    >>> roll(tensor([1.0, 2.0, 3.0, 4.0]), 1)
+    tensor([4., 1., 2., 3.])
+    """
+
+    rules = ("g rolled back",)
+    sample = (np.arange(1.0, 7.0).reshape(2, 3), 1, 1)
+    method = builtin = True
+
+    @staticmethod
+    def forward(a: Any, shifts: Any, axes: Any = None) -> Any:
+        moves, along = roll_arguments(shifts, axes, np.ndim(a))
+        if np.size(a) >= hooks.watch:
+            hooks.allocating(np.size(a), "the result of roll()", shape=np.shape(a))
+        return np.roll(a, moves, along) if np.ndim(a) else np.array(a)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, shifts: Any, axes: Any = None) -> tuple[Any]:
+        moves, along = roll_arguments(shifts, axes, a.ndim)
+        return (g.roll(tuple(-n for n in moves), along),)
+
+
+def roll_arguments(shifts: Any, axes: Any, ndim: int) -> tuple[tuple[int, ...], Any]:
+    """roll's shifts as a tuple, and its axes (None: the flattened tensor) as ones of `ndim`."""
+    moves = shape_of(shifts if isinstance(shifts, (tuple, list)) else (shifts,))
+    if axes is None:
+        if len(moves) != 1:
+            raise ShapeError(
+                f"roll: {len(moves)} shifts and no axes", help="name an axis for each shift: roll(x, (1, 2), (0, 1))"
+            )
+        return moves, None
+    along = tuple(one_axis(i, ndim, "roll") for i in (axes if isinstance(axes, (tuple, list)) else (axes,)))
+    if len(along) != len(moves):
+        raise ShapeError(f"roll: {len(moves)} shifts for {len(along)} axes", help="give one shift for each axis")
+    return moves, along
+
+
+def picked_along(x: Any, axis: int, index: np.ndarray, what: str) -> Any:
+    """x with `index` (ints, any shape) picked along `axis`, after the hooks heard of the result."""
+    hooks.allocating(x.size // max(x.shape[axis], 1) * index.size, what)
+    return x[(slice(None),) * axis + (index,)]
+
+
+class RepeatInterleave(Composed):
+    """Each value repeated `repeats` times in place along `axis`, as PyTorch's repeat_interleave.
+
+    Without an axis, along the flattened tensor; repeats is one count, or one per value along the axis.
+
+    >>> repeat_interleave(tensor([1.0, 2.0]), 2)
+    tensor([1., 1., 2., 2.])
+    >>> tensor([[1.0, 2.0], [3.0, 4.0]]).repeat_interleave(tensor([1, 2], dtype="int"), 0)
+    tensor([[1., 2.],
+            [3., 4.],
+            [3., 4.]])
+    """
+
+    made_of = (Index,)
+    function = "repeat_interleave"
+    method = builtin = True
+
+    @staticmethod
+    def forward(x: Any, repeats: Any, axis: Any = None, output_size: Any = None) -> Any:
+        if axis is None:
+            x, axis = x.reshape(-1), 0
+        axis = one_axis(axis, x.ndim, "repeat_interleave")
+        n = x.shape[axis] if x.ndim else 1
+        counts = np.asarray(getattr(repeats, "data", repeats))
+        if counts.dtype.kind not in "iu" or counts.ndim > 1:
+            raise TensorTypeError(
+                f"repeat_interleave: repeats must be an int or a 1-d int tensor, not {type_name(repeats)}",
+                help='a count for each value: tensor([1, 2, 3], dtype="int")',
+            )
+        if counts.size not in (1, n):
+            raise ShapeError(f"repeat_interleave: {counts.size} repeats for the {n} values along axis {axis}")
+        if (counts < 0).any():
+            raise TensorValueError("repeat_interleave: a count of repeats cannot be negative")
+        total = int(counts.sum()) * (n if counts.size == 1 else 1)
+        if output_size is not None and output_size != total:
+            raise TensorValueError(f"repeat_interleave: output_size is {output_size!r}, but the repeats make {total}")
+        hooks.allocating(total, "the places repeat_interleave() picks", shape=(total,))
+        index = np.repeat(np.arange(n), np.broadcast_to(counts.reshape(-1), (n,)))
+        return picked_along(x if x.ndim else x.reshape(1), axis, index, "the result of repeat_interleave()")
+
+
+class Unfold(Composed):
+    """Every window of `size` values along `axis`, `step` apart, as PyTorch's x.unfold.
+
+    The axis becomes the windows, and a new last axis holds each window's values.
+
+    >>> arange(5.0).unfold(0, 2, 1)
+    tensor([[0., 1.],
+            [1., 2.],
+            [2., 3.],
+            [3., 4.]])
+    """
+
+    made_of = (Index,)
+    method = True  # (the builtin unfold is PyTorch's F.unfold, the windows of an image: convolution.py)
+
+    @staticmethod
+    def forward(x: Any, axis: Any, size: Any, step: Any) -> Any:
+        axis = one_axis(axis, x.ndim, "unfold")
+        n = x.shape[axis] if x.ndim else 1
+        for name, value, least in (("size", size, 0), ("step", step, 1)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+                raise TensorValueError(f"unfold: {name} must be an int of at least {least}, not {value!r}")
+        if size > n:
+            raise ShapeError(f"unfold: windows of {size} along axis {axis}, which holds {n} values")
+        count = (n - size) // step + 1
+        hooks.allocating(count * size, "the places unfold() picks", shape=(count, size))
+        index = np.arange(count)[:, None] * step + np.arange(size)
+        windows = picked_along(x if x.ndim else x.reshape(1), axis, index, "the result of unfold()")
+        if not x.ndim:
+            return windows.reshape(size)
+        return windows.permute(*range(axis + 1), *range(axis + 2, x.ndim + 1), axis + 1)

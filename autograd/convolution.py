@@ -46,31 +46,40 @@ def output_size(n: int, k: int, stride: int, padding: int, dilation: int) -> int
 class Grid:
     """Where the windows of an input of `shape` (N, C, spatial...) are read: kernel, stride,
     padding and dilation per spatial axis, and `out`, the number of windows along each. Made
-    once per call, after the checks (Geometry, pooling's Window), and handed to the ops."""
+    once per call, after the checks (Geometry, pooling's Window), and handed to the ops. `extra`
+    is padding after the end beyond `padding`, where a pooling's ceil_mode reads past the input."""
 
-    __slots__ = ("dilation", "kernel", "out", "padding", "shape", "stride")
+    __slots__ = ("dilation", "extra", "kernel", "out", "padding", "shape", "stride")
 
     def __init__(self, shape: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...],
                  padding: tuple[int, ...], dilation: tuple[int, ...]) -> None:  # fmt: skip
         self.shape, self.kernel, self.stride, self.padding, self.dilation = shape, kernel, stride, padding, dilation
         along = zip(shape[2:], kernel, stride, padding, dilation, strict=True)
         self.out = tuple(output_size(n, k, s, p, d) for n, k, s, p, d in along)
+        self.extra = (0,) * len(kernel)
 
     @property
     def tiles(self) -> bool:
         """Do the windows lie side by side, neither overlapping nor leaving gaps between them?
         (Then cutting and folding them is a reshape.)"""
-        return self.stride == self.kernel and not any(self.padding) and all(d == 1 for d in self.dilation)
+        plain = not any(self.padding) and not any(self.extra) and all(d == 1 for d in self.dilation)
+        return plain and self.stride == self.kernel
+
+    @property
+    def grid(self) -> tuple[int, ...]:
+        """The spatial sizes of the padded input the windows are read from."""
+        return tuple(n + 2 * p + e for n, p, e in zip(self.shape[2:], self.padding, self.extra, strict=True))
 
 
-def padded(x: np.ndarray, padding: tuple[int, ...], fill: float = 0.0) -> np.ndarray:
-    """x with `padding` values of `fill` before and after each spatial axis (x itself for none)."""
-    if not any(padding):
+def padded(x: np.ndarray, at: Grid, fill: float = 0.0) -> np.ndarray:
+    """x with at.padding values of `fill` before and after each spatial axis (and at.extra more
+    after), as the windows read it: x itself for none."""
+    if not any(at.padding) and not any(at.extra):
         return x
-    shape = (*x.shape[:2], *(n + 2 * p for n, p in zip(x.shape[2:], padding, strict=True)))
+    shape = (*x.shape[:2], *at.grid)
     hooks.allocating(math.prod(shape), "the padded input", shape=shape)
     out = np.full(shape, fill, dtype=np.result_type(x, float))
-    out[inner(padding, x.shape)] = x
+    out[inner(at.padding, x.shape)] = x
     return out
 
 
@@ -90,8 +99,7 @@ def windows(xp: np.ndarray, at: Grid) -> Any:
 def fold(blocks: Any, at: Grid) -> np.ndarray:
     """Each window's values, blocks (N, C, out..., kernel...), added onto a grid of zeros of
     at.shape at the place the window was read from: the windows' inverse (col2im)."""
-    dims = len(at.kernel)
-    grid = tuple(n + 2 * p for n, p in zip(at.shape[2:], at.padding, strict=True))
+    dims, grid = len(at.kernel), at.grid
     hooks.allocating(math.prod(at.shape[:2]) * math.prod(grid), "a gradient", shape=(*at.shape[:2], *grid))
     dtype = np.result_type(blocks, float)
     if at.tiles and all(o * k == n for o, k, n in zip(at.out, at.kernel, grid, strict=True)):
@@ -108,7 +116,7 @@ def fold(blocks: Any, at: Grid) -> np.ndarray:
             for i, d, s, o in zip(offset, at.dilation, at.stride, at.out, strict=True)
         )
         into[(slice(None), slice(None), *where)] += blocks[(..., *offset)]
-    return np.ascontiguousarray(into[inner(at.padding, at.shape)]) if any(at.padding) else into
+    return np.ascontiguousarray(into[inner(at.padding, at.shape)]) if any(at.padding) or any(at.extra) else into
 
 
 class Im2col(Op):
@@ -124,7 +132,7 @@ class Im2col(Op):
         dims = a.ndim - 2
         rows, columns = a.shape[0] * math.prod(at.out), a.shape[1] * math.prod(at.kernel)
         hooks.allocating(rows * columns, "the windows of a convolution", shape=(rows, columns))
-        view = windows(padded(a, at.padding), at)
+        view = windows(padded(a, at), at)
         # rows by batch and position, columns by channel and kernel offset: one copy. (Products of
         # this layout round as the tensordot DG used before did, so results stay the same to the bit.)
         return view.transpose(0, *range(2, 2 + dims), 1, *range(2 + dims, 2 + 2 * dims)).reshape(rows, columns)

@@ -102,44 +102,6 @@ class Sqrt(Op):
         return (g / (2 * out),)
 
 
-class Sin(Op):
-    """The sine of each element, in radians.
-
-    >>> sin(tensor([0.0, pi / 2]))
-    tensor([0., 1.])
-    """
-
-    rules = ("g·cos a",)
-    method = builtin = numbers = True
-
-    @staticmethod
-    def forward(a: Any) -> Any:
-        return np.sin(numbers(a))
-
-    @staticmethod
-    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
-        return (g * a.cos(),)
-
-
-class Cos(Op):
-    """The cosine of each element, in radians.
-
-    >>> cos(tensor([0.0, pi]))
-    tensor([ 1., -1.])
-    """
-
-    rules = ("-g·sin a",)
-    method = builtin = numbers = True
-
-    @staticmethod
-    def forward(a: Any) -> Any:
-        return np.cos(numbers(a))
-
-    @staticmethod
-    def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
-        return (-g * a.sin(),)
-
-
 class Tanh(Op):
     """The hyperbolic tangent of each element, between -1 and 1.
 

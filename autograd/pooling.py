@@ -1,4 +1,4 @@
-"""Pooling over images (N, C, H, W) and padding, as PyTorch defines them.
+"""Pooling over images (N, C, H, W), as PyTorch defines it, and unfold, their windows as columns.
 
 A pooling reads the input through the same windows as a convolution (convolution.py), with its
 arguments checked once per call into a `Window`. Max pooling is two ops: `WindowLargest` finds
@@ -17,17 +17,22 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .convolution import Grid, fold, padded, reshape_help, sizes, windows
+from .convolution import Grid, Im2col, fold, padded, reshape_help, sizes, windows
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
 from .op import Composed, Op
 
 
 class Window(Grid):
-    """A pooling's arguments, checked once: kernel, stride (the kernel's size when not given), padding."""
+    """A pooling's arguments, checked once: kernel, stride (the kernel's size when not given),
+    padding, dilation; with ceil_mode, one more window along an axis where the last would start
+    inside the input but end past it (reading `extra` places after its end). `divisor` is what
+    an average divides each window's sum by: the kernel's size, or one per window (H', W')."""
 
-    __slots__ = ()
+    __slots__ = ("divisor",)
 
-    def __init__(self, shape: tuple[int, ...], kernel_size: Any, stride: Any, padding: Any, name: str) -> None:
+    def __init__(self, shape: tuple[int, ...], kernel_size: Any, stride: Any, padding: Any, name: str,
+                 dilation: Any = 1, ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: Any = None) -> None:  # fmt: skip
         if len(shape) != 4:
             raise ShapeError(
                 f"{name}: the input has shape {shape}; it needs 4 dimensions, (N, C, H, W)",
@@ -35,14 +40,36 @@ class Window(Grid):
             )
         kernel = sizes(kernel_size, 2, "kernel_size", 1)
         stride = kernel if stride is None else sizes(stride, 2, "stride", 1)
-        super().__init__(tuple(shape), kernel, stride, sizes(padding, 2, "padding"), (1, 1))
+        super().__init__(tuple(shape), kernel, stride, sizes(padding, 2, "padding"), sizes(dilation, 2, "dilation", 1))
         if any(2 * p > k for p, k in zip(self.padding, self.kernel, strict=True)):
             raise TensorValueError(
                 f"{name}: padding {self.padding} is more than half the kernel {self.kernel}",
                 help="PyTorch allows at most kernel_size // 2 of padding",
             )
+        if ceil_mode:
+            self.out = tuple(map(ceiled, shape[2:], kernel, stride, self.padding, self.dilation))
+            self.extra = tuple(
+                max(0, (o - 1) * s + d * (k - 1) + 1 - n - 2 * p)
+                for o, s, d, k, n, p in zip(
+                    self.out, stride, self.dilation, kernel, shape[2:], self.padding, strict=True
+                )
+            )
         if any(n < 1 for n in self.out):
-            raise ShapeError(f"{name}: the kernel {self.kernel} does not fit the input {shape[2:]}")
+            reach = tuple(d * (k - 1) + 1 for d, k in zip(self.dilation, kernel, strict=True))
+            raise ShapeError(f"{name}: windows reaching {reach} do not fit the input {shape[2:]}")
+        if divisor_override is not None:
+            if isinstance(divisor_override, bool) or not isinstance(divisor_override, (int, np.integer)):
+                raise TensorTypeError(f"{name}: divisor_override must be an int, not {divisor_override!r}")
+            if divisor_override == 0:
+                raise TensorValueError(f"{name}: divisor_override must not be 0")
+            self.divisor: Any = float(divisor_override)
+        else:
+            rows, columns = (
+                counts(*along, count_include_pad)
+                for along in zip(self.out, stride, kernel, shape[2:], self.padding, strict=True)
+            )
+            same = rows.min() == rows.max() == kernel[0] and columns.min() == columns.max() == kernel[1]
+            self.divisor = float(kernel[0] * kernel[1]) if same else np.outer(rows, columns).astype(float)
 
     def result(self, what: str) -> None:
         """Ask the hooks about a result of one value per window."""
@@ -54,6 +81,21 @@ class Window(Grid):
         (n, c), (ho, wo), (kh, kw) = x.shape[:2], self.out, self.kernel
         x = x[:, :, : ho * kh, : wo * kw].reshape(n, c, ho, kh, wo, kw)
         return x.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, ho, wo, kh * kw)
+
+
+def ceiled(n: int, k: int, s: int, p: int, d: int) -> int:
+    """The number of windows along an axis with ceil_mode: the last partly past the end too, if it
+    starts inside the input or its left padding (PyTorch's rule)."""
+    out = -(-(n + 2 * p - d * (k - 1) - 1) // s) + 1
+    return out - 1 if (out - 1) * s >= n + p else out
+
+
+def counts(out: int, s: int, k: int, n: int, p: int, include_pad: bool) -> np.ndarray:
+    """How many places each of an average's `out` windows along an axis counts: those inside the
+    padded input (PyTorch's count_include_pad), or those inside the input alone."""
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, n + p)
+    return end - start if include_pad else np.minimum(end, n) - np.maximum(start, 0)
 
 
 def numbers(a: Any) -> np.ndarray:
@@ -80,11 +122,11 @@ class WindowLargest(Op):
             rows += np.arange(ho)[:, None] * kh
             columns += np.arange(wo) * kw
         else:
-            cols = windows(padded(a, at.padding, -np.inf), at)  # (N, C, H', W', kH, kW): a view
+            cols = windows(padded(a, at, -np.inf), at)  # (N, C, H', W', kH, kW): a view
             rows, columns = np.divmod(cols.reshape(n, c, ho, wo, kh * kw).argmax(axis=-1), kw)
-            (sh, sw), (ph, pw) = at.stride, at.padding
-            rows = np.clip(np.arange(ho)[:, None] * sh + rows - ph, 0, height - 1)  # (a window of only
-            columns = np.clip(np.arange(wo) * sw + columns - pw, 0, width - 1)  # padding and -inf: its edge)
+            (sh, sw), (ph, pw), (dh, dw) = at.stride, at.padding, at.dilation
+            rows = np.clip(np.arange(ho)[:, None] * sh + rows * dh - ph, 0, height - 1)  # (a window of only
+            columns = np.clip(np.arange(wo) * sw + columns * dw - pw, 0, width - 1)  # padding and -inf: its edge)
         return (np.arange(n * c).reshape(n, c, 1, 1) * height + rows) * width + columns
 
 
@@ -130,11 +172,17 @@ class MaxPool2d(Composed):
     """The largest value of each kernel_size window of images x (N, C, H, W), as PyTorch's max_pool2d.
 
     stride defaults to kernel_size (windows side by side); padding (at most half the kernel) is
-    -inf, so it never wins. Each window's g goes to the one element it took (the first, on a tie).
+    -inf, so it never wins; dilation spaces a window's elements apart; ceil_mode adds a last
+    window that runs past the end. Each window's g goes to the one element it took (the first, on
+    a tie). With return_indices, also where each was, a place in its image of H·W: (values, indices).
 
     >>> max_pool2d(arange(16.0).reshape(1, 1, 4, 4), 2)
     tensor([[[[ 5.,  7.],
               [13., 15.]]]])
+    >>> max_pool2d(arange(25.0).reshape(1, 1, 5, 5), 2, ceil_mode=True, return_indices=True)[1]
+    tensor([[[[ 6,  8,  9],
+              [16, 18, 19],
+              [21, 23, 24]]]])
     """
 
     inputs = ("a",)
@@ -143,16 +191,27 @@ class MaxPool2d(Composed):
     builtin = True
 
     @staticmethod
-    def forward(a: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Any:
-        at = Window(a.shape, kernel_size, stride, padding, "max_pool2d")
-        return a.take(a.window_largest(at))
+    def forward(
+        a: Any,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        dilation: Any = 1,
+        ceil_mode: bool = False,
+        return_indices: bool = False,
+    ) -> Any:
+        at = Window(a.shape, kernel_size, stride, padding, "max_pool2d", dilation, ceil_mode)
+        positions = a.window_largest(at)
+        values = a.take(positions)
+        return (values, positions % math.prod(a.shape[2:])) if return_indices else values
 
 
 # ---- average pooling: each window's mean, and g spread evenly back ----------------------------
 class WindowMean(Op):
-    """The mean of each window of a (N, C, H, W): (N, C, H', W'); padding is zeros, counted in it."""
+    """The mean of each window of a (N, C, H, W): (N, C, H', W'), each window's sum over its
+    divisor (Window's: the kernel's size, or what count_include_pad or divisor_override say)."""
 
-    rules = ("g/(kH·kW) to each element of its window",)
+    rules = ("g/divisor to each element of its window",)
     function = "window_mean"
 
     @staticmethod
@@ -160,8 +219,8 @@ class WindowMean(Op):
         a = numbers(a)
         at.result("the result of avg_pool2d")
         if at.tiles:
-            return at.blocks(a).mean(axis=-1)
-        return np.mean(windows(padded(a, at.padding, 0.0), at), axis=(-2, -1))
+            return at.blocks(a).sum(axis=-1) / at.divisor
+        return np.sum(windows(padded(a, at, 0.0), at), axis=(-2, -1)) / at.divisor
 
     @staticmethod
     def backward(g: Any, out: Any, a: Any, at: Window) -> tuple[Any]:
@@ -179,7 +238,7 @@ class WindowSpread(Op):
 
     @staticmethod
     def forward(grad: Any, at: Window) -> Any:
-        share = np.multiply(grad, 1.0 / math.prod(at.kernel))[..., None, None]
+        share = np.divide(grad, at.divisor)[..., None, None]
         return fold(np.broadcast_to(share, (*np.shape(grad), *at.kernel)), at)
 
     @staticmethod
@@ -190,11 +249,17 @@ class WindowSpread(Op):
 class AvgPool2d(Composed):
     """The mean of each kernel_size window of images x (N, C, H, W), as PyTorch's avg_pool2d.
 
-    stride defaults to kernel_size; padding is zeros, counted in the mean (PyTorch's default).
+    stride defaults to kernel_size; padding is zeros, counted in the mean (PyTorch's default)
+    unless count_include_pad=False; ceil_mode adds a last window that runs past the end (its places
+    past the padding never counted); divisor_override divides every window's sum by that instead.
 
     >>> avg_pool2d(arange(16.0).reshape(1, 1, 4, 4), 2)
     tensor([[[[ 2.5000,  4.5000],
               [10.5000, 12.5000]]]])
+    >>> avg_pool2d(ones(1, 1, 3, 3), 3, stride=1, padding=1, count_include_pad=False)
+    tensor([[[[1., 1., 1.],
+              [1., 1., 1.],
+              [1., 1., 1.]]]])
     """
 
     inputs = ("a",)
@@ -203,51 +268,52 @@ class AvgPool2d(Composed):
     builtin = True
 
     @staticmethod
-    def forward(a: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Any:
-        return a.window_mean(Window(a.shape, kernel_size, stride, padding, "avg_pool2d"))
+    def forward(
+        a: Any,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: Any = None,
+    ) -> Any:
+        how = (1, ceil_mode, count_include_pad, divisor_override)  # (avg_pool2d has no dilation)
+        return a.window_mean(Window(a.shape, kernel_size, stride, padding, "avg_pool2d", *how))
 
 
-class Pad(Op):
-    """The tensor with `value` added around it, as PyTorch's pad.
+# ---- the windows themselves, as columns --------------------------------------------------------
+class UnfoldImages(Composed):
+    """Each kernel_size window of images (N, C, H, W) as a column, as PyTorch's F.unfold (im2col).
 
-    `pad` is (left, right) for the last axis, then (top, bottom) for the one before, and so on;
-    the only mode is "constant".
+    The result is (N, C·kH·kW, L): a column of the window's values, channel by channel, for each
+    of the L windows, row by row. A convolution is this, times the weight as a matrix.
 
-    >>> pad(ones(1, 2), (1, 2))
-    tensor([[0., 1., 1., 0., 0.]])
+    >>> unfold(arange(9.0).reshape(1, 1, 3, 3), 2)
+    tensor([[[0., 1., 3., 4.],
+             [1., 2., 4., 5.],
+             [3., 4., 6., 7.],
+             [4., 5., 7., 8.]]])
     """
 
-    rules = ("g without the padding",)
-    builtin = True
+    inputs = ("a",)
+    made_of = (Im2col,)
+    function = "unfold"
+    builtin = True  # (the method x.unfold is PyTorch's other unfold, windows along one axis: arranging.py)
+    sample = (np.arange(1.0, 19.0).reshape(1, 2, 3, 3) / 4, 2)
 
     @staticmethod
-    def forward(a: Any, pad: Any, mode: str = "constant", value: float = 0.0) -> Any:
-        widths = pad_widths(pad, np.ndim(a))
-        if mode != "constant":
-            raise TensorValueError(
-                f'pad: mode "{mode}" is not one DG has', help='DG pads with a constant: mode="constant"'
+    def forward(a: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Any:
+        if a.ndim != 4:
+            raise ShapeError(f"unfold: the input has shape {a.shape}; it needs 4 dimensions, (N, C, H, W)",
+                             help=reshape_help(a.shape, None, 2))  # fmt: skip
+        how = (sizes(kernel_size, 2, "kernel_size", 1), sizes(stride, 2, "stride", 1), sizes(padding, 2, "padding"))
+        at = Grid(a.shape, *how, sizes(dilation, 2, "dilation", 1))
+        if any(n < 1 for n in at.out):
+            reach = tuple(d * (k - 1) + 1 for d, k in zip(at.dilation, at.kernel, strict=True))
+            raise ShapeError(
+                f"unfold: windows reaching {reach} do not fit the input {a.shape[2:]} with padding {at.padding}",
+                help="use a smaller kernel_size or dilation, or more padding",
             )
-        shape = tuple(n + lo + hi for n, (lo, hi) in zip(np.shape(a), widths, strict=True))
-        hooks.allocating(math.prod(shape), "the result of pad()", shape=shape)
-        return np.pad(a, widths, constant_values=value)
-
-    @staticmethod
-    def backward(g: Any, out: Any, a: Any, pad: Any, mode: str = "constant", value: float = 0.0) -> tuple[Any]:
-        widths = pad_widths(pad, a.ndim)
-        return (g[tuple(slice(lo, lo + n) for n, (lo, _) in zip(a.shape, widths, strict=True))],)
-
-
-def pad_widths(pad: Any, ndim: int) -> list[tuple[int, int]]:
-    """PyTorch's flat `pad`, last axis first, as NumPy's (before, after) for every axis."""
-    if (
-        not isinstance(pad, (tuple, list))
-        or len(pad) % 2
-        or any(isinstance(p, bool) or not isinstance(p, int) for p in pad)
-    ):
-        raise TensorTypeError(f"pad takes an even number of ints, (left, right, top, bottom, ...), not {pad!r}")
-    if len(pad) // 2 > ndim:
-        raise ShapeError(f"pad: {len(pad) // 2} pairs for a tensor of {ndim} dimensions")
-    if any(p < 0 for p in pad):
-        raise TensorValueError("pad: DG pads by non-negative amounts", help="to cut a tensor, index it: x[:, 1:-1]")
-    pairs = [(pad[i], pad[i + 1]) for i in range(0, len(pad), 2)]
-    return [(0, 0)] * (ndim - len(pairs)) + pairs[::-1]
+        shape = (a.shape[0], a.shape[1] * math.prod(at.kernel), math.prod(at.out))
+        hooks.allocating(math.prod(shape), "the result of unfold()", shape=shape)
+        return a.im2col(at).reshape(a.shape[0], math.prod(at.out), -1).transpose(0, 2, 1)

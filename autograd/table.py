@@ -25,18 +25,23 @@ from . import (
     contraction,
     convolution,
     creation,
+    cumulative,
     datasets,
     functions,
+    padding,
     piecewise,
     pooling,
     reductions,
     shaping,
+    trigonometry,
+    upsampling,
 )
 from .op import Composed, Op
 from .tensor import Tensor, binary, run_op, signature, unary
 
 OP_MODULES = (
-    arithmetic, functions, piecewise, reductions, shaping, arranging, contraction, convolution, pooling, composed
+    arithmetic, functions, trigonometry, piecewise, reductions, shaping, arranging, cumulative, contraction,
+    convolution, pooling, padding, upsampling, composed,
 )  # fmt: skip
 # (the module backward.py, not the function `backward` the package puts under its name)
 FUNCTION_MODULES = (creation, importlib.import_module(".backward", __package__), datasets)

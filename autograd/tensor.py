@@ -25,12 +25,14 @@ from . import (
     composed,
     contraction,
     convolution,
+    cumulative,
     functions,
     inplace,
     piecewise,
     pooling,
     reductions,
     shaping,
+    trigonometry,
 )
 from . import node as graph
 from .backward import backward as backpropagate
@@ -186,8 +188,6 @@ class Tensor:
     def exp(self) -> Tensor: return unary(functions.Exp, self)
     def log(self) -> Tensor: return unary(functions.Log, self)
     def sqrt(self) -> Tensor: return unary(functions.Sqrt, self)
-    def sin(self) -> Tensor: return unary(functions.Sin, self)
-    def cos(self) -> Tensor: return unary(functions.Cos, self)
     def tanh(self) -> Tensor: return unary(functions.Tanh, self)
     def sigmoid(self) -> Tensor: return unary(functions.Sigmoid, self)
     def relu(self) -> Tensor: return unary(functions.Relu, self)
@@ -221,7 +221,6 @@ class Tensor:
     def tril(self, diagonal: int = 0) -> Tensor: return unary(arranging.Tril, self, diagonal)
     def triu(self, diagonal: int = 0) -> Tensor: return unary(arranging.Triu, self, diagonal)
     def flip(self, axes: Any) -> Tensor: return unary(arranging.Flip, self, axes)
-    def cumsum(self, axis: int) -> Tensor: return unary(arranging.Cumsum, self, axis)
     def tile(self, *reps: Any) -> Tensor: return unary(arranging.Tile, self, *reps)
     def repeat(self, *reps: Any) -> Tensor: return unary(arranging.Repeat, self, *reps)
     def einsum(self, equation: str, *more: Any) -> Tensor: return run_op(contraction.Einsum, [self, *more], equation)
@@ -229,8 +228,8 @@ class Tensor:
     def sum_to(self, shape: Any) -> Tensor: return self if self.shape == shape else unary(shaping.SumTo, self, shape)
     def index_add(self, index: Any, shape: Any) -> Tensor: return unary(shaping.IndexAdd, self, index, tuple(shape))
 
-    # the ops convolution and pooling are made of, and their rules (autograd/convolution.py, pooling.py);
-    # `at` is the geometry conv2d or max_pool2d checked
+    # the ops convolution, pooling and cummax are made of, and their rules (autograd/convolution.py, pooling.py,
+    # cumulative.py); `at` is the geometry conv2d or max_pool2d checked
     def im2col(self, at: Any) -> Tensor: return unary(convolution.Im2col, self, at)
     def col2im(self, at: Any) -> Tensor: return unary(convolution.Col2im, self, at)
     def convolve(self, w: Any, b: Any, at: Any) -> Tensor: return run_op(convolution.Convolve, self, w, b, at)
@@ -241,11 +240,25 @@ class Tensor:
     def put(self, positions: Any, shape: Any) -> Tensor: return run_op(pooling.Put, self, positions, tuple(shape))
     def window_mean(self, at: Any) -> Tensor: return unary(pooling.WindowMean, self, at)
     def window_spread(self, at: Any) -> Tensor: return unary(pooling.WindowSpread, self, at)
+    def running_winner(self, axis: int, largest: bool) -> Tensor: return unary(cumulative.RunningWinner, self, axis, largest)  # noqa: E501
 
     # gradients (autograd/backward.py)
     def backward(self, seed: Any = None, create_graph: bool = False) -> None: backpropagate(self, seed, create_graph)
 
     # begin written: methods (of the ops declared a method that no line above spells, by tools/regenerate.py)
+    def sin(self) -> Tensor: return unary(trigonometry.Sin, self)
+    def cos(self) -> Tensor: return unary(trigonometry.Cos, self)
+    def asin(self) -> Tensor: return unary(trigonometry.Asin, self)
+    def acos(self) -> Tensor: return unary(trigonometry.Acos, self)
+    def atan(self) -> Tensor: return unary(trigonometry.Atan, self)
+    def roll(self, shifts: Any, axes: Any = None) -> Tensor: return unary(arranging.Roll, self, shifts, axes)
+    def repeat_interleave(self, repeats: Any, axis: Any = None, output_size: Any = None) -> Tensor: return arranging.RepeatInterleave.forward(self, repeats, axis, output_size)  # noqa: E501
+    def unfold(self, axis: Any, size: Any, step: Any) -> Tensor: return arranging.Unfold.forward(self, axis, size, step)
+    def cumsum(self, axis: Any) -> Tensor: return unary(cumulative.Cumsum, self, axis)
+    def cumprod(self, axis: Any) -> Tensor: return unary(cumulative.Cumprod, self, axis)
+    def logcumsumexp(self, axis: Any) -> Tensor: return unary(cumulative.Logcumsumexp, self, axis)
+    def cummax(self, axis: Any) -> Tensor: return cumulative.Cummax.forward(self, axis)
+    def cummin(self, axis: Any) -> Tensor: return cumulative.Cummin.forward(self, axis)
     # end written: methods
     # fmt: on
 
@@ -376,7 +389,7 @@ def run_op(op: type[Op], *args: Any, **kwargs: Any) -> Any:
     return graph.tell_op(op, args, out) if recording.on_op else out
 
 
-PYTORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axes"}  # its keywords, and the engine's
+PYTORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axes", "dimension": "axis"}  # PyTorch's: DG's
 
 
 def signature(op: type[Op]) -> inspect.Signature:

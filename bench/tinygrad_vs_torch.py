@@ -72,6 +72,8 @@ TORCH_NAMES = {
     "logsumexp": axis_names(torch.logsumexp), "einsum": torch.einsum, "matmul": torch.matmul,
     "cat": axis_names(torch.cat), "concat": axis_names(torch.cat), "stack": axis_names(torch.stack),
     "pad": F.pad, "conv2d": F.conv2d, "conv1d": F.conv1d, "max_pool2d": F.max_pool2d, "avg_pool2d": F.avg_pool2d,
+    "conv_transpose2d": F.conv_transpose2d, "conv_transpose1d": F.conv_transpose1d, "interpolate": F.interpolate,
+    "unfold": F.unfold,
     "sum": sum, "max": max, "range": range,
 }  # fmt: skip
 
@@ -139,7 +141,7 @@ def compare(case: Case, session: Session) -> list[str]:
     for i, pt_grad in zip(wanted, pt_grads, strict=False):
         if pt_grad is None:  # an input PyTorch's function takes detached (a loss's class weights)
             continue
-        pt_grad = pt_grad.numpy()
+        pt_grad = pt_grad.detach().numpy()  # (PyTorch hands back a grad that requires grad for an empty cummax)
         problem = differs(grads[i].data, pt_grad)
         if problem:
             problems.append(f"gradient of {'abcd'[i]}: {problem}")

@@ -18,7 +18,7 @@ from dglang.autograd.op import Op
 from dglang.autograd.table import FUNCTIONS, OP_MODULES, PublicFunction, declared_in
 from dglang.interpreter.frontends.sessions import new_session
 from dglang.interpreter.library.attributes import TENSOR_METHODS
-from dglang.interpreter.library.help import ENGINE, OPERATORS, Help, describe, tensor_member
+from dglang.interpreter.library.help import ENGINE, METHODS, OPERATORS, Help, describe, tensor_member
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "language.md"
 COMMENT = ("<!--", " -->")
@@ -48,7 +48,7 @@ def builtin_table(builtins: Mapping[str, Any]) -> str:
     """A row for each builtin that is an op (aliases together), in the order autograd declares them."""
     rows: dict[int, list[tuple[PublicFunction, Help]]] = {}
     for f in FUNCTIONS:
-        if hasattr(f.fn, "op") and f.dg_name in builtins:
+        if hasattr(f.fn, "op") and f.dg_name in builtins and ENGINE[f.dg_name].fn is f.fn:
             entry = describe(f.dg_name, builtins)
             assert entry is not None, f.dg_name
             rows.setdefault(id(f.fn), []).append((f, entry))
@@ -66,7 +66,7 @@ def method_table() -> str:
     for name in TENSOR_METHODS:
         entry = tensor_member(name)
         assert entry is not None, name
-        lines.append(row(code(entry.signature.removeprefix("x")), entry.summary, derivative(ENGINE.get(name))))
+        lines.append(row(code(entry.signature.removeprefix("x")), entry.summary, derivative(METHODS.get(name))))
     return "".join(lines)
 
 
@@ -75,7 +75,7 @@ def written(op: type[Op]) -> str:
     made of it (`conv2d(...)`); nothing for one only the gradients of others record."""
     if op.function in SYNTAX:
         return code(SYNTAX[op.function])
-    f = ENGINE[op.function]
+    f = next(f for f in FUNCTIONS if getattr(f.fn, "op", None) is op)
     names = [("*" if p.kind is p.VAR_POSITIONAL else "") + p.name for p in inspect.signature(f.fn).parameters.values()]
     if op.builtin:
         return code(f"{op.function}({', '.join(names)})")

@@ -64,7 +64,10 @@ class Help(NamedTuple):
 
 
 ENTRIES: dict[str, Help] = {}  # what is not a function, by name: keywords, constants, contexts, commands
-ENGINE: dict[str, PublicFunction] = {f.dg_name: f for f in FUNCTIONS}
+# The engine's functions by name; where a builtin and a method share one and are different functions
+# (PyTorch's F.unfold and x.unfold), ENGINE holds the builtin and METHODS the method (elsewhere the same).
+ENGINE: dict[str, PublicFunction] = {f.dg_name: f for f in sorted(FUNCTIONS, key=lambda f: f.builtin)}
+METHODS: dict[str, PublicFunction] = ENGINE | {f.dg_name: f for f in FUNCTIONS if f.method}
 # The operators and the engine functions that compute them on tensors (their rules are the ops').
 OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod", "**": "pow", "@": "matmul"}
 GRADIENT = "g is the gradient arriving at the result"
@@ -127,7 +130,7 @@ def sample_example(name: str, method: bool) -> tuple[Example, ...]:
     """The example of an op whose docstring gives none: its sample call, as a program writes it
     (`softplus(tensor([0.5, 1.5, 2.5]))`), and what that gives. None for a sample of values a
     program cannot write (a convolution's geometry): such an op writes an example in its docstring."""
-    engine = ENGINE.get(name)
+    engine = (METHODS if method else ENGINE).get(name)
     op = getattr(engine.fn, "op", None) if engine is not None else None
     sample = op.sample_arguments() if op is not None else None
     if engine is None or sample is None or not all(type(v) in (np.ndarray, int, float) for v in sample):
@@ -138,9 +141,10 @@ def sample_example(name: str, method: bool) -> tuple[Example, ...]:
 
 
 # ---- derivative rules, from the ops' declarations -----------------------------------------------
-def rule_of(engine_name: str) -> str | None:
-    """The rule of the op the engine function `engine_name` records ("Mul: a receives g·b, ...")."""
-    function = ENGINE.get(engine_name)
+def rule_of(engine_name: str, method: bool = False) -> str | None:
+    """The rule of the op the engine function `engine_name` (the method, with `method`) records
+    ("Mul: a receives g·b, ...")."""
+    function = (METHODS if method else ENGINE).get(engine_name)
     if function is None or not function.records:
         return None
     return "; ".join(op_rule(op) for op in function.records)
@@ -216,8 +220,9 @@ def habit_help(name: str) -> Help | None:
 
 def builtin_help(name: str, value: Any, builtins: Mapping[str, Any]) -> Help:
     if isinstance(value, Builtin):
-        method = TENSOR_METHODS.get(name)
-        also = f"also {signature_text(name, method, method=True)}" if method is not None else None
+        method, engine = TENSOR_METHODS.get(name), ENGINE.get(name)
+        same = method is not None and (engine is None or engine.method)  # (x.unfold is another function)
+        also = f"also {signature_text(name, method, method=True)}" if same else None
         return documented(name, "builtin function", value.signature, value.fn, rule_of(name), also)
     if name in entries():
         return entries()[name]
@@ -230,9 +235,10 @@ def tensor_member(name: str) -> Help | None:
     fn = TENSOR_METHODS.get(name)
     if fn is None:
         return None
-    engine = ENGINE.get(name)
+    engine = METHODS.get(name)
     also = f"also {signature_text(name, engine.fn)}" if engine is not None and engine.builtin else None
-    return documented(f"x.{name}", "tensor method", signature_text(name, fn, method=True), fn, rule_of(name), also)
+    signature = signature_text(name, fn, method=True)
+    return documented(f"x.{name}", "tensor method", signature, fn, rule_of(name, method=True), also)
 
 
 def operator_help(symbol: str) -> Help:

@@ -1,6 +1,7 @@
-"""gather, tril, triu, flip, cumsum, tile (autograd/arranging.py), clamp and erf (functions.py),
-prod (reductions.py): values and gradients PyTorch 2.13 printed for the same inputs, derivatives
-against central differences (a tensor used twice included), and their mistakes named."""
+"""gather, tril, triu, flip, roll, tile, repeat_interleave, unfold (autograd/arranging.py), cumsum
+(cumulative.py), clamp and erf (functions.py), prod (reductions.py): values and gradients PyTorch
+2.13 printed for the same inputs, derivatives against central differences (a tensor used twice
+included), and their mistakes named."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from gradcheck_util import check_gradients
 
 from dglang import autograd
-from dglang.autograd import ShapeError, Tensor, TensorIndexError, TensorTypeError, tensor
+from dglang.autograd import ShapeError, Tensor, TensorIndexError, TensorTypeError, TensorValueError, tensor
 from dglang.interpreter.host.session import Session
 
 
@@ -59,6 +60,53 @@ def test_values_pytorch_printed() -> None:
     assert autograd.tile(tensor([1.0, 2.0]), (2, 2)).shape == (2, 4)
 
 
+# PyTorch 2.13.0's values, and the gradient of (out * w).sum() with w = (arange(out.numel()) % 7 - 3),
+# for x = arange(1., 13.).reshape(3, 4)
+PYTORCH = [
+    (
+        lambda x: autograd.roll(x, 1),
+        [[12.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]],
+        [[-2.0, -1.0, 0.0, 1.0], [2.0, 3.0, -3.0, -2.0], [-1.0, 0.0, 1.0, -3.0]],
+    ),
+    (
+        lambda x: x.roll((1, -2), (0, 1)),
+        [[11.0, 12.0, 9.0, 10.0], [3.0, 4.0, 1.0, 2.0], [7.0, 8.0, 5.0, 6.0]],
+        [[3.0, -3.0, 1.0, 2.0], [0.0, 1.0, -2.0, -1.0], [-1.0, 0.0, -3.0, -2.0]],
+    ),
+    (
+        lambda x: autograd.repeat_interleave(x, 2),
+        [v for v in range(1, 13) for _ in range(2)],
+        [[-5.0, -1.0, 3.0, 0.0], [-3.0, 1.0, 5.0, -5.0], [-1.0, 3.0, 0.0, -3.0]],
+    ),
+    (
+        lambda x: x.repeat_interleave(tensor([2, 0, 1], dtype="int"), 0),
+        [[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [9.0, 10.0, 11.0, 12.0]],
+        [[-2.0, 0.0, 2.0, -3.0], [0.0, 0.0, 0.0, 0.0], [-2.0, -1.0, 0.0, 1.0]],
+    ),
+    (
+        lambda x: x.unfold(1, 2, 1),
+        [[[r + c, r + c + 1] for c in range(3)] for r in (1, 5, 9)],
+        [[-3.0, -3.0, 1.0, 2.0], [3.0, -5.0, -1.0, 1.0], [2.0, 0.0, -3.0, 0.0]],
+    ),
+    (
+        lambda x: x.unfold(0, 2, 1).unfold(1, 3, 1),
+        [
+            [[[1.0, 2.0, 3.0], [5.0, 6.0, 7.0]], [[2.0, 3.0, 4.0], [6.0, 7.0, 8.0]]],
+            [[[5.0, 6.0, 7.0], [9.0, 10.0, 11.0]], [[6.0, 7.0, 8.0], [10.0, 11.0, 12.0]]],
+        ],
+        [[-3.0, 1.0, -4.0, -2.0], [2.0, 4.0, 1.0, 4.0], [-2.0, -4.0, -2.0, -1.0]],
+    ),
+]
+
+
+@pytest.mark.parametrize(("fn", "value", "gradient"), PYTORCH)
+def test_roll_repeat_interleave_and_unfold_are_pytorch_s(fn, value, gradient) -> None:
+    x = Tensor(np.arange(1.0, 13.0).reshape(3, 4), requires_grad=True)
+    out = fn(x)
+    (out * Tensor(np.arange(float(out.size)).reshape(out.shape) % 7 - 3)).sum().backward()
+    assert out.data.tolist() == value and x.grad.data.tolist() == gradient
+
+
 rng = np.random.default_rng(11)
 
 
@@ -81,6 +129,11 @@ rng = np.random.default_rng(11)
         ("cumsum", lambda x: autograd.cumsum(x, 0), [rng.normal(size=(3, 2))]),
         ("cumsum twice", lambda x: x.cumsum(1) * x.cumsum(-1), [rng.normal(size=(2, 3))]),
         ("tile", lambda x: x.tile(2, 1, 2), [rng.normal(size=(2, 3))]),
+        ("roll", lambda x: x.roll(-1, 1) * x, [rng.normal(size=(2, 3))]),
+        ("roll flattened", lambda x: autograd.roll(x, 2) * x, [rng.normal(size=(2, 3))]),
+        ("repeat_interleave", lambda x: autograd.repeat_interleave(x * x, 3, 0), [rng.normal(size=(2, 3))]),
+        ("unfold, windows overlapping", lambda x: (x * x).unfold(1, 3, 1), [rng.normal(size=(2, 5))]),
+        ("unfold, windows apart", lambda x: (x * x).unfold(0, 1, 2), [rng.normal(size=(5, 2))]),
     ],
 )
 def test_derivatives(name, fn, arrays) -> None:
@@ -96,6 +149,14 @@ def test_derivatives(name, fn, arrays) -> None:
         (lambda: autograd.gather(tensor([1.0]), 0, tensor([0.0])), TensorTypeError, "int tensor"),
         (lambda: autograd.tril(tensor([1.0, 2.0])), ShapeError, "at least 2 dimensions"),
         (lambda: autograd.cumsum(tensor([1.0]), 3), TensorIndexError, "out of range"),
+        (lambda: autograd.roll(tensor([1.0]), (1, 2)), ShapeError, "2 shifts and no axes"),
+        (lambda: autograd.roll(tensor([[1.0]]), (1, 2), 0), ShapeError, "2 shifts for 1 axes"),
+        (lambda: autograd.repeat_interleave(tensor([1.0]), -1), TensorValueError, "cannot be negative"),
+        (lambda: autograd.repeat_interleave(tensor([1.0]), 1.5), TensorTypeError, "an int or a 1-d int tensor"),
+        (lambda: autograd.repeat_interleave(tensor([1.0, 2.0]), tensor([1, 2, 3], dtype="int")), ShapeError, "3 rep"),
+        (lambda: autograd.repeat_interleave(tensor([1.0]), 2, output_size=3), TensorValueError, "repeats make 2"),
+        (lambda: tensor([1.0, 2.0]).unfold(0, 3, 1), ShapeError, "windows of 3 along axis 0, which holds 2"),
+        (lambda: tensor([1.0, 2.0]).unfold(0, 1, 0), TensorValueError, "step must be an int of at least 1"),
     ],
 )
 def test_mistakes_are_named(call, error, message) -> None:

@@ -336,6 +336,13 @@ NEW_OPS: dict[str, Callable[[st.DrawFn], Case]] = {
     "permute": fixed(lambda x: (x * x).permute(2, 0, 1), (1, 2, 2)),
     "einsum": fixed(lambda a, b: autograd.einsum("bij,jk->bik", a, b * b), (2, 1, 2), (2, 3)),
     "repeat": fixed(lambda x: autograd.repeat(x * x, 2, 1), (2,)),
+    "cumprod": fixed(lambda x: x.cumprod(1), (2, 3), low=0.3),
+    "logcumsumexp": fixed(lambda x: x.logcumsumexp(0), (3, 2)),
+    "cummax": lambda draw: (lambda x: x.exp().cummax(1)[0], [draw(arrays((2, 3), on_grid(), unique=True))], ["x"]),
+    "cummin": lambda draw: (lambda x: x.exp().cummin(0)[0], [draw(arrays((3, 2), on_grid(), unique=True))], ["x"]),
+    "roll": fixed(lambda x: (x * x).roll((1, -1), (0, 1)), (2, 3)),
+    "repeat_interleave": fixed(lambda x: autograd.repeat_interleave(x * x, Tensor(np.array([2, 0, 1])), 1), (2, 3)),
+    "unfold": fixed(lambda x: (x * x).unfold(1, 2, 1), (2, 3)),
 }
 
 
@@ -598,7 +605,7 @@ def test_gradcheck_fails_for_a_wrong_first_derivative(monkeypatch: pytest.Monkey
     x = tensor([0.3, 1.2])
     assert autograd.gradcheck(autograd.sin, x).passed
     # sin's rule multiplies by cos(a), and is looked up when backward runs: make it 1% off.
-    monkeypatch.setattr(autograd.functions.Sin, "backward", staticmethod(lambda g, out, a: (g * a.cos() * 1.01,)))
+    monkeypatch.setattr(autograd.trigonometry.Sin, "backward", staticmethod(lambda g, out, a: (g * a.cos() * 1.01,)))
     result = autograd.gradcheck(autograd.sin, x)
     assert not result.passed and result.failing.tolist() == [True, True]
     np.testing.assert_allclose(result.numeric, np.cos(x.numpy()), rtol=1e-8)
@@ -607,7 +614,7 @@ def test_gradcheck_fails_for_a_wrong_first_derivative(monkeypatch: pytest.Monkey
 def test_gradcheck_order_2_catches_a_rule_written_in_raw_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
     # The classic higher-order bug: a rule right at first order but built outside the engine,
     # so nothing of it is recorded and the second derivative misses a term.
-    monkeypatch.setattr(autograd.functions.Sin, "backward", staticmethod(lambda g, out, a: (g * np.cos(a.data),)))
+    monkeypatch.setattr(autograd.trigonometry.Sin, "backward", staticmethod(lambda g, out, a: (g * np.cos(a.data),)))
     x = tensor([0.3, 1.2])
     assert autograd.gradcheck(autograd.sin, x, order=1).passed
     second = autograd.gradcheck(autograd.sin, x, order=2)
@@ -662,7 +669,7 @@ def test_gradcheck_in_dg_names_the_point_as_the_program_does() -> None:
 
 
 def test_gradcheck_in_dg_says_failed_for_a_wrong_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(autograd.functions.Sin, "backward", staticmethod(lambda g, out, a: (g * np.cos(a.data),)))
+    monkeypatch.setattr(autograd.trigonometry.Sin, "backward", staticmethod(lambda g, out, a: (g * np.cos(a.data),)))
     output = run_dg("print(gradcheck(sin, 0.5, order=2))\n")
     assert "  <-- off" in output and "FAILED, 1 entry off by more than atol + rtol * |numeric|" in output
     assert output.endswith("False\n")
@@ -671,7 +678,7 @@ def test_gradcheck_in_dg_says_failed_for_a_wrong_rule(monkeypatch: pytest.Monkey
 def test_a_long_table_shows_the_first_rows_and_the_worst(monkeypatch: pytest.MonkeyPatch) -> None:
     # Off only for the last element, which the first nine rows do not reach.
     off = (np.arange(12) == 11) * 0.5
-    monkeypatch.setattr(autograd.functions.Sin, "backward", staticmethod(lambda g, out, a: (g * (a.cos() + off),)))
+    monkeypatch.setattr(autograd.trigonometry.Sin, "backward", staticmethod(lambda g, out, a: (g * (a.cos() + off),)))
     output = run_dg("print(gradcheck(sin, linspace(0, 1, 12)))\n")
     lines = output.splitlines()
     assert lines[1] == "  sin returns shape (12,): these are the derivatives of its sum"

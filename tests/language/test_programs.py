@@ -163,6 +163,34 @@ def test_attention_reverses_95_percent_of_the_test_tokens_by_looking_at_the_mirr
     assert looks and looks.group(1) == "7, 6, 5, 4, 3, 2, 1, 0", "output position i should attend to input 7 - i"
 
 
+@pytest.mark.slow
+def test_autoencoder_draws_unseen_digits_within_its_bar() -> None:
+    output = output_of(PROGRAMS / "21_autoencoder.dg")
+    error = number_after(r"test reconstruction error: ([0-9.]+) \(the bar: 0\.0160\)", "21_autoencoder.dg")
+    mean_digit = number_after(r"as the mean training digit: error ([0-9.]+)", "21_autoencoder.dg")
+    assert 0.05 < mean_digit < 0.1, f"the mean digit's error {mean_digit} is not that of the digits' pixels in 0..1"
+    assert error < 0.016, f"test reconstruction error {error} is above the lesson's bar of 0.016"
+    assert error < mean_digit / 4, f"the autoencoder ({error}) is not four times better than the mean digit"
+    assert "each above the autoencoder's drawing of it:\n6 images 16×8" in output, "six digits above their drawings"
+
+
+@pytest.mark.slow
+def test_vae_beats_the_mean_digit_and_draws_new_ones() -> None:
+    output = output_of(PROGRAMS / "22_vae.dg")
+    loss = number_after(r"test loss per digit: ([0-9.]+) nats \(the bar: 25\.00\)", "22_vae.dg")
+    baseline = number_after(r"as the mean training digit \(no code at all\): ([0-9.]+) nats", "22_vae.dg")
+    kl = number_after(r"test KL per digit: ([0-9.]+) nats", "22_vae.dg")
+    assert 26 < baseline < 28, f"the mean digit's loss {baseline} is not that of the digits' pixels in 0..1"
+    assert loss < 25, f"the test loss {loss} is above the lesson's bar of 25 nats"
+    assert kl > 1, f"a KL of {kl} nats per digit: the codes carry next to nothing"
+    assert "sixteen new digits, decoded from codes drawn from N(0, 1):\n1 image 32×32" in output
+    # where the gradient flows: into mu and log sigma, not into the noise, not past a detached sample
+    assert re.search(r"\[\d+\] mu  \(2,\)  requires grad  received", output)
+    assert re.search(r"\[\d+\] log_sigma  \(2,\)  requires grad  received", output)
+    assert re.search(r"\[\d+\] eps  \(2,\)  no grad", output)
+    assert "a code sampled as numbers requires grad: False" in output
+
+
 @pytest.mark.slow  # trains for a minute
 def test_tiny_gpt_beats_the_bigram_model_and_writes_a_sample() -> None:
     found = re.search(r"validation loss: GPT ([0-9.]+), bigram model ([0-9.]+)", output_of(PROGRAMS / "18_tiny_gpt.dg"))
@@ -188,6 +216,8 @@ SHORTENED = {
         "the GPT writes:",
     ),
     "20_digits_cnn": ([("for epoch in range(8):", "for epoch in range(1):")], "test accuracy:"),
+    "21_autoencoder": ([("for epoch in range(30):", "for epoch in range(1):")], "test reconstruction error:"),
+    "22_vae": ([("for epoch in range(40):", "for epoch in range(1):")], "test loss per digit:"),
 }
 
 

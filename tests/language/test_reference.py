@@ -27,8 +27,11 @@ ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ROOT / "programs"
 LESSONS = sorted(p for p in PROGRAMS.glob("[0-9][0-9]_*.dg"))
 ERRORS = sorted(p for p in (ROOT / "tests" / "golden" / "errors").glob("*.dg") if not p.name.startswith("_"))
-# The one lesson that takes minutes (it trains a GPT): the same code on less text, for fewer steps.
+# The lessons that train for long (a GPT for minutes, the autoencoders for seconds): the same code
+# on less text, or for fewer steps.
 SHORTER = {
+    "21_autoencoder": [("for epoch in range(30):", "for epoch in range(2):")],
+    "22_vae": [("for epoch in range(40):", "for epoch in range(2):")],
     "18_tiny_gpt": [
         ("[:220000]", "[:22000]"),
         ("[:200000]", "[:20000]"),
@@ -37,7 +40,7 @@ SHORTER = {
         ("range(1, 1001)", "range(1, 4)"),
         ("step % 200", "step % 2"),
         ("range(200)", "range(4)"),
-    ]
+    ],
 }
 FUZZ_CASES = 150  # the fuzz corpus's first programs, each run as REPL cells so that it goes on past an error
 

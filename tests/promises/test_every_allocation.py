@@ -135,6 +135,9 @@ GROWING: dict[str, tuple[Callable[[], Any], int]] = {
     "Triu": (lambda: image[0, 0].triu(), 120_000),
     "Flip": (lambda: small.flip(0), 6),
     "Cumsum": (lambda: small.cumsum(1), 6),
+    "Cumprod": (lambda: small.cumprod(1), 6),
+    "Logcumsumexp": (lambda: small.logcumsumexp(1), 6),
+    "RunningWinner": (lambda: small.running_winner(1, True), 6),
     "Tile": (lambda: Tensor(np.ones(1)).tile(120_000), 120_000),  # from one element
     "Repeat": (lambda: autograd.repeat(Tensor(np.ones(1)), 120_000), 120_000),
     "Einsum": (

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 # The lessons that train for seconds or minutes: any test that runs one to its end is slow.
-LONG_LESSONS = frozenset({"18_tiny_gpt", "20_digits_cnn"})
+LONG_LESSONS = frozenset({"18_tiny_gpt", "20_digits_cnn", "21_autoencoder", "22_vae"})
 
 
 def slow_where(values: Iterable[Any], is_slow: Callable[[Any], bool]) -> list[Any]:
