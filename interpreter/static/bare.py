@@ -154,7 +154,7 @@ FORMS: dict[Any, Form] = {
     arithmetic.Neg: lambda step, names, bind, trace: f"-{names[0]}",
     arithmetic.MatMul: _matmul,
     functions.Relu: _relu,
-    functions.Exp: _unary(np.exp),
+    functions.Exp: _unary(functions.Exp.forward),  # (its own: values below -746 skip the C library's slow path)
     functions.Log: _unary(np.log),
     functions.Tanh: _unary(np.tanh),
     reductions.Sum: _reduction(divide=False),
