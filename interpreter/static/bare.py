@@ -102,8 +102,12 @@ def _broadcast(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | 
 
 def _transpose(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
     given = shape(trace, step.args[0])
-    if given is None or len(step.args) > 2 or (len(step.args) == 2 and step.args[1].value is not None):
-        return None  # (with axes: the op's own forward)
+    if given is None or len(step.args) > 2:
+        return None
+    if len(step.args) == 2 and step.args[1].value is not None:  # axes: as a permutation, worked out once
+        if not isinstance(step.args[1], Const):
+            return None
+        return f"{bind(np.transpose)}({names[0]}, {bind(shaping.permutation(step.args[1].value, given))})"
     return f"{names[0]}.T" if given else None  # (a 0-d value may be a plain number, which has no .T)
 
 
@@ -151,12 +155,14 @@ FORMS: dict[Any, Form] = {
     arithmetic.Sub: _binary("-"),
     arithmetic.Mul: _binary("*"),
     arithmetic.Div: _binary("/"),
+    arithmetic.Pow: _binary("**"),
     arithmetic.Neg: lambda step, names, bind, trace: f"-{names[0]}",
     arithmetic.MatMul: _matmul,
     functions.Relu: _relu,
     functions.Exp: _unary(functions.Exp.forward),  # (its own: values below -746 skip the C library's slow path)
     functions.Log: _unary(np.log),
     functions.Tanh: _unary(np.tanh),
+    functions.Sqrt: _unary(np.sqrt),
     reductions.Sum: _reduction(divide=False),
     reductions.Mean: _reduction(divide=True),
     shaping.SumTo: _sum_to,

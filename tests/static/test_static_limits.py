@@ -106,7 +106,8 @@ def f(x, w, b, k):
     z = (h * 2 - 1) / (h + 3) + -h
     s = z.sum(axis=0) + z.mean(axis=1, keepdims=True).sum() + exp(z).mean() + log(h + 1).sum()
     t = tanh(z).reshape(-1).sum() + transpose(z)[0].sum() + z[:, 1].sum() + z[k].sum() + z[[0, 0, 2]].sum()
-    loss = s.sum() + t
+    u = sqrt(h + 1).sum() + (x ** 2).sum() + z.reshape(1, 5, 4).transpose((2, 0, 1))[0].sum()
+    loss = s.sum() + t + u
     w.grad = None
     b.grad = None
     grad loss
