@@ -156,6 +156,32 @@ def test_static_training_gives_the_dynamic_results_bit_for_bit() -> None:
     assert out_static == out_dynamic, err
 
 
+# ---- BLAS threads ------------------------------------------------------------------------------
+PRODUCTS = """
+def f(x, w, v):
+    return ((x @ w) @ v).sum() + (x[0] @ w).sum() + (x.reshape(2, 16, 64) @ w).sum()
+g = {wrap}
+seed(2)
+x = randn(32, 64)
+w = randn(64, 64)
+v = randn(64, 3)
+for i in range(3):
+    y = g(x, w, v)
+"""
+
+
+@pytest.mark.parametrize("wrap", ["f", "static(f)"])
+def test_a_replay_gives_blas_the_threads_each_product_deserves(wrap: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each product a replay makes asks threads.py for its threads first, with the multiply-adds
+    MatMul's forward counts (a stack's: one matrix's), as the dynamic function does."""
+    from dglang.autograd import threads
+
+    asked: list[int] = []
+    monkeypatch.setattr(threads, "product", asked.append)
+    run(PRODUCTS.format(wrap=wrap))
+    assert asked == [32 * 64 * 64, 16 * 64 * 64] * 3  # (x @ w @ v's second and x[0] @ w: too small to ask)
+
+
 # ---- side effects --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("change", "what"),
