@@ -109,14 +109,19 @@ def fold(blocks: Any, at: Grid) -> np.ndarray:
         into = np.empty((*at.shape[:2], *itertools.chain(*zip(at.out, at.kernel, strict=True))), dtype=dtype)
         np.add(blocks.transpose(interleaved), 0.0, out=into)
         return into.reshape(at.shape)
-    into = np.zeros((*at.shape[:2], *grid), dtype=dtype)
-    for offset in itertools.product(*map(range, at.kernel)):  # one slice addition per kernel offset
+    # One slice addition per kernel offset, on a grid with the batch and channels last (N·C numbers
+    # side by side at each point, rather than a few points of a row), each offset's blocks copied
+    # together first: every sum is the same additions in the same order, made in longer runs.
+    into = np.zeros((*grid, *at.shape[:2]), dtype=dtype)
+    hooks.allocating(blocks.size, "a gradient's windows, by kernel offset", shape=blocks.shape)
+    offsets = np.ascontiguousarray(blocks.transpose(*range(2 + dims, 2 + 2 * dims), *range(2, 2 + dims), 0, 1))
+    for offset in itertools.product(*map(range, at.kernel)):
         where = tuple(
             slice(i * d, i * d + s * (o - 1) + 1, s)
             for i, d, s, o in zip(offset, at.dilation, at.stride, at.out, strict=True)
         )
-        into[(slice(None), slice(None), *where)] += blocks[(..., *offset)]
-    return np.ascontiguousarray(into[inner(at.padding, at.shape)]) if any(at.padding) or any(at.extra) else into
+        into[where] += offsets[offset]
+    return np.ascontiguousarray(into[inner(at.padding, at.shape)[2:]].transpose(dims, dims + 1, *range(dims)))
 
 
 class Im2col(Op):

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from dglang.autograd import arithmetic, functions, reductions, shaping
+from dglang.autograd import arithmetic, functions, reductions, shaping, threads
 from dglang.autograd.reductions import normalize_axes
 from dglang.autograd.shaping import normalize_index, shape_of
 
@@ -50,7 +50,22 @@ def _unary(fn: Any) -> Form:
 
 
 def _matmul(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
-    return f"{names[0]} @ {names[1]}" if len(names) == 2 else None
+    """a @ b, after giving BLAS the threads the product deserves (threads.py), as MatMul's forward
+    does for one of its size: its multiply-adds (a stack's: one matrix's) known when traced."""
+    if len(names) != 2:
+        return None
+    a, b = shape(trace, step.args[0]), shape(trace, step.args[1])
+    if not a or not b:
+        return None  # (a 0-d operand: the op's forward says what is wrong)
+    rows, columns = (a[-2] if len(a) > 1 else 1), (b[-1] if len(b) > 1 else 1)
+    if rows * a[-1] * columns < threads.MULTITHREADED:
+        return f"{names[0]} @ {names[1]}"
+    return f"{bind(sized_product)}({names[0]}, {names[1]}, {bind(rows * a[-1] * columns)})"
+
+
+def sized_product(a: Any, b: Any, multiply_adds: int) -> Any:
+    threads.product(multiply_adds)
+    return a @ b
 
 
 def _relu(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
@@ -102,8 +117,12 @@ def _broadcast(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | 
 
 def _transpose(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
     given = shape(trace, step.args[0])
-    if given is None or len(step.args) > 2 or (len(step.args) == 2 and step.args[1].value is not None):
-        return None  # (with axes: the op's own forward)
+    if given is None or len(step.args) > 2:
+        return None
+    if len(step.args) == 2 and step.args[1].value is not None:  # axes: as a permutation, worked out once
+        if not isinstance(step.args[1], Const):
+            return None
+        return f"{bind(np.transpose)}({names[0]}, {bind(shaping.permutation(step.args[1].value, given))})"
     return f"{names[0]}.T" if given else None  # (a 0-d value may be a plain number, which has no .T)
 
 
@@ -151,12 +170,14 @@ FORMS: dict[Any, Form] = {
     arithmetic.Sub: _binary("-"),
     arithmetic.Mul: _binary("*"),
     arithmetic.Div: _binary("/"),
+    arithmetic.Pow: _binary("**"),
     arithmetic.Neg: lambda step, names, bind, trace: f"-{names[0]}",
     arithmetic.MatMul: _matmul,
     functions.Relu: _relu,
-    functions.Exp: _unary(np.exp),
+    functions.Exp: _unary(functions.Exp.forward),  # (its own: values below -746 skip the C library's slow path)
     functions.Log: _unary(np.log),
     functions.Tanh: _unary(np.tanh),
+    functions.Sqrt: _unary(np.sqrt),
     reductions.Sum: _reduction(divide=False),
     reductions.Mean: _reduction(divide=True),
     shaping.SumTo: _sum_to,

@@ -55,6 +55,46 @@ def test_conv2d_is_its_definition(case) -> None:
     assert np.allclose(got.data, looped_conv2d(x, w, b, stride, padding, dilation, groups), atol=1e-12)
 
 
+def looped_col2im(cols, shape, kernel, stride, padding, dilation):
+    """col2im by its definition: each kernel offset's window values added in turn onto a padded
+    grid of zeros, one output position at a time (the order every sum must keep)."""
+    from dglang.autograd.convolution import Grid
+
+    at = Grid(shape, kernel, stride, padding, dilation)
+    n, c = shape[0], shape[1]
+    blocks = cols.reshape(n, *at.out, c, *kernel)
+    grid = np.zeros((n, c, *(q + 2 * p for q, p in zip(shape[2:], padding, strict=True))))
+    for offset in itertools.product(*map(range, kernel)):
+        for position in itertools.product(*map(range, at.out)):
+            at_grid = tuple(o * s + i * d for o, s, i, d in zip(position, stride, offset, dilation, strict=True))
+            grid[(slice(None), slice(None), *at_grid)] += blocks[(slice(None), *position, slice(None), *offset)]
+    inside = tuple(slice(p, p + q) for p, q in zip(padding, shape[2:], strict=True))
+    return grid[(slice(None), slice(None), *inside)]
+
+
+@pytest.mark.parametrize(
+    ("shape", "kernel", "stride", "padding", "dilation"),
+    [
+        ((2, 3, 7), (3,), (1,), (1,), (1,)),
+        ((2, 3, 7), (2,), (3,), (0,), (2,)),
+        ((3, 2, 5, 6), (3, 3), (1, 1), (1, 1), (1, 1)),
+        ((2, 4, 6, 5), (2, 3), (2, 1), (1, 0), (1, 2)),
+        ((2, 2, 6, 6), (2, 2), (2, 2), (0, 0), (1, 1)),  # side by side: the reshape path
+        ((1, 2, 4, 5, 4), (2, 3, 2), (1, 2, 1), (1, 1, 0), (1, 1, 2)),
+    ],
+)
+def test_col2im_adds_in_the_definition_s_order_bit_for_bit(shape, kernel, stride, padding, dilation) -> None:
+    from dglang.autograd.convolution import Col2im, Grid
+
+    at = Grid(shape, kernel, stride, padding, dilation)
+    rng = np.random.default_rng(3)
+    cols = rng.normal(size=(shape[0] * int(np.prod(at.out)), shape[1] * int(np.prod(kernel)))) * 1e3
+    cols[::3] = np.round(cols[::3])  # sums whose order shows in the last bit, and exact ones
+    got = Col2im.forward(cols, at)
+    assert got.flags.c_contiguous and got.shape == shape
+    assert got.tobytes() == looped_col2im(cols, shape, kernel, stride, padding, dilation).tobytes()
+
+
 def test_conv2d_and_its_gradients_are_pytorch_s() -> None:
     x = Tensor(np.arange(32.0).reshape(1, 2, 4, 4) - 10, requires_grad=True)
     w = Tensor(np.arange(12.0).reshape(3, 2, 1, 2) - 5, requires_grad=True)

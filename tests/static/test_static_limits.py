@@ -106,7 +106,8 @@ def f(x, w, b, k):
     z = (h * 2 - 1) / (h + 3) + -h
     s = z.sum(axis=0) + z.mean(axis=1, keepdims=True).sum() + exp(z).mean() + log(h + 1).sum()
     t = tanh(z).reshape(-1).sum() + transpose(z)[0].sum() + z[:, 1].sum() + z[k].sum() + z[[0, 0, 2]].sum()
-    loss = s.sum() + t
+    u = sqrt(h + 1).sum() + (x ** 2).sum() + z.reshape(1, 5, 4).transpose((2, 0, 1))[0].sum()
+    loss = s.sum() + t + u
     w.grad = None
     b.grad = None
     grad loss
@@ -153,6 +154,32 @@ def test_static_training_gives_the_dynamic_results_bit_for_bit() -> None:
         MANY_OPS.replace("g = static(f)", "g = f") + "print(loss.item(), w.tolist(), b.tolist(), z.tolist())\n"
     )
     assert out_static == out_dynamic, err
+
+
+# ---- BLAS threads ------------------------------------------------------------------------------
+PRODUCTS = """
+def f(x, w, v):
+    return ((x @ w) @ v).sum() + (x[0] @ w).sum() + (x.reshape(2, 16, 64) @ w).sum()
+g = {wrap}
+seed(2)
+x = randn(32, 64)
+w = randn(64, 64)
+v = randn(64, 3)
+for i in range(3):
+    y = g(x, w, v)
+"""
+
+
+@pytest.mark.parametrize("wrap", ["f", "static(f)"])
+def test_a_replay_gives_blas_the_threads_each_product_deserves(wrap: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each product a replay makes asks threads.py for its threads first, with the multiply-adds
+    MatMul's forward counts (a stack's: one matrix's), as the dynamic function does."""
+    from dglang.autograd import threads
+
+    asked: list[int] = []
+    monkeypatch.setattr(threads, "product", asked.append)
+    run(PRODUCTS.format(wrap=wrap))
+    assert asked == [32 * 64 * 64, 16 * 64 * 64] * 3  # (x @ w @ v's second and x[0] @ w: too small to ask)
 
 
 # ---- side effects --------------------------------------------------------------------------------
