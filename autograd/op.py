@@ -41,6 +41,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import textwrap
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -196,6 +197,22 @@ MAX_ARGUMENTS = 64  # a rule's arguments after g and out, at most (an op's shape
 METADATA = frozenset(("shape", "ndim", "size", "dtype", "requires_grad"))  # what a rule may read of a changed input
 
 
+def _source(fn: Callable[..., Any]) -> str:
+    """fn's text: the lines its code spans, from the lines Python keeps of its file (inspect.getsource
+    tokenizes the whole file to find where the block ends: most of the first trace's time), or
+    inspect's when those lines are not a whole definition (a last line with no code of its own)."""
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        last = max((line for *_, line in code.co_lines() if line is not None), default=code.co_firstlineno)
+        text = textwrap.dedent("".join(linecache.getlines(code.co_filename)[code.co_firstlineno - 1 : last]))
+        try:
+            ast.parse(text)
+            return text
+        except SyntaxError:
+            pass
+    return textwrap.dedent(inspect.getsource(fn))
+
+
 def rule_reads(rule: Callable[..., Any] | None) -> tuple[frozenset[int], bool]:
     """The arguments of `rule` (after g and out) whose values it uses, and whether it uses out's:
     a parameter counts as read unless every use of it reads one of METADATA (`b.requires_grad`,
@@ -204,7 +221,7 @@ def rule_reads(rule: Callable[..., Any] | None) -> tuple[frozenset[int], bool]:
     if rule is None:
         return frozenset(), False
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(rule)))
+        tree = ast.parse(_source(rule))
     except (OSError, TypeError, SyntaxError):
         return everything
     function = tree.body[0]

@@ -12,8 +12,8 @@ keeps busy (the load average beyond this process's own): with the other core bus
 
 The library is found and its count set through threadpoolctl, at the first product large enough
 for the library to use threads at all (`MULTITHREADED`): a program of small products never loads
-it, and after that a product costs one comparison, and a call into the library when its count
-changes.
+it (nor one run with OMP_NUM_THREADS=1 or OPENBLAS_NUM_THREADS=1), and after that a product
+costs one comparison, and a call into the library when its count changes.
 """
 
 from __future__ import annotations
@@ -31,10 +31,21 @@ def from_environment() -> int | None:
     return int(text) if text.isdigit() and int(text) > 0 else None
 
 
+def one_thread_at_start() -> bool:
+    """Did the environment give the library one thread when it loaded (OPENBLAS_NUM_THREADS, else
+    OMP_NUM_THREADS, as OpenBLAS reads them)? Then a product sized to one thread needs no call, and
+    threadpoolctl is loaded only if `use(n)` asks for more."""
+    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+        text = os.environ.get(name, "").strip()
+        if text:
+            return text == "1"
+    return False
+
+
 _chosen = from_environment()  # use(n): every product on n threads
 _libraries: list[Any] | None = None  # the BLAS libraries' controllers, once found
 _found = 1  # the threads the libraries had when found: what the machine offers
-_current: int | None = None  # the count they have now
+_current: int | None = 1 if one_thread_at_start() else None  # the count they have now
 
 
 def use(threads: int | None) -> None:
@@ -56,6 +67,8 @@ def free() -> int:
     """The library's threads that other work leaves free: those it found, less the load average
     beyond this process's own (at least one)."""
     if _libraries is None:
+        if _current == 1 and _chosen is None:  # one thread from the start: nothing more to find
+            return 1
         _set(1)  # (finds the library, and how many threads it has)
     try:
         busy = max(0.0, os.getloadavg()[0] - 1.0)

@@ -68,3 +68,25 @@ def test_a_thread_count_that_is_not_a_positive_number_is_a_usage_error(argv, env
         env={**os.environ, **env},
     )
     assert done.returncode == 2 and "positive whole number (given here or as DG_THREADS)" in done.stderr
+
+
+def test_one_thread_from_the_environment_needs_no_threadpoolctl() -> None:
+    """OMP_NUM_THREADS=1 gave the library one thread when it loaded: small and large products leave
+    it so without loading threadpoolctl (a start-up cost), and use(2) still gives every product two."""
+    script = (
+        "import sys, numpy as np\n"
+        "from dglang.autograd import Tensor, threads\n"
+        "threads.LARGE = 1 << 21\n"
+        "for n in (64, 128):\n"
+        "    Tensor(np.ones((n, n))) @ Tensor(np.ones((n, n)))\n"
+        "print('threadpoolctl' in sys.modules)\n"
+        "threads.use(2)\n"
+        "Tensor(np.ones((64, 64))) @ Tensor(np.ones((64, 64)))\n"
+        "from threadpoolctl import threadpool_info\n"
+        "print(max(i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={**env, "OMP_NUM_THREADS": "1"}
+    )
+    assert done.stdout.split() == ["False", "2"], done.stderr
