@@ -228,6 +228,7 @@ def test_an_unfinished_f_string_expression_is_pointed_at_where_it_ends() -> None
     assert (error.span.line, error.span.column) == (1, 11)
 
 
+@pytest.mark.slow  # (300 drawn files: the cases above read each kind of mistake in the fast run)
 @settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(drawn=lines(), final_newline=st.booleans())
 def test_any_mix_of_broken_and_good_lines_is_read_to_its_end(drawn: list[tuple[str, int]], final_newline: bool) -> None:

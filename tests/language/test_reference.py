@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from differential import compare, fuzz_program, shortened
 from fuzz_programs import DEEP_LEVELS, MAX_STEPS, NAME, TIMEOUT, pathological_values, small_memory, top_level_statements
+from slow_cases import LONG_LESSONS, slow_where
 
 from dglang.interpreter.frontends import cli
 from dglang.interpreter.frontends.sessions import new_session
@@ -54,7 +55,11 @@ def lesson_differences(lesson: Path) -> list[str]:
     return compare(lesson_session, [text], f"programs/{lesson.name}")
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=[p.stem for p in LESSONS])
+# Run twice, these take seconds of processor time each: slow (tests/conftest.py)
+TWICE_TOO_LONG = LONG_LESSONS | {"12_char_rnn", "17_attention_reverse"}
+
+
+@pytest.mark.parametrize("lesson", slow_where(LESSONS, lambda p: p.stem in TWICE_TOO_LONG), ids=lambda p: p.stem)
 def test_every_lesson_runs_the_same_both_ways(lesson: Path) -> None:
     found = lesson_differences(lesson)
     assert not found, "\n".join(found)
@@ -67,7 +72,7 @@ def error_differences(path: Path) -> list[str]:
     return compare(make, [path.read_text()], path.name)
 
 
-@pytest.mark.parametrize("path", ERRORS, ids=[p.stem for p in ERRORS])
+@pytest.mark.parametrize("path", slow_where(ERRORS, lambda p: p.stem == "limit_output_runaway"), ids=lambda p: p.stem)
 def test_every_golden_error_is_the_same_both_ways(path: Path) -> None:
     found = error_differences(path)
     assert not found, "\n".join(found)

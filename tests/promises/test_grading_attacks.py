@@ -207,7 +207,7 @@ def submission_saying(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("how", ["abort", "hang"])
+@pytest.mark.parametrize("how", ["abort", pytest.param("hang", marks=pytest.mark.slow)])  # (hang: waits for the clock)
 def test_a_test_that_kills_or_hangs_its_worker_fails_alone(stand_in: Path, how: str) -> None:
     """The test it was running fails with the reason; a new worker runs the tests after it."""
     path = submission_saying(stand_in, "crash.dg", f"{how} test_leaky_relu_grad")
@@ -246,6 +246,7 @@ def test_a_worker_that_dies_or_floods_costs_its_submission_only(
     assert bad.output == f"The grader stopped bad.dg before its top level finished: {reason.removeprefix('not run: ')}"
 
 
+@pytest.mark.slow  # (waits for the clock)
 def test_the_wall_clock_stops_a_submission_that_never_reports(stand_in: Path) -> None:
     path = submission_saying(stand_in, "slow.dg", "hang test_leaky_relu_values")
     start = time.monotonic()

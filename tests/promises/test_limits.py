@@ -144,6 +144,7 @@ def test_a_quick_program_is_not_touched_by_the_timeout() -> None:
     assert watchdogs() == []
 
 
+@pytest.mark.slow  # (runs into the clock)
 def test_time_at_a_breakpoint_does_not_count() -> None:
     paused = []
 

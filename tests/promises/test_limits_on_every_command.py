@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from slow_cases import slow_where
 
 from dglang.interpreter.frontends import check_command, graph_command, parse_command
 from dglang.interpreter.frontends.grading import grade_command, testing
@@ -81,12 +82,15 @@ def test_dg_check_is_held_to_its_limits(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("program", "options", "kind"),
     [
-        ("y = tensor(1.0)\nwhile True:\n    y = y + 1\n", ["--timeout", "1"], "TimeoutError"),
+        pytest.param(  # (runs into the clock: slow)
+            "y = tensor(1.0)\nwhile True:\n    y = y + 1\n", ["--timeout", "1"], "TimeoutError", marks=pytest.mark.slow
+        ),
         ("y = tensor(1.0)\nwhile True:\n    y = y + 1\n", ["--max-steps", "1000"], "LimitError"),
-        (
+        pytest.param(
             "y = tensor(1.0)\nkept = []\nwhile True:\n    kept.append(ones(1000, 1000))\n",
             ["--max-memory", "300M"],
             "MemoryError",
+            marks=pytest.mark.slow,
         ),
         ("y = tensor(1.0)\nwhile True:\n    print('x' * 1000)\n", ["--max-output", "10000"], "LimitError"),
     ],
@@ -151,6 +155,7 @@ def test_copies_are_released_after_each_test() -> None:
 BREAKS = "x = 1\nbreakpoint()\nprint('after', x)\n"
 
 
+@pytest.mark.slow  # (runs into the clock)
 def test_a_loop_typed_at_a_breakpoint_through_a_pipe_stops_at_the_timeout(tmp_path: Path) -> None:
     (tmp_path / "p.dg").write_text(BREAKS)
     result, seconds = dg("--timeout", "1", "p.dg", cwd=tmp_path, stdin="while True: pass\n\nx = 5\n:continue\n")
@@ -215,9 +220,14 @@ def test_a_loop_typed_at_a_breakpoint_in_the_kernel_stops_at_the_timeout(tmp_pat
     "call",
     [
         "round(5, -10**8)",  # 120 seconds past --timeout 1 before
-        "round(-123456789, -10**18)",
-        "sorted([(i * 7919) % 1000003 * 0.5 for i in range(3000000)])",
-        "sorted([[i % 7, i] for i in range(1000000)])",
+        *slow_where(  # each runs into the clock: the one above stays in the fast run
+            [
+                "round(-123456789, -10**18)",
+                "sorted([(i * 7919) % 1000003 * 0.5 for i in range(3000000)])",
+                "sorted([[i % 7, i] for i in range(1000000)])",
+            ],
+            lambda call: True,
+        ),
     ],
 )
 def test_no_builtin_call_runs_past_the_timeout(tmp_path: Path, call: str) -> None:

@@ -129,6 +129,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow  # (runs into the clock)
 def test_the_command_line_stops_a_program_stuck_in_one_call(tmp_path: Path) -> None:
     """The last resort: the program's thread does not come back from C, so `dg` prints the error
     where the program was and exits."""
@@ -148,6 +149,7 @@ def test_the_command_line_stops_a_program_stuck_in_one_call(tmp_path: Path) -> N
     assert done.stderr.startswith(f"{program}:2:1: TimeoutError: the program ran longer than 0.5 seconds")
 
 
+@pytest.mark.slow  # (runs into the clock)
 def test_nested_breakpoints_stop_the_clock() -> None:
     """A cell typed at a breakpoint calls a function that pauses again: the time spent at both
     prompts is not the program's (the inner pause used to restart the clock with no time left)."""
@@ -168,6 +170,7 @@ def test_nested_breakpoints_stop_the_clock() -> None:
     assert error.span.line in (3, 4)
 
 
+@pytest.mark.slow  # (runs into the clock)
 def test_the_time_left_at_a_breakpoint_is_kept() -> None:
     session, _ = session_with(timeout=0.6)
     session.on_breakpoint = lambda context: time.sleep(1.0)

@@ -54,7 +54,12 @@ def test_the_rewrite_rebinds_each_function() -> None:
     assert "    return x\nf = static(f)\ny = f(1)" in text and text.endswith("g = static(g)\n")
 
 
-@pytest.mark.parametrize("program", slow_where(PROGRAMS, lambda p: p.stem in LONG_LESSONS), ids=lambda p: p.stem)
+# with its static twin, 17 and 19 take about two seconds of processor time too
+@pytest.mark.parametrize(
+    "program",
+    slow_where(PROGRAMS, lambda p: p.stem in LONG_LESSONS | {"17_attention_reverse", "19_static_graphs"}),
+    ids=lambda p: p.stem,
+)
 def test_static_lesson_prints_what_the_dynamic_one_does(program: Path) -> None:
     text, _ = made_static(program.read_text(encoding="utf-8"))
     out, err = io.StringIO(), io.StringIO()
