@@ -197,7 +197,7 @@ MAX_ARGUMENTS = 64  # a rule's arguments after g and out, at most (an op's shape
 METADATA = frozenset(("shape", "ndim", "size", "dtype", "requires_grad"))  # what a rule may read of a changed input
 
 
-def _source(fn: Callable[..., Any]) -> str:
+def source_of(fn: Callable[..., Any]) -> str:
     """fn's text: the lines its code spans, from the lines Python keeps of its file (inspect.getsource
     tokenizes the whole file to find where the block ends: most of the first trace's time), or
     inspect's when those lines are not a whole definition (a last line with no code of its own)."""
@@ -221,7 +221,7 @@ def rule_reads(rule: Callable[..., Any] | None) -> tuple[frozenset[int], bool]:
     if rule is None:
         return frozenset(), False
     try:
-        tree = ast.parse(_source(rule))
+        tree = ast.parse(source_of(rule))
     except (OSError, TypeError, SyntaxError):
         return everything
     function = tree.body[0]

@@ -12,14 +12,12 @@ no op would show what it computed, and it may branch on the values.
 from __future__ import annotations
 
 import inspect
-import linecache
 import re
 import sys
-import textwrap
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.op import Op
+from dglang.autograd.op import Op, source_of
 
 
 class Detach(Op):
@@ -48,8 +46,8 @@ def traceable(op: type[Op]) -> bool:
 def _pure(fn: Any, scope: dict[str, Any], seen: set[Any]) -> bool:
     seen.add(fn)
     try:
-        source = _source(fn)
-    except AttributeError:  # not a function written in Python
+        source = source_of(fn)
+    except (OSError, TypeError):  # not a function written in Python
         return False
     if NUMPY_ON_VALUES.search(source):
         return False
@@ -58,14 +56,6 @@ def _pure(fn: Any, scope: dict[str, Any], seen: set[Any]) -> bool:
         if inspect.isfunction(helper) and helper not in seen and not _pure(helper, scope, seen):
             return False
     return True
-
-
-def _source(fn: Any) -> str:
-    """fn's text: the lines its code spans, from the file's lines Python keeps (inspect.getsource
-    tokenizes the file to find the end of the block, which cost a trace more than the rest)."""
-    code = fn.__code__
-    last = max((line for *_, line in code.co_lines() if line is not None), default=code.co_firstlineno)
-    return textwrap.dedent("".join(linecache.getlines(code.co_filename)[code.co_firstlineno - 1 : last]))
 
 
 class RuleCall:
