@@ -49,10 +49,10 @@ def update(op: Callable[[Any, Any], Tensor], symbol: str, t: Tensor, other: Any)
         if type(value) in (float, int) or (
             type(value) is np.ndarray and value.dtype == np.float64 and value.shape == data.shape
         ):
-            if sys.getrefcount(data) > HELD_HERE:
+            if sys.getrefcount(data) > HELD_HERE or data.base is not None:  # (a view: its base's holder sees it)
                 hooks.allocating(data.size, f"the result of '{symbol}'", shape=data.shape)
                 t.data = ufunc(data, value)
-            else:  # nothing else holds the array (no view, no detached copy): nothing to keep
+            else:  # nothing else holds the array (no view of it, no detached copy): nothing to keep
                 ufunc(data, value, out=data)
             updated_in_place(t)
             return t

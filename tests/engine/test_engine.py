@@ -203,6 +203,16 @@ def test_an_update_writes_into_an_array_only_when_nothing_else_holds_it() -> Non
         assert w.tolist() == [2.0, 3.0]
 
 
+def test_an_update_of_a_view_leaves_the_tensor_it_views_alone() -> None:
+    a = tensor([1.0, 2.0, 3.0, 4.0])
+    views = [a.reshape(2, 2), a[1:3], a.reshape(2, 2).T]  # each holds a NumPy view of a's array
+    with no_grad():
+        for v in views:
+            v -= 1.0
+    assert a.tolist() == [1.0, 2.0, 3.0, 4.0], "a view's holder gets a new array, as any shared one"
+    assert views[1].tolist() == [1.0, 2.0]
+
+
 def test_in_place_on_a_recorded_tensor_outside_no_grad_records_out_of_place() -> None:
     x = tensor([1.0, 2.0], requires_grad=True)
     y = x * 3

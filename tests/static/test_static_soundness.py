@@ -393,6 +393,20 @@ CASES = {
         """,
         None,
     ),
+    "an argument that is a view of another tensor, updated in place": (
+        """
+        def f(x):
+            with no_grad:
+                x -= 1.0
+            return x.sum()
+        g = static(f)
+        a = tensor([1.0, 2.0, 3.0, 4.0])
+        b = a.reshape(2, 2)
+        for i in range(3):
+            print(g(b).tolist(), a.tolist(), b.tolist())
+        """,
+        None,
+    ),
     "grad inside f through an argument computed outside": (
         """
         w = tensor([1.0, 2.0], requires_grad=True)
