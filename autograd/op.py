@@ -199,18 +199,24 @@ METADATA = frozenset(("shape", "ndim", "size", "dtype", "requires_grad"))  # wha
 
 def source_of(fn: Callable[..., Any]) -> str:
     """fn's text: the lines its code spans, from the lines Python keeps of its file (inspect.getsource
-    tokenizes the whole file to find where the block ends: most of the first trace's time), or
-    inspect's when those lines are not a whole definition (a last line with no code of its own)."""
+    tokenizes the whole file to find where the block ends: most of the first trace's time), with
+    the few lines after them that close it (a `)` on a line of its own has no code), or inspect's
+    when those lines are not a whole definition."""
     code = getattr(fn, "__code__", None)
     if code is not None:
+        lines = linecache.getlines(code.co_filename)
         last = max((line for *_, line in code.co_lines() if line is not None), default=code.co_firstlineno)
-        text = textwrap.dedent("".join(linecache.getlines(code.co_filename)[code.co_firstlineno - 1 : last]))
-        try:
-            ast.parse(text)
-            return text
-        except SyntaxError:
-            pass
+        for end in range(last, min(last + CLOSING_LINES, len(lines)) + 1):  # (a `)` alone: no code of its own)
+            text = textwrap.dedent("".join(lines[code.co_firstlineno - 1 : end]))
+            try:
+                ast.parse(text)
+                return text
+            except SyntaxError:
+                pass
     return textwrap.dedent(inspect.getsource(fn))
+
+
+CLOSING_LINES = 3  # lines after a function's last line of code source_of tries before asking inspect
 
 
 def rule_reads(rule: Callable[..., Any] | None) -> tuple[frozenset[int], bool]:
