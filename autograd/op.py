@@ -236,14 +236,13 @@ def rule_reads(rule: Callable[..., Any] | None) -> tuple[frozenset[int], bool]:
     names = [a.arg for a in function.args.args]
     rest = function.args.vararg.arg if function.args.vararg is not None else None  # `*shape`: the rest
     metadata_only: set[int] = set()  # ids of Name nodes read only for their metadata
+    loaded: list[ast.Name] = []
     for node in ast.walk(function):
-        if isinstance(node, ast.Attribute) and node.attr in METADATA and isinstance(node.value, ast.Name):
+        if type(node) is ast.Attribute and node.attr in METADATA and type(node.value) is ast.Name:
             metadata_only.add(id(node.value))
-    used = {
-        node.id
-        for node in ast.walk(function)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in metadata_only
-    }
+        elif type(node) is ast.Name and type(node.ctx) is ast.Load:
+            loaded.append(node)
+    used = {node.id for node in loaded if id(node) not in metadata_only}
     read = {i for i, name in enumerate(names[2:]) if name in used}
     if rest in used:
         read.update(range(len(names) - 2, MAX_ARGUMENTS))

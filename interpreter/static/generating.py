@@ -17,6 +17,7 @@ lines appear only in the listing (listing.py), never in the code that runs, not 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -92,8 +93,17 @@ class Code:
 
     def compile(self, function: str) -> Callable[..., Any]:
         namespace = {"__builtins__": {}, **self.namespace}
-        exec(compile("\n".join(self.lines) + "\n", f"<static {function}>", "exec"), namespace)
+        exec(compiled("\n".join(self.lines) + "\n", f"<static {function}>"), namespace)
         return namespace[function]  # type: ignore[no-any-return]
+
+
+@functools.lru_cache(maxsize=256)
+def compiled(source: str, filename: str) -> Any:
+    """Python's code object for generated source. A trace made again for another guard (a .grad
+    set now, a global changed) often generates the same text, which then is not compiled again:
+    compiling is much of a trace's time. The text holds only generated names, so one code object
+    serves every namespace that binds them (each trace's own objects)."""
+    return compile(source, filename, "exec")
 
 
 def var(v: Var) -> str:
