@@ -95,11 +95,12 @@ class Writer:
             self.marks += 1
             data = self.fresh()
             self.add(f"{data} = {x}.data")
+            # (a .grad that is set is tested below, where it must be a Tensor)
+            grad_test = f" and {x}.grad is None" if grad is None else ""
             self.fail_unless(
                 f"(type({data}) is ndarray or isinstance({data}, generic)) and {data}.shape == {name('k', shape)} "
-                f"and {data}.dtype.kind in "
-                f"{name('k', KINDS[dtype])} and {x}.requires_grad is {requires_grad} and "
-                f"({x}.grad_fn is None) is {leaf} and ({x}.grad is None) is {grad is None}"
+                f"and {data}.dtype.kind in {name('k', KINDS[dtype])} and {x}.requires_grad is {requires_grad} "
+                f"and {x}.grad_fn is {'' if leaf else 'not '}None{grad_test}"
             )
             if grad is not None:
                 g = self.fresh()

@@ -69,6 +69,9 @@ class Same:
 TENSOR, SAME = "tensor", "same"
 
 
+DTYPE_NAMES = {"b": "bool", "i": "int", "u": "int"}  # NumPy's dtype kinds as Tensor.dtype names them (else "float")
+
+
 class Walk:
     """Describes values one after another (the arguments, then each name read), numbering the
     tensors, lists and dicts it meets so that one met again is described as the same."""
@@ -94,11 +97,15 @@ class Walk:
                 return mark
             self.seen[id(value)] = (SAME, len(self.tensors))
             self.tensors.append(value)
-            grad = value.grad
+            grad, data = value.grad, value.data
+            if type(data) is np.ndarray:  # (Tensor.shape and .dtype, without their calls: a key is made per call)
+                shape, dtype = data.shape, DTYPE_NAMES.get(data.dtype.kind, "float")
+            else:
+                shape, dtype = value.shape, value.dtype
             return (
                 TENSOR,
-                value.shape,
-                value.dtype,
+                shape,
+                dtype,
                 value.requires_grad,
                 value.grad_fn is None,
                 None if grad is None else self.describe(grad, depth),

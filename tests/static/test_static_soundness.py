@@ -547,3 +547,17 @@ def test_the_guards_as_code_pass_a_step_count_kept_in_a_tensor() -> None:
     walk = Walk()
     walk.describe(Tensor(np.array([1.0])))  # the call's argument, as a call describes it first
     assert fn.cached()[-1].check(walk)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "uint8", "bool"])
+def test_a_walk_describes_a_tensor_as_the_tensor_names_itself(dtype: str) -> None:
+    """The walk reads an array's shape and dtype kind itself (a key is made at every call):
+    what it says must be what Tensor.shape and Tensor.dtype say, for every kind of array."""
+    import numpy as np
+
+    from dglang.autograd import Tensor
+    from dglang.interpreter.static.guard_model import Walk
+
+    for t in (Tensor(np.zeros((2, 3), dtype=dtype)), Tensor(np.zeros((), dtype=dtype)[()]), Tensor(2.0)):
+        described = Walk().describe(t)
+        assert described[1:3] == (t.shape, t.dtype)
