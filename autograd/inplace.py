@@ -25,7 +25,7 @@ from .shaping import normalize_index
 # The updates of an optimiser step (`w -= lr * w.grad`), as the one NumPy call each op's forward
 # makes for two float arrays of one shape: see `update`.
 UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply, operator.truediv: np.divide}
-HELD_HERE = 3  # references to a tensor's array in `update`: the tensor's, `data`'s, and getrefcount's argument
+HELD_HERE = 4  # references to a tensor's array in `shared`: the tensor's, update's `data`, shared's, getrefcount's
 
 
 def update(op: Callable[[Any, Any], Tensor], symbol: str, t: Tensor, other: Any) -> Tensor:
@@ -49,7 +49,7 @@ def update(op: Callable[[Any, Any], Tensor], symbol: str, t: Tensor, other: Any)
         if type(value) in (float, int) or (
             type(value) is np.ndarray and value.dtype == np.float64 and value.shape == data.shape
         ):
-            if sys.getrefcount(data) > HELD_HERE or data.base is not None:  # (a view: its base's holder sees it)
+            if shared(data):
                 hooks.allocating(data.size, f"the result of '{symbol}'", shape=data.shape)
                 t.data = ufunc(data, value)
             else:  # nothing else holds the array (no view of it, no detached copy): nothing to keep
@@ -64,6 +64,12 @@ def update(op: Callable[[Any, Any], Tensor], symbol: str, t: Tensor, other: Any)
     t.data = result.data  # a new array: anything that shared the old one keeps its values
     updated_in_place(t)
     return t
+
+
+def shared(data: np.ndarray) -> bool:
+    """Would writing into `data` show elsewhere: does another object hold it (a detached copy, a
+    list of the call's values), or is it a view of an array something else holds (a reshape)?"""
+    return sys.getrefcount(data) > HELD_HERE or data.base is not None
 
 
 def assign(t: Tensor, index: Any, value: Tensor) -> None:

@@ -15,6 +15,7 @@ part of static(f) and finds a program among the first ones drawn whose output th
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,8 +23,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from static_programs import Builder, run_both, seeded
+from static_programs import Builder, agree, run_both, seeded
 
+from dglang.autograd import inplace
 from dglang.interpreter.static import generating, replaying, static_calls
 from dglang.interpreter.static import guard_model as guards
 from dglang.interpreter.static.guard_code import compile_check
@@ -35,7 +37,7 @@ A_FEW = 40  # the fast run's (`uv run pytest`); CI's `--all` runs PROGRAMS
 def static_and_dynamic_agree(data: st.DataObject) -> None:
     program = Builder(lambda options: data.draw(st.sampled_from(list(options)))).program()
     static, dynamic = run_both(program)
-    assert static == dynamic, program
+    assert agree(program, static, dynamic), f"{program}\n---- static:\n{static}\n---- dynamic:\n{dynamic}"
 
 
 @pytest.mark.slow
@@ -55,8 +57,9 @@ def test_static_f_prints_what_f_prints_for_a_few_programs(data: st.DataObject) -
 def differing(limit: int = 200) -> int | None:
     """The seed of the first program (of `limit`) whose static and dynamic outputs differ."""
     for seed in range(limit):
-        static, dynamic = run_both(Builder(seeded(seed)).program())
-        if static != dynamic:
+        program = Builder(seeded(seed)).program()
+        static, dynamic = run_both(program)
+        if not agree(program, static, dynamic):
             return seed
     return None
 
@@ -118,6 +121,10 @@ BROKEN = {
         guards.Walk, "describe", tensors_never_the_same(guards.Walk.describe)
     ),
     "decisions on tensor values": lambda: replaced(generating, "_guard", lambda code, number, guard: None),
+    # (the dynamic side broken: an update in place writes into a view, as a trace's replay never does)
+    "a view's own array for an update in place": lambda: replaced(
+        inplace, "shared", lambda data: sys.getrefcount(data) > inplace.HELD_HERE
+    ),
 }
 
 
@@ -151,3 +158,16 @@ def test_the_guards_as_code_decide_as_the_guards_do() -> None:
         for seed in range(50):
             run_both(Builder(seeded(seed)).program())
     assert disagreements == []
+
+
+def test_the_oracle_forgives_only_the_documented_rounding() -> None:
+    """Gradients that reach a tensor around a static call too may differ by a few units in the
+    last place (docs/language.md, "The same numbers"); nothing else may."""
+    around, other = "F(x0 * 2.0, x0)\n", "F(x0, y0)\n"
+    dynamic = "r [0.1, 0.2] True\nx.grad [-0.4125, -0.0375] False\n"
+    one_ulp = dynamic.replace("-0.4125,", "-0.4124999999999999,")
+    assert agree(around, one_ulp, dynamic)
+    assert not agree(other, one_ulp, dynamic), "only where a tensor gets gradients around the call"
+    assert not agree(around, dynamic.replace("-0.4125,", "-0.4126,"), dynamic), "more than rounding"
+    assert not agree(around, dynamic.replace("0.2]", "0.20000000000000004]"), dynamic), "a value, not a gradient"
+    assert not agree(around, dynamic.replace("False", "True"), dynamic)
