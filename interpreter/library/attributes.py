@@ -78,6 +78,8 @@ def get_grad(t: Tensor) -> Any:
     >>> x.grad
     tensor(6.)
     """
+    if watching.listener is not None:
+        watching.listener.read_grad(t)
     return t.grad
 
 
@@ -348,6 +350,8 @@ def set_attribute(obj: Any, name: str, value: Any) -> None:
                 help="give a float tensor, such as zeros_like(x)",
             )
         obj.grad = value
+        if watching.listener is not None:
+            watching.listener.wrote_grad(obj)
         return
     if not isinstance(value, bool):
         raise DGError("TypeError", f"requires_grad must be True or False, not {type_name(value)}")

@@ -21,7 +21,7 @@ from . import shipped_data
 from .assert_close import assert_close
 from .dictionaries import dict_
 from .keyword_help import written
-from .runtime import Builtin, CallContext, GradMode, show_short, text
+from .runtime import Builtin, CallContext, GradMode, show_short, text, watching
 
 
 def make_builtins(
@@ -219,6 +219,8 @@ def zero_grad(*tensors: Any) -> None:
             if not isinstance(item, Tensor):
                 raise DGError("TypeError", f"zero_grad() takes tensors, not {type_name(item)}")
             item.grad = None
+            if watching.listener is not None:
+                watching.listener.wrote_grad(item)
 
 
 def read_csv(path: Path, shown: str) -> Tensor:

@@ -60,7 +60,9 @@ class Watching:
     the evaluator tells it each name looked up outside a function's own scope (`read`), each
     module name read (`read_module`), each scope a call or comprehension makes (`entered`: it is
     the function's own, not outside), and what each builtin returned (`returned`: a tensor made
-    by a builtin is the function's own). With no listener each costs one test of None."""
+    by a builtin is the function's own), and each `.grad` the program read or set (`read_grad`,
+    `wrote_grad`: a trace guards a .grad only where it read the one that came in). With no
+    listener each costs one test of None."""
 
     __slots__ = ("listener",)
 

@@ -158,6 +158,8 @@ class Expressions(Blocks, Calls):
                 warned = True
                 message = ".grad of a tensor that is not a leaf is being read: grad does not fill it, so it is None"
                 warn(DGError("Warning", message, node=node, clues=made_by(value, node.span)))
+            if watching.listener is not None:
+                watching.listener.read_grad(value)
             return value.grad
 
         return self.compute(node, grad_of, node.obj)

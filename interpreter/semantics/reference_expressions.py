@@ -252,6 +252,8 @@ class ReferenceExpressions(Calls):
             self.warned.add(node)
             message = ".grad of a tensor that is not a leaf is being read: grad does not fill it, so it is None"
             self.context.warn(DGError("Warning", message, node=node, clues=made_by(value, node.span)))
+        if watching.listener is not None:
+            watching.listener.read_grad(value)
         return value.grad
 
     def index(self, node: ast.Index, env: Env) -> Any:

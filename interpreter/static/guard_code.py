@@ -28,7 +28,7 @@ from dglang.autograd import Tensor
 from dglang.interpreter.library.runtime import MISSING
 
 from .generating import Code
-from .guard_model import SAME, TENSOR, Outside, Walk
+from .guard_model import SAME, TENSOR, UNREAD, Outside, Walk
 
 MAX_LINES = 2_000  # past it (a long list read), the trace keeps the walk
 KINDS = {"float": "f", "int": "iu", "bool": "b"}  # Tensor.dtype's names, as NumPy's dtype kinds
@@ -44,7 +44,7 @@ def compile_check(outside: Outside, tensors: int, marks: int) -> Callable[[Walk]
     code = Code()
     code.add("def check(walk):")
     code.add("    tensors, seen = walk.tensors, walk.seen")
-    writer = Writer(code, tensors, marks)
+    writer = Writer(code, tensors, marks, outside.unread)
     try:
         for i, read in enumerate(outside.reads):
             name = f"v{i}"
@@ -72,8 +72,9 @@ def compile_check(outside: Outside, tensors: int, marks: int) -> Callable[[Walk]
 class Writer:
     """Writes the tests of one description after another, numbering marks as a walk would."""
 
-    def __init__(self, code: Code, tensors: int, marks: int) -> None:
+    def __init__(self, code: Code, tensors: int, marks: int, unread: dict[int, int]) -> None:
         self.code, self.tensors, self.marks, self.names = code, tensors, marks, 0
+        self.unread = unread
 
     def add(self, line: str) -> None:
         self.code.add("    " + line)
@@ -95,14 +96,21 @@ class Writer:
             self.marks += 1
             data = self.fresh()
             self.add(f"{data} = {x}.data")
-            # (a .grad that is set is tested below, where it must be a Tensor)
+            # (a .grad that is set is tested below, where it must be a Tensor; one the trace did not
+            # read is not tested, and as many stand-ins as it took keep the numbering: Walk.unread)
             grad_test = f" and {x}.grad is None" if grad is None else ""
             self.fail_unless(
                 f"(type({data}) is ndarray or isinstance({data}, generic)) and {data}.shape == {name('k', shape)} "
                 f"and {data}.dtype.kind in {name('k', KINDS[dtype])} and {x}.requires_grad is {requires_grad} "
                 f"and {x}.grad_fn is {'' if leaf else 'not '}None{grad_test}"
             )
-            if grad is not None:
+            if grad is UNREAD:
+                count = self.unread[self.tensors - 1]
+                if count:
+                    self.add(f"tensors.extend({name('k', tuple(object() for _ in range(count)))})")
+                    self.tensors += count
+                    self.marks += count
+            elif grad is not None:
                 g = self.fresh()
                 self.add(f"{g} = {x}.grad")
                 self.value(grad, g)

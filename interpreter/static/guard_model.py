@@ -16,7 +16,11 @@ How a value is described: two values with the same description take the trace th
 
     a tensor          its shape, dtype, requires_grad, leaf or not, and its .grad (None, or a
                       tensor described the same way); not its values: the trace reads them
-                      again at each call, and guards every decision it took on them
+                      again at each call, and guards every decision it took on them. The .grad
+                      of a tensor read by name counts only where the trace read the one that
+                      came in (`w.grad` in the program, a `grad` adding to it, an op on it):
+                      a training step that sets it to None first (`zero_grad`) does not depend
+                      on it, and neither does a function that never touches it
     a number          its type and value, bit for bit: 0.0 and -0.0 differ, nan equals nan
     str, bool, None   the value
     list, tuple, dict each item in order (a dict's keys too)
@@ -67,6 +71,7 @@ class Same:
 
 
 TENSOR, SAME = "tensor", "same"
+UNREAD = ("unread",)  # a .grad the trace did not read, in place of its description (Walk.unread)
 
 
 DTYPE_NAMES = {"b": "bool", "i": "int", "u": "int"}  # NumPy's dtype kinds as Tensor.dtype names them (else "float")
@@ -76,17 +81,22 @@ class Walk:
     """Describes values one after another (the arguments, then each name read), numbering the
     tensors, lists and dicts it meets so that one met again is described as the same."""
 
-    __slots__ = ("budget", "seen", "tensors")
+    __slots__ = ("budget", "grads", "seen", "tensors", "unread")
 
     def __init__(self) -> None:
-        self.tensors: list[Tensor] = []  # each tensor met, in order: what a trace's numbers name
-        self.seen: dict[int, tuple[str, int]] = {}  # id of a tensor, list or dict met -> its mark
+        self.tensors: list[Any] = []  # each tensor met, in order: what a trace's numbers name
+        self.seen: dict[Any, tuple[str, int]] = {}  # id of a tensor, list or dict met -> its mark
         self.budget = MAX_ITEMS
+        # The numbers of tensors whose .grad a trace did not read -> how many numbers describing
+        # it took when traced: it is not described, and as many stand-ins keep the numbering.
+        self.unread: dict[int, int] = {}
+        self.grads: dict[int, tuple[int, int]] = {}  # tensor number -> (its .grad's first number, how many)
 
     def fork(self) -> Walk:
         """A copy to go on with (each cached trace reads its own names after the same arguments)."""
         other = Walk()
         other.tensors, other.seen, other.budget = list(self.tensors), dict(self.seen), self.budget
+        other.unread, other.grads = self.unread, dict(self.grads)
         return other
 
     def describe(self, value: Any, depth: int = 0) -> Any:
@@ -95,21 +105,27 @@ class Walk:
             mark = self.seen.get(id(value))
             if mark is not None:
                 return mark
-            self.seen[id(value)] = (SAME, len(self.tensors))
+            number = len(self.tensors)
+            self.seen[id(value)] = (SAME, number)
             self.tensors.append(value)
             grad, data = value.grad, value.data
             if type(data) is np.ndarray:  # (Tensor.shape and .dtype, without their calls: a key is made per call)
                 shape, dtype = data.shape, DTYPE_NAMES.get(data.dtype.kind, "float")
             else:
                 shape, dtype = value.shape, value.dtype
-            return (
-                TENSOR,
-                shape,
-                dtype,
-                value.requires_grad,
-                value.grad_fn is None,
-                None if grad is None else self.describe(grad, depth),
-            )
+            if self.unread and number in self.unread:
+                for _ in range(self.unread[number]):  # stand-ins, marks included, for what it took when traced
+                    stand_in = object()
+                    self.seen[stand_in] = (SAME, len(self.tensors))
+                    self.tensors.append(stand_in)
+                described: Any = UNREAD
+            elif grad is None:
+                described = None
+            else:
+                first = len(self.tensors)
+                described = self.describe(grad, depth)
+                self.grads[number] = (first, len(self.tensors) - first)
+            return (TENSOR, shape, dtype, value.requires_grad, value.grad_fn is None, described)
         if kind is float:
             return (float, value.hex())  # the sign of a zero kept; every nan the same
         if kind is int or kind is str or kind is bool or value is None:
@@ -167,13 +183,24 @@ class Outside:
     sources: dict[int, int] = field(default_factory=dict)  # variable of the trace -> its tensor's number in the walk
     owners: dict[int, str] = field(default_factory=dict)  # tensor number -> who it was first met as
     start: tuple[int, int] = (0, 0)  # the tensors and marks the arguments' walk made before the reads
+    unread: dict[int, int] = field(default_factory=dict)  # the .grads it did not read (Walk.unread)
 
     def add(self, read: Read) -> None:
         self.reads.append(read)
         self.described = (*self.described, read.described)
 
+    def forget_grads(self, unread: dict[int, int]) -> None:
+        """From now on, describe the .grads the trace did not read as UNREAD (Walk.unread)."""
+        self.unread = unread
+        if unread:
+            counter = [self.start[0]]
+            for read in self.reads:
+                read.described = masked(read.described, counter, unread)
+            self.described = tuple(read.described for read in self.reads)
+
     def check(self, walk: Walk) -> str | None:
         """None when every read describes as it did (walk has then met their tensors), else why not."""
+        walk.unread = self.unread
         try:
             now = tuple([walk.describe(read.now()) for read in self.reads])
         except Unguardable as e:
@@ -188,6 +215,25 @@ class Outside:
             if was != is_:
                 return changed(read.label, was, is_, read.now(), self.owners, walk)
         return "a value it read changed"
+
+
+def masked(described: Any, counter: list[int], unread: dict[int, int]) -> Any:
+    """A description as a walk with `unread` makes it: the tensors numbered as the walk numbers
+    them (counter[0]: the next number), each unread .grad as UNREAD."""
+    kind = described[0]
+    if kind == TENSOR:
+        number = counter[0]
+        counter[0] += 1
+        if number in unread:
+            counter[0] += unread[number]
+            return (*described[:5], UNREAD)
+        grad = described[5]
+        return (*described[:5], None if grad is None else masked(grad, counter, unread))
+    if kind is list or kind is tuple:
+        return (kind, tuple(masked(d, counter, unread) for d in described[1]))
+    if kind is dict:
+        return (dict, tuple((masked(k, counter, unread), masked(v, counter, unread)) for k, v in described[1]))
+    return described
 
 
 def changed(label: str, was: Any, is_: Any, value: Any, owners: dict[int, str], walk: Walk) -> str:
@@ -236,6 +282,8 @@ def tensor_change(label: str, was: Any, is_: Any) -> str:
             f"{label} was {'a leaf' if leaf else 'computed by an op'} when traced and is "
             f"{'computed by an op' if leaf else 'a leaf'} now"
         )
+    if grad is UNREAD or is_[5] is UNREAD:
+        return f"{label} is not the tensor it was when traced"
     if (grad is None) != (is_[5] is None):
         return (
             f"the .grad of {label} was {'None' if grad is None else 'set'} when traced and is "
@@ -271,7 +319,7 @@ def described_tensor(description: Any) -> str:
     text = f"{dtype}[{', '.join(map(str, shape))}]"
     if requires_grad:
         text += " requires_grad" if leaf else " (computed)"
-    return text + (", .grad set" if grad is not None else "")
+    return text + (", .grad set" if grad is not None and grad is not UNREAD else "")
 
 
 def argument_walk(params: tuple[str, ...], args: list[Any]) -> tuple[Walk, list[Tensor], dict[int, str]]:
@@ -329,7 +377,7 @@ def guard_text(label: str, described: Any, owners: dict[int, str], read: bool) -
         _, shape, dtype, requires_grad, leaf, grad = described
         text = f"{label} is a {dtype}[{', '.join(map(str, shape))}] tensor"
         text += " computed by an op" if not leaf else " that requires grad" if requires_grad else ""
-        text += ", its .grad set" if grad is not None else ""
+        text += ", its .grad set" if grad is not None and grad is not UNREAD else ""
         return text + (", its values read again at each call" if read else "")
     if kind == SAME:
         return (

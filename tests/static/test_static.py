@@ -248,11 +248,11 @@ def test_a_training_step_with_grad_and_updates_in_place_gives_the_dynamic_number
     dynamic_out, _, _ = run(TRAINING.replace("fast = static(step)", "fast = step"))
     assert static_out == dynamic_out
     fn = static_of(session, "fast")
-    assert fn.traces == 2, err  # type: ignore[attr-defined]  # the second: W1.grad is no longer None
-    assert re.search(
-        r"re-traced step: the .grad of the global `(W1|b1|W2|b2)` was None when traced and is set now", err
-    ), err
-    assert fn.cached()[-1].calls == 11  # type: ignore[attr-defined]
+    # One trace for every call: zero_grad sets each .grad before the step reads it, so the .grad a
+    # call comes in with (None at the first, set after) is not part of what the trace depends on.
+    assert fn.traces == 1, err  # type: ignore[attr-defined]
+    assert "re-traced" not in err, err
+    assert fn.cached()[-1].calls == 12  # type: ignore[attr-defined]
 
 
 def test_a_tensor_the_function_makes_is_a_new_one_at_each_call() -> None:

@@ -407,6 +407,71 @@ CASES = {
         """,
         None,
     ),
+    "zero_grad on a global whose .grad f never reads": (
+        """
+        W = tensor([1.0, 2.0], requires_grad=True)
+        def f(x):
+            zero_grad(W)
+            return x * W
+        g = static(f)
+        x = tensor([1.0, 1.0])
+        for i in range(3):
+            grad (W * W).sum()
+            print(g(x).tolist(), W.grad)
+        """,
+        None,
+    ),
+    "the .grad of a global read as it came in": (
+        """
+        W = tensor([1.0, 2.0], requires_grad=True)
+        def f(x):
+            if W.grad == None:
+                return x * 2.0
+            return x * W.grad
+        g = static(f)
+        x = tensor([1.0, 1.0])
+        for i in range(4):
+            print(g(x).tolist())
+            if i % 2 == 0:
+                grad (W * W).sum()
+            else:
+                W.grad = None
+        """,
+        "the .grad of the global `W` was None when traced and is set now",
+    ),
+    "a grad inside f adding to the .grad a global came in with": (
+        """
+        W = tensor([1.0, 2.0], requires_grad=True)
+        def f(x):
+            loss = (x * W).sum()
+            grad loss
+            return loss
+        g = static(f)
+        x = tensor([1.0, 3.0])
+        for i in range(4):
+            print(g(x).tolist(), W.grad.tolist())
+            if i == 1:
+                W.grad = None
+        """,
+        None,
+    ),
+    "a global bound to another global's .grad": (
+        """
+        W = tensor([1.0, 2.0], requires_grad=True)
+        grad (W * W).sum()
+        G = W.grad
+        def f(x):
+            zero_grad(W)
+            return x * G
+        g = static(f)
+        x = tensor([1.0, 1.0])
+        for i in range(3):
+            print(g(x).tolist(), W.grad)
+            grad (W * W * 3.0).sum()
+            G = W.grad
+        """,
+        None,
+    ),
     "grad inside f through an argument computed outside": (
         """
         w = tensor([1.0, 2.0], requires_grad=True)
@@ -561,3 +626,24 @@ def test_a_walk_describes_a_tensor_as_the_tensor_names_itself(dtype: str) -> Non
     for t in (Tensor(np.zeros((2, 3), dtype=dtype)), Tensor(np.zeros((), dtype=dtype)[()]), Tensor(2.0)):
         described = Walk().describe(t)
         assert described[1:3] == (t.shape, t.dtype)
+
+
+def test_a_function_that_never_touches_a_grad_is_traced_once_while_training_sets_it() -> None:
+    """A .grad the trace never read is not among its guards: training around a static forward
+    (its weights' .grad set, then cleared) does not make it trace again."""
+    out, notes = run("""
+        W = tensor([1.0, 2.0], requires_grad=True)
+        def predict(x):
+            return (x * W).sum()
+        g = static(predict)
+        x = tensor([1.0, 1.0])
+        for i in range(4):
+            loss = g(x) * 2.0
+            grad loss
+            with no_grad:
+                W -= 0.1 * W.grad
+            if i % 2 == 1:
+                W.grad = None
+        static_info(g, timing=False)
+        """)
+    assert "re-traced" not in notes and "1 trace," in out, out + notes

@@ -3,8 +3,9 @@ closure and a module-like dict, branches on tensor values and on globals, loops,
 a gradient inside; then calls it many times while the program changes what `f` reads between
 calls (numbers, strings, a closure's list, tensors rebound or updated in place, a helper
 redefined, shapes, requires_grad, aliased and captured tensors as arguments, a tensor holding a
-view of another's values, keyword arguments, signed zeros), printing every result and gradient
-exactly (`tolist()` prints each float as Python's repr, which round-trips).
+view of another's values, keyword arguments, signed zeros, a .grad set or not when a call comes
+in), printing every result and gradient exactly (`tolist()` prints each float as Python's repr,
+which round-trips).
 
 `run_both` runs one program twice in fresh sessions, once with `F = static(f)` and once with
 `F = f`, and returns both outputs: static(f) must print what f prints, bit for bit (`agree`: but
@@ -86,13 +87,15 @@ class Builder:
         )
 
     def statement(self, depth: int) -> list[str]:
-        kinds = ["assign", "assign", "if-tensor", "if-global", "for", "while", "item", "index"]
+        kinds = ["assign", "assign", "if-tensor", "if-global", "for", "while", "item", "index", "grad"]
         kind = self.draw(kinds if depth else ["assign", "index"])
         if kind == "assign":
             return [f"a = {self.expression()}"]
         if kind == "if-tensor":
             cond = self.draw(["a.sum() > 0.1", "(x * W).sum() < 0.0", "y.max() > 0.5", "a.mean() >= -0.0"])
             return [f"if {cond}:", *self.indented(depth), "else:", *self.indented(depth)]
+        if kind == "grad":  # the .grad W came in with (None or set, as the calls before left it)
+            return ["if W.grad != None:", "    a = a + W.grad * 0.5"]
         if kind == "if-global":
             cond = self.draw(['mode == "a"', "g1 > 1.0", "len(k) > 1", "s < 0.0", 'P["on"]'])
             return [f"if {cond}:", *self.indented(depth)]
@@ -121,11 +124,12 @@ class Builder:
         for _ in range(self.draw([1, 2, 3])):
             lines += ["    " + line for line in self.statement(2)]
         self.trains = self.draw([False, False, True])
-        if self.trains:  # a training step: grad inside, an update in place
+        if self.trains:  # a training step: grad inside (adding to W's .grad as it came in, or not), an update
+            zero = self.draw(["        W.grad = None", "        zero_grad(W)", "        n = 0"])
             lines += [
                 "    loss = (a * a).sum()",
                 "    if loss.requires_grad:",
-                "        W.grad = None",
+                zero,
                 "        grad loss",
                 "        with no_grad:",
                 "            for p in [W]:",
@@ -144,8 +148,9 @@ class Builder:
             "mode = " + self.draw(['"a"', '"b"']),
             f"k = [{self.draw(NUMBERS)}]",
             f"layers = {self.draw([1, 2])}",
-            f"W = {self.tensor()}",
             f"Wbase = {self.tensor(False)}",
+            # (W may hold a view of Wbase's values, which an update in place must leave alone)
+            self.draw([f"W = {self.tensor()}", f"W = Wbase.reshape({self.width})\nW.requires_grad = True"]),
             "mask = " + self.mask(),
             "order = " + self.order(),
             f'P = {{"w": {self.tensor(False)}, "on": {self.draw(["True", "False"])}}}',
@@ -205,7 +210,12 @@ class Builder:
                           '    show("dx", dx)',
                           "    if dx.requires_grad:",
                           f'        show("ddx", gradient((dx * dx).sum(), {wrt}))']  # fmt: skip
-            return [*lines, "grads()"]
+            keep = self.draw(["reset", "reset", "keep", "set"])
+            if keep == "reset":
+                return [*lines, "grads()"]
+            if keep == "set":
+                lines.append("W.grad = W.detach() * 0.25")
+            return [*lines, 'show("W.grad kept", W.grad)']  # (the next call comes in with it)
         if kind == "global":
             return [f"g1 = {self.draw(NUMBERS)}", f"layers = {self.draw([1, 2, 3])}"]
         if kind == "string":
