@@ -6,7 +6,8 @@
 
 A rule written with tensor ops alone (`g * b`) is traced op by op like any other code; a rule that
 computes with NumPy on its inputs' values (relu's mask, pow's test for zeros) is one RuleCall:
-no op would show what it computed, and it may branch on the values.
+no op would show what it computed, and it may branch on the values. An op's step holds a
+variable for each of its tensor inputs, wherever they stand among its arguments (`input_places`).
 """
 
 from __future__ import annotations
@@ -91,3 +92,15 @@ class Pick:
     @staticmethod
     def forward(sent: tuple[Any, ...], i: int) -> Any:
         return sent[i]
+
+
+_PLACES: dict[type[Op], frozenset[int]] = {}
+
+
+def input_places(op: type[Op]) -> frozenset[int]:
+    """Where forward's tensor parameters stand among its parameters (as tensor.run_op reads them)."""
+    places = _PLACES.get(op)
+    if places is None:
+        names = list(inspect.signature(op.forward).parameters)
+        places = _PLACES[op] = frozenset({0} if op.variadic else (names.index(n) for n in op.inputs))
+    return places

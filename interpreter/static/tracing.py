@@ -18,7 +18,6 @@ Nothing else is kept: no text of the program ever becomes code.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -31,10 +30,11 @@ from dglang.autograd.shaping import Index
 from dglang.autograd.tensor import lift, recording
 from dglang.interpreter.library.runtime import Env
 
-from .guard_model import SAME, TENSOR, Read, Unguardable, Walk
+from .grad_use import GradUse
+from .guard_model import Read, Unguardable, Walk
 from .side_effects import Snapshot, snapshot
 from .trace_form import Const, Guard, Nested, Step, Trace, Var
-from .trace_steps import Detach, Pick, RuleCall, traceable
+from .trace_steps import Detach, Pick, RuleCall, input_places, traceable
 
 
 class Tracer:
@@ -58,11 +58,8 @@ class Tracer:
         # with its values and its .grad as they were when met (an update in place replaces them)
         self.grad_of: dict[int, Var] = {}  # id of a leaf's .grad when a backward pass began: the leaf
         self.in_rule = False  # between on_visit and on_step: a rule's own ops are not steps
-        # The .grad of each tensor met through the walk as it came in; the walk's numbers of those
-        # whose incoming .grad the function read; the tensors whose .grad it set (zero_grad, `w.grad =`).
-        self.incoming: dict[int, Any] = {id(t): t.grad for t in walk.tensors}
-        self.grad_seen: set[int] = set()
-        self.grad_written: dict[int, Tensor] = {}
+        self.grads_used = GradUse(walk)  # which .grads it read as they came in, which it set:
+        self.read_grad, self.wrote_grad = self.grads_used.read, self.grads_used.wrote  # (`t.grad`, zero_grad)
         self.made: dict[int, Tensor] = {}  # tensors the function made, by id: a private copy of each
         self.outer: Any = None  # the DG call the traced call was made from (recording.call then)
         for t in arguments:
@@ -180,39 +177,8 @@ class Tracer:
         for number in range(before, len(self.walk.tensors)):
             t = self.walk.tensors[number]
             self.trace.outside.owners[number] = read.label if t is value else f"a tensor in {read.label}"
-            self.incoming.setdefault(id(t), t.grad)
+            self.grads_used.met(t)
             self.alive.append(t)
-
-    def read_grad(self, t: Tensor) -> None:
-        """The program read `t.grad`: the one that came in, unless the function set it before."""
-        if id(t) not in self.grad_written:
-            mark = self.walk.seen.get(id(t))
-            if mark is not None and mark[1] >= 0:
-                self.grad_seen.add(mark[1])
-
-    def wrote_grad(self, t: Tensor) -> None:
-        """The program set `t.grad` (zero_grad, `t.grad = v`): from here on it reads its own."""
-        self.grad_written[id(t)] = t
-
-    def unread_grads(self) -> dict[int, int]:
-        """The walk's numbers of the tensors read by name whose .grad the function never read as it
-        came in (Walk.unread): each with how many numbers that .grad's description took. An op on
-        it, or a name bound to it too, reads it: those keep their .grad in the guards."""
-        start = self.trace.outside.start[0]
-        used = set(self.trace.outside.sources.values())
-        for read in self.trace.outside.reads:
-            used.update(same_marks(read.described))
-        in_grads = {n for first, count in self.walk.grads.values() for n in range(first, first + count)}
-        unread = {}
-        for number in range(start, len(self.walk.tensors)):
-            if number in self.grad_seen or number in in_grads:
-                continue
-            first, count = self.walk.grads.get(number, (0, 0))
-            if type(self.incoming.get(id(self.walk.tensors[number]))) is Tensor and count == 0:
-                continue  # (its .grad is a tensor met before: which one it is, is read)
-            if not used.intersection(range(first, first + count)):
-                unread[number] = count
-        return unread
 
     def entered(self, scope: Env) -> None:
         """A scope made while tracing (a call's, a comprehension's): the function's own."""
@@ -356,7 +322,7 @@ class Tracer:
                     stack.append(t)
                     if t.grad_fn is None:
                         leaf = self.var(t)
-                        self.read_grad(t)  # it adds to the .grad there is: read, unless the function set it
+                        self.grads_used.read(t)  # it adds to the .grad there is: read, unless the function set it
                         met = self.met.get(leaf.number)
                         if met is not None and t.grad is met[2]:  # as it came in: the pass adds to it, or not
                             self.trace.grads.was_none.setdefault(leaf.number, t.grad is None)
@@ -366,8 +332,8 @@ class Tracer:
     def finish(self) -> None:
         """After the run: each argument or captured tensor whose values or .grad changed, as an effect
         (a .grad the function set counts as changed: `zero_grad(w)` clears it at each call)."""
-        for t in self.grad_written.values():
-            if id(t) not in self.by_id and id(t) in self.incoming:  # (set, but never an op's input)
+        for t in self.grads_used.written.values():
+            if id(t) not in self.by_id and id(t) in self.grads_used.incoming:  # (set, but never an op's input)
                 self.var(t)
         for number, (t, data, grad) in list(self.met.items()):
             if t.data is not data:
@@ -376,14 +342,14 @@ class Tracer:
                     self._lost(Var(number))
                 else:
                     self.trace.effects.append(("data", Var(number), source))
-            if t.grad is not self.incoming.get(id(t), grad) or id(t) in self.grad_written:
+            if self.grads_used.changed(t, grad):
                 if t.grad is None:
                     self.trace.effects.append(("grad", Var(number), None))
                 elif id(t.grad) in self.by_id:
                     self.trace.effects.append(("grad", Var(number), self.by_id[id(t.grad)]))
                 else:
                     self.refuse("a .grad was set to a tensor the trace did not make")
-        self.trace.outside.forget_grads(self.unread_grads())
+        self.trace.outside.forget_grads(self.grads_used.unread(self.trace.outside))
 
     def refuse(self, why: str) -> None:
         if self.refused is None:
@@ -400,22 +366,6 @@ class Tracer:
             return Const(value)
         self.refuse(f"it returns a {type(value).__name__}, which a static graph cannot rebuild")
         return Const(value)
-
-
-def same_marks(described: Any) -> list[int]:
-    """The tensor numbers a description names as "the same as" one met before."""
-    if type(described) is not tuple or not described:
-        return []
-    kind = described[0]
-    if kind == SAME:
-        return [described[1]] if described[1] >= 0 else []
-    if kind == TENSOR:
-        return same_marks(described[5])
-    if kind is list or kind is tuple:
-        return [n for d in described[1] for n in same_marks(d)]
-    if kind is dict:
-        return [n for k, v in described[1] for n in same_marks(k) + same_marks(v)]
-    return []
 
 
 # The builtins whose tensors a trace may keep as made: their values follow from their arguments,
@@ -443,15 +393,3 @@ def holds_tensor(args: Any) -> bool:
 def site_now() -> Any:
     """Where the program is (the interpreter keeps `recording.where` current)."""
     return recording.where
-
-
-_PLACES: dict[type[Op], frozenset[int]] = {}
-
-
-def input_places(op: type[Op]) -> frozenset[int]:
-    """Where forward's tensor parameters stand among its parameters (as tensor.run_op reads them)."""
-    places = _PLACES.get(op)
-    if places is None:
-        names = list(inspect.signature(op.forward).parameters)
-        places = _PLACES[op] = frozenset({0} if op.variadic else (names.index(n) for n in op.inputs))
-    return places

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from static_programs import Builder, agree, run_both, seeded
 
 from dglang.autograd import inplace
-from dglang.interpreter.static import generating, replaying, static_calls, tracing
+from dglang.interpreter.static import generating, grad_use, replaying, static_calls
 from dglang.interpreter.static import guard_model as guards
 from dglang.interpreter.static.guard_code import compile_check
 
@@ -121,7 +121,7 @@ BROKEN = {
         guards.Walk, "describe", tensors_never_the_same(guards.Walk.describe)
     ),
     "decisions on tensor values": lambda: replaced(generating, "_guard", lambda code, number, guard: None),
-    "a .grad read as it came in": lambda: replaced(tracing.Tracer, "read_grad", lambda self, t: None),
+    "a .grad read as it came in": lambda: replaced(grad_use.GradUse, "read", lambda self, t: None),
     # (the dynamic side broken: an update in place writes into a view, as a trace's replay never does)
     "a view's own array for an update in place": lambda: replaced(
         inplace, "shared", lambda data: sys.getrefcount(data) > inplace.HELD_HERE
