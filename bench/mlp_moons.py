@@ -43,7 +43,8 @@ def dg_static(steps: int) -> Result:
     seconds, session = run_dg("mlp_moons_static", static=True, steps=steps)
     env = session.globals.vars
     fn = static_function(env["fast_step"])
-    note = f"{fn.traces} traces took {fn.tracing_time * 1000:.1f} ms of the {seconds * 1000:.0f} ms"
+    traces = f"{fn.traces} trace" + "s" * (fn.traces != 1)
+    note = f"{traces} took {fn.tracing_time * 1000:.1f} ms of the {seconds * 1000:.0f} ms"
     return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())), note)
 
 
