@@ -25,10 +25,12 @@ class GradUse:
         self.incoming: dict[int, Any] = {id(t): t.grad for t in walk.tensors}  # by tensor id, as met
         self.seen: set[int] = set()  # the walk's numbers of tensors whose incoming .grad was read
         self.written: dict[int, Tensor] = {}  # the tensors whose .grad the function set, by id
+        self.requires = {id(t): t.requires_grad for t in walk.tensors}  # requires_grad as it came in
 
     def met(self, t: Tensor) -> None:
         """A tensor the walk met reading a name: its .grad as it came in."""
         self.incoming.setdefault(id(t), t.grad)
+        self.requires.setdefault(id(t), t.requires_grad)
 
     def read(self, t: Tensor) -> None:
         if id(t) not in self.written:
@@ -42,6 +44,11 @@ class GradUse:
     def changed(self, t: Tensor, when_met: Any) -> bool:
         """Is `t.grad` an effect of the call: set by the function, or not the one it came in with?"""
         return id(t) in self.written or t.grad is not self.incoming.get(id(t), when_met)
+
+    def requires_changed(self) -> bool:
+        """Did the function turn requires_grad on or off for a tensor it met through the walk?"""
+        requires = self.requires
+        return any(t.requires_grad is not requires.get(id(t), t.requires_grad) for t in self.walk.tensors)
 
     def unread(self, outside: Outside) -> dict[int, int]:
         """The walk's numbers of the tensors read by name whose .grad the function never read as it

@@ -345,10 +345,12 @@ class Tracer:
             if self.grads_used.changed(t, grad):
                 if t.grad is None:
                     self.trace.effects.append(("grad", Var(number), None))
-                elif id(t.grad) in self.by_id:
+                elif id(t.grad) in self.by_id and not t.grad.requires_grad:
                     self.trace.effects.append(("grad", Var(number), self.by_id[id(t.grad)]))
-                else:
-                    self.refuse("a .grad was set to a tensor the trace did not make")
+                else:  # (a replay sets .grad to a plain tensor of the values its ops computed)
+                    self.refuse("it sets a .grad to a tensor it did not compute, or to one that requires grad")
+        if self.grads_used.requires_changed():
+            self.refuse("it turns requires_grad on or off for a tensor from outside it")
         self.trace.outside.forget_grads(self.grads_used.unread(self.trace.outside))
 
     def refuse(self, why: str) -> None:

@@ -472,6 +472,33 @@ CASES = {
         """,
         None,
     ),
+    "f turns off requires_grad of a global": (
+        """
+        W = tensor([1.0, 2.0], requires_grad=True)
+        def f(x):
+            y = x * W
+            W.requires_grad = False
+            return y.sum()
+        g = static(f)
+        for i in range(3):
+            W.requires_grad = True
+            r = g(tensor([1.0, 1.0]))
+            print(r.tolist(), W.requires_grad, r.requires_grad)
+        """,
+        "runs f dynamically: it turns requires_grad on or off for a tensor from outside it",
+    ),
+    "f sets a .grad to a tensor computed from one that requires grad": (
+        """
+        def f(x):
+            x.grad = x * 0.0 + 2.0
+            return (x * 3.0).sum()
+        g = static(f)
+        for i in range(3):
+            a = tensor([1.0, 2.0], requires_grad=True)
+            print(g(a).tolist(), a.grad)
+        """,
+        "runs f dynamically: it sets a .grad to a tensor it did not compute, or to one that requires grad",
+    ),
     "grad inside f through an argument computed outside": (
         """
         w = tensor([1.0, 2.0], requires_grad=True)
