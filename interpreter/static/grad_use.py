@@ -13,8 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 from dglang.autograd import Tensor
+from dglang.autograd.table import FUNCTIONS
 
 from .guard_model import SAME, TENSOR, Outside, Walk
+
+# The builtins known not to read the .grad of the tensors they are given: the engine's functions
+# and Python's. Any other builtin a program calls (one a tool or an exercise adds, written in
+# Python: `clip_grad_norm(params)` may test `t.grad is None`) counts as reading the .grad of each
+# tensor it is given, as it came in unless the function set it before.
+NOT_READING_GRADS = frozenset(f.dg_name for f in FUNCTIONS) | {
+    "print", "len", "range", "enumerate", "zip", "sorted", "reversed", "list", "tuple", "dict", "str", "int",
+    "float", "bool", "round", "type", "abs", "min", "max", "sum", "mean", "zero_grad", "assert_close",
+}  # fmt: skip
 
 
 class GradUse:
@@ -40,6 +50,19 @@ class GradUse:
 
     def wrote(self, t: Tensor) -> None:
         self.written[id(t)] = t
+
+    def given(self, builtin: str, args: list[Any]) -> None:
+        """A builtin was called with `args`: one not known to leave .grad alone read it."""
+        if builtin not in NOT_READING_GRADS:
+            stack = [args]
+            while stack:
+                for a in stack.pop():
+                    if type(a) is Tensor:
+                        self.read(a)
+                    elif type(a) in (list, tuple):
+                        stack.append(a)
+                    elif type(a) is dict:
+                        stack.append(list(a.values()))
 
     def changed(self, t: Tensor, when_met: Any) -> bool:
         """Is `t.grad` an effect of the call: set by the function, or not the one it came in with?"""

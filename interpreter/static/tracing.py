@@ -189,6 +189,7 @@ class Tracer:
         """A builtin returned `value`. A tensor in it the trace has not met was made by the builtin:
         kept as made, when its values follow from what the trace guards; else the trace refuses."""
         name = builtin.name
+        self.grads_used.given(name, args)
         if name in RANDOM:
             self.refuse(f"it draws random numbers ({name}), new ones at each call")
         for t in value if type(value) in (tuple, list) else (value,):

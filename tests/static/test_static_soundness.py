@@ -674,3 +674,33 @@ def test_a_function_that_never_touches_a_grad_is_traced_once_while_training_sets
         static_info(g, timing=False)
         """)
     assert "re-traced" not in notes and "1 trace," in out, out + notes
+
+
+def test_a_builtin_written_in_python_that_reads_a_grad_keeps_it_guarded() -> None:
+    """A builtin the tracer does not know (a tool's or an exercise's, written in Python) may test
+    `t.grad is None` where no trace can see it: the .grad of each tensor it is given stays guarded."""
+    from dglang.interpreter.library.runtime import Builtin
+
+    program = textwrap.dedent("""
+        W = tensor([1.0, 2.0], requires_grad=True)
+        def f(x):
+            if grad_is_set(W):
+                return x * 2.0
+            return x * 3.0
+        g = static(f)
+        for i in range(4):
+            print(g(tensor([1.0, 1.0])).tolist())
+            if i % 2 == 0:
+                grad (W * W).sum()
+            else:
+                W.grad = None
+        """)
+    outputs = []
+    for text in (program, program.replace("g = static(f)", "g = f")):
+        out, err = io.StringIO(), io.StringIO()
+        session = new_session(out=out)
+        session.err = err
+        session.builtins.vars["grad_is_set"] = Builtin("grad_is_set", lambda t: t.grad is not None)
+        session.run(text, "builtin.dg")
+        outputs.append(out.getvalue())
+    assert outputs[0] == outputs[1] == "[3.0, 3.0]\n[2.0, 2.0]\n[3.0, 3.0]\n[2.0, 2.0]\n", err.getvalue()
