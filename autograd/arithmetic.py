@@ -239,11 +239,11 @@ class MatMul(Op):
         try:
             if a_ndim <= 2 and b_ndim <= 2:  # no batch: the result's size in a moment (an empty inner
                 # dimension makes a full result of zeros from empty operands: the size is the result's)
-                count = (a.shape[0] if a_ndim == 2 else 1) * (b.shape[1] if b_ndim == 2 else 1)
-                work = count * a.shape[-1]  # multiply-adds
-                if count < hooks.watch and work < hooks.long_product:  # nothing to ask (most products of a lesson)
+                rows, columns = (a.shape[0] if a_ndim == 2 else 1), (b.shape[1] if b_ndim == 2 else 1)
+                work = rows * columns * a.shape[-1]  # multiply-adds
+                if rows * columns < hooks.watch and work < hooks.long_product:  # nothing to ask (most products)
                     if work >= threads.MULTITHREADED:
-                        threads.product(work)
+                        threads.before_product(a, b, rows, columns, work)
                     return np.matmul(a, b)
             if a.shape[-1] != b.shape[-2 if b_ndim > 1 else 0]:
                 raise ValueError("the inner dimensions differ")
@@ -251,9 +251,10 @@ class MatMul(Op):
             count = math.prod(result)
             if count >= hooks.watch:
                 hooks.installed.allocating(count, 8, "the result of '@'", result)
-            each = (a.shape[-2] if a_ndim > 1 else 1) * a.shape[-1] * (b.shape[-1] if b_ndim > 1 else 1)
+            rows, columns = (a.shape[-2] if a_ndim > 1 else 1), (b.shape[-1] if b_ndim > 1 else 1)
+            each = rows * a.shape[-1] * columns
             if each >= threads.MULTITHREADED:  # (NumPy multiplies a batch one matrix at a time)
-                threads.product(each)
+                threads.before_product(a, b, rows, columns, each)
             if count * a.shape[-1] >= hooks.long_product:  # multiply-adds: a host may compute it in slices
                 return hooks.installed.matmul(a, b)
             return np.matmul(a, b)

@@ -11,9 +11,11 @@ keeps busy (the load average beyond this process's own): with the other core bus
 (`dg --threads N`), or DG_THREADS=n in the environment, runs every product on n threads instead.
 
 The library is found and its count set through threadpoolctl, at the first product large enough
-for the library to use threads at all (`MULTITHREADED`): a program of small products never loads
-it (nor one run with OMP_NUM_THREADS=1 or OPENBLAS_NUM_THREADS=1), and after that a product
-costs one comparison, and a call into the library when its count changes.
+for the library to use threads at all (`threaded`: a matrix-vector product from MULTITHREADED
+multiply-adds, a product of two matrices from GEMM, a matrix by its own transpose from
+MULTITHREADED): a program of small products never loads it (nor one run with OMP_NUM_THREADS=1 or
+OPENBLAS_NUM_THREADS=1), and after that a product costs a comparison or two, and a call into the
+library when its count changes.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import os
 from typing import Any
 
 MULTITHREADED = 9216  # OpenBLAS's lowest line (a matrix-vector product's): below it, one thread whatever the count
+GEMM = 1 << 18  # its line for a product of two matrices (gemm): below it, one thread whatever the count
 LARGE = 1 << 28  # multiply-adds from which a product runs on the free threads (512 × 512 by 512 × 1024)
 
 
@@ -77,11 +80,32 @@ def free() -> int:
     return max(1, min(_found, round(_found - busy)))
 
 
+def threaded(rows: int, columns: int, multiply_adds: int) -> bool:
+    """Might the library run a product of this shape (one matrix of a stack) on more than one thread?
+    Not below MULTITHREADED; nor a product of two matrices (gemm) below GEMM, unless its result is
+    square: NumPy multiplies a matrix by its own transpose with syrk, which threads smaller products."""
+    if multiply_adds < MULTITHREADED:
+        return False
+    return multiply_adds >= GEMM or rows == 1 or columns == 1 or rows == columns
+
+
+def before_product(x: Any, y: Any, rows: int, columns: int, multiply_adds: int) -> None:
+    """Before x @ y: give the library the threads the product deserves, unless it would run on one
+    thread whatever the count (a square result below GEMM: one unless x and y are one array's views)."""
+    if threaded(rows, columns, multiply_adds) and (
+        multiply_adds >= GEMM or rows != columns or rows == 1 or _same(x, y)
+    ):
+        product(multiply_adds)
+
+
+def _same(x: Any, y: Any) -> bool:
+    """Are x and y views of one array (so that NumPy may call syrk)?"""
+    return (x if x.base is None else x.base) is (y if y.base is None else y.base)
+
+
 def matmul(x: Any, y: Any) -> Any:
     """x @ y, two matrices, on the threads its size deserves."""
-    work = x.shape[0] * x.shape[1] * y.shape[1]
-    if work >= MULTITHREADED:
-        product(work)
+    before_product(x, y, x.shape[0], y.shape[1], x.shape[0] * x.shape[1] * y.shape[1])
     return x @ y
 
 

@@ -58,13 +58,13 @@ def _matmul(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | Non
     if not a or not b:
         return None  # (a 0-d operand: the op's forward says what is wrong)
     rows, columns = (a[-2] if len(a) > 1 else 1), (b[-1] if len(b) > 1 else 1)
-    if rows * a[-1] * columns < threads.MULTITHREADED:
+    if not threads.threaded(rows, columns, rows * a[-1] * columns):  # (one thread whatever the count)
         return f"{names[0]} @ {names[1]}"
-    return f"{bind(sized_product)}({names[0]}, {names[1]}, {bind(rows * a[-1] * columns)})"
+    return f"{bind(sized_product)}({names[0]}, {names[1]}, {bind((rows, columns, rows * a[-1] * columns))})"
 
 
-def sized_product(a: Any, b: Any, multiply_adds: int) -> Any:
-    threads.product(multiply_adds)
+def sized_product(a: Any, b: Any, size: tuple[int, int, int]) -> Any:
+    threads.before_product(a, b, *size)
     return a @ b
 
 

@@ -90,3 +90,22 @@ def test_one_thread_from_the_environment_needs_no_threadpoolctl() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, env={**env, "OMP_NUM_THREADS": "1"}
     )
     assert done.stdout.split() == ["False", "2"], done.stderr
+
+
+def test_products_the_library_runs_on_one_thread_never_load_threadpoolctl() -> None:
+    """Two different matrices below threads.GEMM multiply-adds (a small network's layers, forward
+    and backward) run on one thread whatever the count: DG asks nothing and loads nothing. A matrix
+    times its own transpose (syrk threads smaller products) and a matrix times a vector do ask."""
+    script = (
+        "import sys, numpy as np\n"
+        "from dglang.autograd import Tensor\n"
+        "h, w = Tensor(np.ones((100, 16))), Tensor(np.ones((16, 16)))\n"
+        "(h @ w, h.T @ (h @ w), h @ w.T)\n"
+        "print('threadpoolctl' in sys.modules)\n"
+        "u = Tensor(np.ones((40, 48)))\n"
+        "u @ u.T\n"
+        "print('threadpoolctl' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS") and k != "DG_THREADS"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.stdout.split() == ["False", "True"], done.stderr

@@ -158,28 +158,32 @@ def test_static_training_gives_the_dynamic_results_bit_for_bit() -> None:
 
 # ---- BLAS threads ------------------------------------------------------------------------------
 PRODUCTS = """
-def f(x, w, v):
-    return ((x @ w) @ v).sum() + (x[0] @ w).sum() + (x.reshape(2, 16, 64) @ w).sum()
+def f(x, w, v, u, s):
+    return ((x @ w) @ v).sum() + (x[0] @ w).sum() + (x.reshape(2, 64, 64) @ w).sum() + (u @ u.T).sum() + (u @ s).sum()
 g = {wrap}
 seed(2)
-x = randn(32, 64)
-w = randn(64, 64)
-v = randn(64, 3)
+x = randn(128, 64)
+w = randn(64, 160)
+v = randn(160, 3)
+u = randn(40, 48)
+s = randn(48, 40)
 for i in range(3):
-    y = g(x, w, v)
+    y = g(x, w, v, u, s)
 """
 
 
 @pytest.mark.parametrize("wrap", ["f", "static(f)"])
 def test_a_replay_gives_blas_the_threads_each_product_deserves(wrap: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each product a replay makes asks threads.py for its threads first, with the multiply-adds
-    MatMul's forward counts (a stack's: one matrix's), as the dynamic function does."""
+    MatMul's forward counts (a stack's: one matrix's), as the dynamic function does: all but those
+    the library runs on one thread whatever its count (threads.threaded)."""
     from dglang.autograd import threads
 
     asked: list[int] = []
     monkeypatch.setattr(threads, "product", asked.append)
     run(PRODUCTS.format(wrap=wrap))
-    assert asked == [32 * 64 * 64, 16 * 64 * 64] * 3  # (x @ w @ v's second and x[0] @ w: too small to ask)
+    # (x @ w) @ v and u @ s: two matrices, below threads.GEMM; u @ u.T: one matrix and its transpose
+    assert asked == [128 * 64 * 160, 64 * 160, 64 * 64 * 160, 40 * 48 * 40] * 3
 
 
 # ---- side effects --------------------------------------------------------------------------------
