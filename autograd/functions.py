@@ -232,6 +232,27 @@ def _winner_share(a: Any, b: Any) -> np.ndarray:
     return (np.greater(a, b) + 0.5 * np.equal(a, b)).astype(float)
 
 
+KEPT_WHERE = 16384  # elements from which kept_where takes less time than np.where (docs/performance.md)
+_BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def kept_where(cond: Any, a: Any) -> Any:
+    """np.where(cond, a, 0.0), bit for bit, for a float array `a` and a bool array `cond` that
+    broadcasts to a's shape: a's bits ANDed with all ones where cond holds and all zeros (+0.0)
+    elsewhere. NumPy's where branches on each element, and a relu's mask is as unpredictable as a
+    coin: on a large array this is several times faster; on a small one np.where is (each call here
+    is three)."""
+    bits = _BITS.get(a.dtype.itemsize) if type(a) is np.ndarray and a.dtype.kind == "f" else None
+    if bits is None or (np.shape(cond) != a.shape and np.broadcast_shapes(np.shape(cond), a.shape) != a.shape):
+        return np.where(cond, a, 0.0)
+    out = np.empty(a.shape, a.dtype)
+    mask = out.view(bits)
+    np.copyto(mask, cond)  # 1 where cond holds, 0 elsewhere
+    np.negative(mask, out=mask)  # all ones where it holds (an unsigned -1)
+    np.bitwise_and(a.view(bits), mask, out=mask)
+    return out
+
+
 class Where(Op):
     """a where the condition is true and b elsewhere, element by element; only a and b get gradients.
 
@@ -250,6 +271,8 @@ class Where(Op):
         try:
             if size_bound(cond, a, b) >= hooks.watch:
                 hooks.new_shape(np.broadcast_shapes(cond.shape, np.shape(a), np.shape(b)), "the result of where()")
+            if type(b) is float and b == 0.0 and math.copysign(1.0, b) > 0 and np.size(a) >= KEPT_WHERE:
+                return kept_where(cond, a)  # (every rule that lets a gradient through a mask: relu's)
             return np.where(cond, a, b)
         except ValueError:
             raise ShapeError(f"where: cannot broadcast shapes {cond.shape}, {np.shape(a)} and {np.shape(b)}") from None

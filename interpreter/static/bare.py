@@ -154,7 +154,9 @@ def _rule(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
     """A rule the trace runs whole: (op, requiring, g, out, *the op's arguments) -> its tuple."""
     op, g, args = step.args[0].value, names[2], names[4:]
     if op is functions.Relu:  # g where a > 0 (a clean 0 elsewhere), the mask from a's values
-        return f"({bind(np.where)}({args[0]} > 0, {g}, 0.0),)"
+        given = shape(trace, step.args[4])
+        large = given is not None and math.prod(given) >= functions.KEPT_WHERE  # (as Where's forward picks)
+        return f"({bind(functions.kept_where if large else np.where)}({args[0]} > 0, {g}{'' if large else ', 0.0'}),)"
     if op is shaping.Index and len(step.args) == 6 and isinstance(step.args[5], Const):
         given = shape(trace, step.args[4])
         if given is None:

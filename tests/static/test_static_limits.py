@@ -156,6 +156,34 @@ def test_static_training_gives_the_dynamic_results_bit_for_bit() -> None:
     assert out_static == out_dynamic, err
 
 
+WIDE_RELU = """
+def f(x, w):
+    h = relu(x @ w)
+    loss = (h * h).sum() + h.mean()
+    w.grad = None
+    grad loss
+    return loss
+g = {wrap}
+seed(3)
+x = randn(128, 8)
+w = randn(8, 160)
+w.requires_grad = True
+for i in range(3):
+    loss = g(x, w)
+print(loss.item(), w.grad.tolist())
+"""
+
+
+def test_a_relu_over_a_large_array_replays_its_rule_through_kept_where_bit_for_bit() -> None:
+    """Above functions.KEPT_WHERE elements relu's rule masks bits instead of calling np.where
+    (tests/engine/test_kept_where.py): the replay's gradient is still the dynamic one's."""
+    out_static, err, session = run(WIDE_RELU.format(wrap="static(f)"))
+    out_dynamic, _, _ = run(WIDE_RELU.format(wrap="f"))
+    assert out_static == out_dynamic, err
+    bare = static_function(session.globals.vars["g"]).cached()[0].bare_source  # type: ignore[attr-defined]
+    assert "> 0, t" in bare and ", 0.0)" not in bare  # (np.where's form ends in `, 0.0),)`)
+
+
 # ---- BLAS threads ------------------------------------------------------------------------------
 PRODUCTS = """
 def f(x, w, v, u, s):
