@@ -5,7 +5,7 @@ Python call per value. Like TorchDynamo, which compiles each frame's guards into
 each trace gets the same check written out as straight-line code, one test per part of each
 description, made once when the trace is compiled:
 
-    v0 = lookup(s0, n0)                         # the global `W1`
+    v0 = vars0[n0]                              # the global `W1`
     if type(v0) is not Tensor: return False
     if id(v0) in seen: return False             # (a tensor met before would be "the same")
     seen[id(v0)] = m0; tensors.append(v0)
@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import Tensor
-from dglang.interpreter.library.runtime import MISSING
 
 from .generating import Code
 from .guard_model import SAME, TENSOR, UNREAD, Outside, Walk
@@ -44,25 +43,30 @@ def compile_check(outside: Outside, tensors: int, marks: int) -> Callable[[Walk]
     code = Code()
     code.add("def check(walk):")
     code.add("    tensors, seen = walk.tensors, walk.seen")
+    code.add("    try:")  # (a name no longer there: KeyError, and the walk says what is missing)
     writer = Writer(code, tensors, marks, outside.unread)
     try:
         for i, read in enumerate(outside.reads):
             name = f"v{i}"
             if read.module is not None:
-                code.add(f"    {name} = {code.name('vars', read.module.env.vars)}.get({code.name('n', read.name)}, M)")
+                writer.add(f"{name} = {code.name('vars', read.module.env.vars)}[{code.name('n', read.name)}]")
             else:
                 key, scope = code.name("n", read.name), read.scope
                 while scope.parent is not None and read.name not in scope.vars:  # not defined there: still not
-                    code.add(f"    if {key} in {code.name('vars', scope.vars)}: return False")
+                    writer.add(f"if {key} in {code.name('vars', scope.vars)}: return False")
                     scope = scope.parent
-                code.add(f"    {name} = {code.name('vars', scope.vars)}.get({key}, M)")
+                writer.add(f"{name} = {code.name('vars', scope.vars)}[{key}]")
             writer.value(read.described, name)
             if len(code.lines) > MAX_LINES:
                 raise TooLarge
     except TooLarge:
         return None
+    if not outside.reads:
+        writer.add("pass")
+    code.add("    except KeyError:")
+    code.add("        return False")
     code.add("    return len(set(map(id, tensors))) == len(tensors)")
-    code.namespace.update(M=MISSING, Tensor=Tensor, ndarray=np.ndarray, type=type, id=id, len=len, list=list)
+    code.namespace.update(Tensor=Tensor, ndarray=np.ndarray, type=type, id=id, len=len, list=list)
     code.namespace.update(float=float, dict=dict, set=set, map=map, isinstance=isinstance, generic=np.generic)
     check = code.compile("check")
     check.source = "\n".join(code.lines)  # type: ignore[attr-defined]  # (for the listing's tests)
@@ -77,7 +81,7 @@ class Writer:
         self.unread = unread
 
     def add(self, line: str) -> None:
-        self.code.add("    " + line)
+        self.code.add("        " + line)  # (inside the check's `try:`)
 
     def fail_unless(self, test: str) -> None:
         self.add(f"if not ({test}): return False")

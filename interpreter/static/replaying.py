@@ -6,7 +6,6 @@ generated forward and little else.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,7 +43,7 @@ class Plan:
     # not have changed when a backward pass comes (as each op's node checks in a dynamic graph):
     watched_given: list[int] = field(default_factory=list)  # given indexes
     watched_outputs: frozenset[int] = frozenset()  # output variables
-    call: Callable[..., Any] = lambda tensors, forward, hanging: None  # the call, written out (call_code)
+    call: Callable[..., Any] = lambda tensors, forward, entry: None  # the call, written out (call_code)
 
 
 def read_by_rules(trace: Trace) -> set[int]:
@@ -105,10 +104,11 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
 def call_code(trace: Trace, plan: Plan, places: dict[int, int], kept: dict[int, int]) -> Code:
     """A replay, written out for this trace: the tensors it reads from the call's walk, their
     arrays into the generated forward, the tensors of its result (each hung from a node when
-    gradients flow: `hanging`), then what the function did to its tensors, in that order (the
-    result's nodes see the values before the updates). As the forward: only generated names."""
+    gradients flow: `entry` given, hung_from_nodes), then what the function did to its tensors,
+    in that order (the result's nodes see the values before the updates). As the forward: only
+    generated names."""
     code = Code()
-    code.add("def call(tensors, forward, hanging):")
+    code.add("def call(tensors, forward, entry):")
     given = []
     for i, source in enumerate(plan.sources):
         g = f"g{i}"
@@ -123,7 +123,8 @@ def call_code(trace: Trace, plan: Plan, places: dict[int, int], kept: dict[int, 
     code.add("        return out")
     inputs = "".join(f"{given[i]}, " for i in plan.leaf_places)
     watched = ", ".join(given[i] for i in plan.watched_given)
-    code.add(f"    hang = hanging(values, out, ({inputs}), [{watched}]) if hanging is not None else None")
+    hung = code.name("hung", hung_from_nodes)
+    code.add(f"    hang = {hung}(entry, values, out, ({inputs}), [{watched}]) if entry is not None else None")
     wrap = code.name("T", Tensor)
     result = _result(code, trace.result, given, places, kept, trace.variables.needs_grad, trace.variables.fresh, wrap)
     changed = code.name("changed", updated_in_place)
@@ -167,16 +168,16 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
     `tensors` are those the call's walk met (guard_model.py), in order: the arguments' and those read."""
     plan: Plan = entry.plan
     if plan.grad_checks or plan.checks:  # tensors it reads by identity (neither an argument's nor by name)
-        given = [tensors[s] if type(s) is int else s for s in plan.sources]
+        sources = plan.sources
         for place, was_none in plan.grad_checks:  # a step that accumulates into .grad depends on it
-            t = given[place]
+            t = tensors[sources[place]] if type(sources[place]) is int else sources[place]
             if (t.grad is None) != was_none:
                 was, now = ("None", "set") if was_none else ("set", "None")
                 return f"the .grad of {t.name or 'a ' + t.describe()} was {was} when traced and is {now} now"
         for place, shape, dtype in plan.checks:  # what the bare forward's steps were checked for, when traced
-            data = given[place].data
+            t = tensors[sources[place]] if type(sources[place]) is int else sources[place]
+            data = t.data
             if type(data) is not np.ndarray or data.shape != shape or data.dtype != dtype:
-                t = given[place]
                 return f"{t.name or 'a tensor it reads'} had shape {shape} when traced and is a {t.describe()} now"
     grads = entry.backward is not None and plan.leaf_places and is_grad_enabled()
     if grads and entry.drawing():
@@ -184,7 +185,7 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
     # the bare forward asks the host where the ops would, for the sizes it was written for (another
     # session's limits: the checked forward)
     forward = entry.bare if plan.asks == (hooks.watch, hooks.long_product) else entry.forward
-    hanging = functools.partial(hung_from_nodes, entry) if grads else None
+    hanging = entry if grads else None  # (its result's tensors hung from nodes: hung_from_nodes)
     try:
         result = plan.call(tensors, forward, hanging)
     except (ArithmeticError, IndexError, TypeError, ValueError):  # the ops' forwards say what it is
@@ -276,7 +277,7 @@ def static_call_op(made_by: str | None) -> type[StaticCall]:
     return op
 
 
-@dataclass
+@dataclass(slots=True)
 class CallRecord:
     """What one output's rule needs: the entry, which output it is, and the forward's arrays
     (the arguments', then those forward returned)."""

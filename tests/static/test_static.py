@@ -177,14 +177,14 @@ def test_injection_through_names_strings_and_numbers_fails(body: str) -> None:
 
 # The call around the forward (replaying.call_code): the same.
 CALL_ALLOWED = re.compile(
-    r"(?:def|return|if|is|not|None|else|call|tensors|forward|hanging|hang|values|out|data|grad|requires_grad"
-    r"|(?:g|c|r|T|type|failed|changed)\d+|\d+|[()\[\],:=.*\- ]|==)+"
+    r"(?:def|return|if|is|not|None|else|call|tensors|forward|entry|hang|values|out|data|grad|requires_grad"
+    r"|(?:g|c|r|T|type|failed|changed|hung)\d+|\d+|[()\[\],:=.*\- ]|==)+"
 )
 
 
 # The guards on what a trace read (guard_code.py): its names and Python's words, nothing else.
 CHECK_ALLOWED = re.compile(
-    r"(?:def|return|if|is|not|in|and|None|True|False|check|walk|tensors|seen|append|get|data|shape|dtype|kind"
+    r"(?:def|return|if|is|not|in|and|None|True|False|try|except|KeyError|check|walk|tensors|seen|append|get|data|shape|dtype|kind"
     r"|requires_grad|grad_fn|grad|hex|Tensor|ndarray|generic|isinstance|or|type|id|len|list|dict|float|set|map|M"
     r"|(?:v|x|n|vars|k|t|o|m)\d+|\d+|[()\[\],:=!.\- ]|==)+"
 )
