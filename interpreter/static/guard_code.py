@@ -25,9 +25,10 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import Tensor
+from dglang.autograd.node import is_grad_enabled
 
 from .generating import Code
-from .guard_model import SAME, TENSOR, UNREAD, Outside, Walk
+from .guard_model import SAME, TENSOR, UNREAD, Outside
 
 MAX_LINES = 2_000  # past it (a long list read), the trace keeps the walk
 KINDS = {"float": "f", "int": "iu", "bool": "b"}  # Tensor.dtype's names, as NumPy's dtype kinds
@@ -37,15 +38,28 @@ class TooLarge(Exception):
     """A description the code does not write out."""
 
 
-def compile_check(outside: Outside, tensors: int, marks: int) -> Callable[[Walk], bool] | None:
+def compile_check(outside: Outside, tensors: int, marks: int, key: Any = None) -> Callable[..., bool] | None:
     """The check for `outside`'s reads, after a key whose walk met `tensors` tensors and gave
-    `marks` marks (tensors, lists and dicts); None where it cannot be written out."""
+    `marks` marks (tensors, lists and dicts); None where it cannot be written out.
+
+    With `key` (the trace's cache key: the arguments' descriptions and the grad mode), the check
+    `check(walk, args)` first tests the arguments as the key describes them, on a new walk: a call
+    whose arguments it passes has that key, so the call skips describing them and looking the key up
+    (StaticFunction tries the trace it replayed last this way first)."""
     code = Code()
-    code.add("def check(walk):")
+    code.add("def check(walk, args=()):")
     code.add("    tensors, seen = walk.tensors, walk.seen")
     code.add("    try:")  # (a name no longer there: KeyError, and the walk says what is missing)
-    writer = Writer(code, tensors, marks, outside.unread)
+    writer = Writer(code, 0 if key is not None else tensors, 0 if key is not None else marks, outside.unread)
     try:
+        if key is not None:
+            described, grad_mode = key
+            writer.fail_unless(f"len(args) == {len(described)} and grad_mode() is {bool(grad_mode)}")
+            for i, argument in enumerate(described):
+                writer.add(f"a{i} = args[{i}]")
+                writer.value(argument, f"a{i}")
+            if (writer.tensors, writer.marks) != (tensors, marks):  # (numbered otherwise than the walk did)
+                raise TooLarge
         for i, read in enumerate(outside.reads):
             name = f"v{i}"
             if read.module is not None:
@@ -68,6 +82,7 @@ def compile_check(outside: Outside, tensors: int, marks: int) -> Callable[[Walk]
     code.add("    return len(set(map(id, tensors))) == len(tensors)")
     code.namespace.update(Tensor=Tensor, ndarray=np.ndarray, type=type, id=id, len=len, list=list)
     code.namespace.update(float=float, dict=dict, set=set, map=map, isinstance=isinstance, generic=np.generic)
+    code.namespace.update(grad_mode=is_grad_enabled)
     check = code.compile("check")
     check.source = "\n".join(code.lines)  # type: ignore[attr-defined]  # (for the listing's tests)
     return check

@@ -65,6 +65,7 @@ class Entry:
     number: int = 0  # which trace of the function it is, from 1
     drawing: Callable[[], bool] = lambda: False  # the session may draw graphs: results get the real one
     check: Callable[[Any], bool] | None = None  # its guards on what it read, as code (guard_code.py)
+    fast: Callable[[Any, list[Any]], bool] | None = None  # the same, after testing the arguments against its key
 
 
 @dataclass
@@ -93,11 +94,20 @@ class StaticFunction:
     context: Any = None  # the session's RunContext: its step count and limit (--max-steps)
     outside: Callable[[list[Any]], Any] = lambda args: None  # what it can reach besides its own values
     drawn: list[DrawnCall] = field(default_factory=list)  # runs kept for the pictures (see DrawnCall)
+    last: Entry | None = None  # the trace replayed (or made) last: the first one a call tries
 
     def __call__(self, args: list[Any], kwargs: dict[str, Any] | None = None) -> Any:
         if Tracing.depth:  # inside another static function's trace: its ops must be seen
             return self.call_dynamic(self.bind(args, kwargs or {}))
         bound = self.bind(args, kwargs or {})
+        last = self.last
+        if last is not None and last.fast is not None:  # arguments of its key, and its guards hold
+            start, met = time.perf_counter(), Walk()
+            if last.fast(met, bound):
+                result = replay(last, met.tensors)
+                self.running_time += time.perf_counter() - start
+                if result is not DRAWING and type(result) is not GuardFailed and type(result) is not str:
+                    return self.replayed(last, result)
         walk: Walk | None = Walk()
         try:
             key = (tuple([walk.describe(a) for a in bound]), is_grad_enabled())
@@ -132,12 +142,7 @@ class StaticFunction:
             elif type(result) is str:
                 failed = failed or f"static({self.name}) re-traced {self.name}: {result}"
             else:
-                if entry.steps:
-                    self.count(entry.steps)
-                if self.printed_when_tracing:
-                    self.once(f"static({self.name}) did not print this time: a static function's print runs only "
-                              "when it is traced, not on each call (as in JAX and torch.compile)", None)  # fmt: skip
-                return result
+                return self.replayed(entry, result)
         if key in self.refused:
             self.dynamic_calls += 1
             return self.call_dynamic(bound)
@@ -150,6 +155,16 @@ class StaticFunction:
             self.failures.append(failed)
             self.note(failed, None, self.where)
         return self.trace(key, bound)
+
+    def replayed(self, entry: Entry, result: Any) -> Any:
+        """A replay's result, after counting its steps (and the note when f printed while traced)."""
+        self.last = entry
+        if entry.steps:
+            self.count(entry.steps)
+        if self.printed_when_tracing:
+            self.once(f"static({self.name}) did not print this time: a static function's print runs only "
+                      "when it is traced, not on each call (as in JAX and torch.compile)", None)  # fmt: skip
+        return result
 
     def cached(self) -> list[Entry]:
         """Every trace in the cache, in the order they were made."""
@@ -215,6 +230,7 @@ class StaticFunction:
             entry = compile_entry(self.name, key, trace)
             entry.calls, entry.number, entry.drawing = 1, self.traces, self.drawing
             self.entries.setdefault(key, []).append(entry)
+            self.last = entry
         self.remember(tracer, self.entries.get(key, []))
 
     def remember(self, tracer: Tracer, entries: list[Entry]) -> None:
@@ -265,6 +281,7 @@ class StaticFunction:
             if self.context is not None and self.context.max_steps is not None:  # (counted only under a limit)
                 entry.steps = self.context.steps - steps
             self.entries.setdefault(key, []).append(entry)
+            self.last = entry
             if self.drawing():
                 self.remember(tracer, [entry])
         self.tracing_time += time.perf_counter() - start
@@ -329,7 +346,9 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     bare_source = forward_code(trace, keep, bare=True, asks=asks)
     backward_source = backward_code(trace, outputs) if leaves(trace) else None
     forward = lazily(forward_source, "forward")  # needed only for large values (replaying.py)
-    backward = backward_source.compile("backward") if backward_source is not None else None
+    # needed only when a gradient flows back through the call's result (a training step's `grad`
+    # inside the function needs none)
+    backward = lazily(backward_source, "backward") if backward_source is not None else None
     source = "\n".join(forward_source.lines + (backward_source.lines if backward_source else []))
     entry = Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
     entry.bare, entry.bare_source = bare_source.compile("forward"), "\n".join(bare_source.lines)
@@ -338,6 +357,7 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     entry.made_by = {s.out.number: s.op.name for s in trace.steps}
     entry.plan.hung = {n: (i, static_call_op(entry.made_by.get(n))) for i, n in enumerate(entry.plan.outputs)}
     entry.check = compile_check(trace.outside, *trace.outside.start)
+    entry.fast = compile_check(trace.outside, *trace.outside.start, key=key)
     return entry
 
 

@@ -168,7 +168,7 @@ def test_injection_through_names_strings_and_numbers_fails(body: str) -> None:
     for entry in fn.cached():  # type: ignore[attr-defined]
         for line in (entry.source + "\n" + entry.bare_source).splitlines():  # the checked code and the bare
             assert ALLOWED.fullmatch(line.strip()), line
-        for line in entry.check.source.splitlines():  # the guards on what it read
+        for line in (entry.check.source + "\n" + entry.fast.source).splitlines():  # its guards (and its key's)
             assert CHECK_ALLOWED.fullmatch(line.strip()), line
         for line in entry.plan.call.source.splitlines():  # the call around the forward
             assert CALL_ALLOWED.fullmatch(line.strip()), line
@@ -185,8 +185,8 @@ CALL_ALLOWED = re.compile(
 # The guards on what a trace read (guard_code.py): its names and Python's words, nothing else.
 CHECK_ALLOWED = re.compile(
     r"(?:def|return|if|is|not|in|and|None|True|False|try|except|KeyError|check|walk|tensors|seen|append|get|data|shape|dtype|kind"
-    r"|requires_grad|grad_fn|grad|hex|Tensor|ndarray|generic|isinstance|or|type|id|len|list|dict|float|set|map|M"
-    r"|(?:v|x|n|vars|k|t|o|m)\d+|\d+|[()\[\],:=!.\- ]|==)+"
+    r"|requires_grad|grad_fn|grad|hex|Tensor|ndarray|generic|isinstance|or|type|id|len|list|dict|float|set|map"
+    r"|args|grad_mode|(?:v|x|n|vars|k|t|o|m|a)\d+|\d+|[()\[\],:=!.\- ]|==)+"
 )
 
 
