@@ -1,5 +1,5 @@
 """What a static call's guards cost: processor time per call of each part of a call of the static
-training step of bench/mlp_moons_static.dg, after its two traces.
+training step of bench/mlp_moons_static.dg, after its trace.
 
     uv run python bench/static_guards.py
 
@@ -7,6 +7,8 @@ key          the arguments bound and described, and the cache looked up (guards.
 guards       the trace's guards on the names it read (12 here: the helper, six weights and
              their .grads, the parameter list, relu, zero_grad, lr), as generated code
 guards, walk the same guards by describing each value (what decides when the code says no)
+first try    what a call does first: the arguments tested against the key of the trace it
+             replayed last, then that trace's guards, as one piece of generated code
 replay       the generated forward, the result's node and the updates in place
 call         the whole static call, from the DG call of the builtin on
 """
@@ -44,7 +46,7 @@ def main() -> None:
     session.err = io.StringIO()
     static_builtins.install(session)
     session.run(setup, "bench/mlp_moons_static.dg")
-    session.run(measured, "bench/mlp_moons_static.dg")  # (the two traces)
+    session.run(measured, "bench/mlp_moons_static.dg")  # (its trace)
     fn = static_function(session.globals.vars["fast_step"])
     assert fn is not None
     X, t = session.globals.vars["X"], session.globals.vars["t"]
@@ -64,6 +66,7 @@ def main() -> None:
         ("key", per_call(key)),
         ("guards", per_call(lambda: entry.check(walk.fork()))),
         ("guards, walk", per_call(lambda: entry.trace.outside.check(walk.fork()))),
+        ("first try", per_call(lambda: entry.fast is not None and entry.fast(Walk(), [X, t]))),
         ("replay", per_call(lambda: replay(entry, tensors.tensors), CALLS // 10)),
         ("call", per_call(lambda: fn([X, t]), CALLS // 10)),
     ]
