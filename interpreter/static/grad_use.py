@@ -73,17 +73,21 @@ class GradUse:
         requires = self.requires
         return any(t.requires_grad is not requires.get(id(t), t.requires_grad) for t in self.walk.tensors)
 
-    def unread(self, outside: Outside) -> dict[int, int]:
+    def unread(self, outside: Outside, arguments: tuple[Any, ...] | None = None) -> dict[int, int]:
         """The walk's numbers of the tensors read by name whose .grad the function never read as it
         came in (Walk.unread): each with how many numbers that .grad's description took. An op on
-        it, or a name bound to it too, reads it: those keep their .grad in the guards."""
+        it, or a name bound to it too, reads it: those keep their .grad in the guards. Given the
+        arguments' descriptions (the cache key's), the same for the tensors in the arguments."""
         used = set(outside.sources.values())
         for read in outside.reads:
             used.update(same_marks(read.described))
+        for described in arguments or ():
+            used.update(same_marks(described))
         grads = self.walk.grads
         in_grads = {n for first, count in grads.values() for n in range(first, first + count)}
         found = {}
-        for number in range(outside.start[0], len(self.walk.tensors)):
+        numbers = range(outside.start[0], len(self.walk.tensors)) if arguments is None else range(outside.start[0])
+        for number in numbers:
             if number in self.seen or number in in_grads:
                 continue
             first, count = grads.get(number, (0, 0))

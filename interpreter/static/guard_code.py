@@ -28,7 +28,7 @@ from dglang.autograd import Tensor
 from dglang.autograd.node import is_grad_enabled
 
 from .generating import Code
-from .guard_model import SAME, TENSOR, UNREAD, Outside
+from .guard_model import SAME, TENSOR, UNREAD, Outside, masked
 
 MAX_LINES = 2_000  # past it (a long list read), the trace keeps the walk
 KINDS = {"float": "f", "int": "iu", "bool": "b"}  # Tensor.dtype's names, as NumPy's dtype kinds
@@ -50,11 +50,14 @@ def compile_check(outside: Outside, tensors: int, marks: int, key: Any = None) -
     code.add("def check(walk, args=()):")
     code.add("    tensors, seen = walk.tensors, walk.seen")
     code.add("    try:")  # (a name no longer there: KeyError, and the walk says what is missing)
-    writer = Writer(code, 0 if key is not None else tensors, 0 if key is not None else marks, outside.unread)
+    unread = {**outside.unread_arguments, **outside.unread} if key is not None else outside.unread
+    writer = Writer(code, 0 if key is not None else tensors, 0 if key is not None else marks, unread)
     try:
         if key is not None:
             described, grad_mode = key
             writer.fail_unless(f"len(args) == {len(described)} and grad_mode() is {bool(grad_mode)}")
+            counter = [0]  # (an argument's .grad the trace did not read is not tested: Walk.unread)
+            described = tuple(masked(argument, counter, outside.unread_arguments) for argument in described)
             for i, argument in enumerate(described):
                 writer.add(f"a{i} = args[{i}]")
                 writer.value(argument, f"a{i}")

@@ -184,6 +184,7 @@ class Outside:
     owners: dict[int, str] = field(default_factory=dict)  # tensor number -> who it was first met as
     start: tuple[int, int] = (0, 0)  # the tensors and marks the arguments' walk made before the reads
     unread: dict[int, int] = field(default_factory=dict)  # the .grads it did not read (Walk.unread)
+    unread_arguments: dict[int, int] = field(default_factory=dict)  # the same among the arguments'
 
     def add(self, read: Read) -> None:
         self.reads.append(read)

@@ -213,7 +213,7 @@ class StaticFunction:
         the guard that failed is noted and the run becomes a trace, as a call would have re-traced."""
         trace = tracer.trace
         trace.result = tracer.encode_result(result)
-        tracer.finish()
+        tracer.finish(key[0])
         entries = self.entries.get(key, [])
         path = [(g.how, g.observed) for g in trace.guards]
         matched = next((e for e in entries if same_path(e, path)), None)
@@ -259,7 +259,7 @@ class StaticFunction:
         result, tracer = self.traced_run(args)
         trace = tracer.trace
         trace.result = tracer.encode_result(result)
-        tracer.finish()
+        tracer.finish(key[0])
         self.traces += 1
         if self.printed() != printed:
             self.printed_when_tracing = True

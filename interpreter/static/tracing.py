@@ -330,7 +330,7 @@ class Tracer:
                         if t.grad is not None and id(t.grad) not in self.by_id:
                             self.grad_of[id(t.grad)] = leaf
 
-    def finish(self) -> None:
+    def finish(self, arguments: tuple[Any, ...] = ()) -> None:
         """After the run: each argument or captured tensor whose values or .grad changed, as an effect
         (a .grad the function set counts as changed: `zero_grad(w)` clears it at each call)."""
         for t in self.grads_used.written.values():
@@ -352,7 +352,9 @@ class Tracer:
                     self.refuse("it sets a .grad to a tensor it did not compute, or to one that requires grad")
         if self.grads_used.requires_changed():
             self.refuse("it turns requires_grad on or off for a tensor from outside it")
-        self.trace.outside.forget_grads(self.grads_used.unread(self.trace.outside))
+        outside = self.trace.outside  # (`arguments`: the key's descriptions: the .grads there it did not read)
+        outside.unread_arguments = self.grads_used.unread(outside, arguments)
+        outside.forget_grads(self.grads_used.unread(outside))
 
     def refuse(self, why: str) -> None:
         if self.refused is None:

@@ -704,3 +704,48 @@ def test_a_builtin_written_in_python_that_reads_a_grad_keeps_it_guarded() -> Non
         session.run(text, "builtin.dg")
         outputs.append(out.getvalue())
     assert outputs[0] == outputs[1] == "[3.0, 3.0]\n[2.0, 2.0]\n[3.0, 3.0]\n[2.0, 2.0]\n", err.getvalue()
+
+
+def test_a_training_step_given_its_parameters_is_traced_once() -> None:
+    """Lesson 19's `step(params)`: it calls zero_grad first, so the .grad each parameter comes in
+    with (None at the first call, set after) is not read, and the call after the first replays its
+    trace (the first try tests the arguments without those .grads) instead of tracing again."""
+    program = """
+        seed(0)
+        X = randn(8, 2)
+        W1 = randn(2, 4, requires_grad=True)
+        W2 = randn(4, 1, requires_grad=True)
+        def f(params):
+            W1, W2 = params
+            loss = relu(X @ W1) @ W2
+            loss = (loss * loss).mean()
+            zero_grad(params)
+            grad loss
+            with no_grad:
+                for p in params:
+                    p -= 0.1 * p.grad
+            return loss
+        g = static(f)
+        for i in range(4):
+            print(g([W1, W2]).tolist(), W1.grad.tolist())
+        """
+    both(program)
+    out, notes = run(program + "static_info(g, timing=False)\n")
+    assert "1 trace," in out and "re-traced" not in notes, out + notes
+
+
+@pytest.mark.parametrize("clear", ["w.grad = None", "zero_grad(w)", "pass"])
+def test_an_argument_whose_grad_the_trace_adds_to_keeps_it_guarded(clear: str) -> None:
+    """A `grad` inside that adds to the .grad an argument came in with reads it: a call with that
+    .grad set where it was None (or the other way) must not replay the trace made without it."""
+    both(f"""
+        def f(w):
+            grad (w * w).sum()
+            return w.grad * 1.0
+        g = static(f)
+        w = tensor([1.0, 2.0], requires_grad=True)
+        for i in range(4):
+            print(g(w).tolist())
+            if i == 1:
+                {clear}
+        """)
