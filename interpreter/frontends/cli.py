@@ -343,7 +343,8 @@ def hard_stop(error: DGError) -> None:
 
 
 def report(error: DGError, debug: bool = False) -> None:
-    sys.stdout.flush()
+    with contextlib.suppress(BrokenPipeError):  # (a reader of the output that left: the error still goes out)
+        sys.stdout.flush()
     sys.stderr.write(format_error(error))
     if debug and error.original is not None:
         import traceback

@@ -210,7 +210,10 @@ class Session:
         """Report a warning (kind "Warning") the way errors are reported, to standard error, with
         its hint and the DG call stack where it was given."""
         warning.frames = warning.frames or tuple(self.context.frames)
-        self.out.flush()
+        try:
+            self.out.flush()  # (what the program printed before comes first)
+        except BrokenPipeError:  # its reader left (`dg prog.dg | head`): as in write
+            raise OutputClosed from None
         self.err.write(format_error(self.explained(warning)))
         self.err.flush()
 

@@ -239,3 +239,16 @@ def test_the_kernel_started_without_ipykernel_says_what_to_install(tmp_path: Pat
     )
     assert result.returncode == cli.EXIT_UNAVAILABLE
     assert result.stderr.startswith("dg: ImportError: `python -m dglang.interpreter.frontends.kernel` needs ipykernel")
+
+
+def test_a_reader_that_leaves_before_a_note_gets_no_traceback(tmp_path: Path) -> None:
+    """`dg prog.dg | head`, the output buffered, the reader gone before a note (a static
+    function's re-trace) flushes it: the program stops quietly, as Unix tools do."""
+    (tmp_path / "p.dg").write_text(
+        'print("first")\ndef f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n'
+        'g = static(f)\ng(tensor([1.0]))\ng(tensor([-1.0]))\nprint("last")\n'
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    shell = f"{sys.executable} -m dglang.interpreter p.dg | (exec 0<&-; sleep 1)"
+    result = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    assert "Traceback" not in result.stderr and "InternalError" not in result.stderr, result.stderr
