@@ -228,11 +228,13 @@ def saved(trace: Trace, outputs: list[Var]) -> list[Var]:
     return [Var(n) for n in sorted(wanted & made)]
 
 
-def backward_code(trace: Trace, outputs: list[Var]) -> Code:
-    """The generated backward: the seeds of `outputs` in, the gradients of `leaves(trace)` out."""
+def backward_code(trace: Trace, outputs: list[Var], keep: list[Var]) -> Code:
+    """The generated backward: the seeds of `outputs` in, the gradients of `leaves(trace)` out.
+    It is given the arguments' values and what the forward returned (`keep`: saved, for the
+    results and for the values an effect writes into a tensor), in that order."""
     code = Code()
     seeds = [f"s{i}" for i in range(len(outputs))]
-    names = [*seeds, *(var(v) for v in arguments(trace)), *(var(v) for v in saved(trace, outputs))]
+    names = [*seeds, *(var(v) for v in arguments(trace)), *(var(v) for v in keep)]
     code.add(f"def backward({', '.join(names)}):")
     wrap, add, fit = code.name("W", _wrap), code.name("acc", _add), code.name("fit", _fit)
     requiring = code.name("R", _wrap_requiring)

@@ -344,7 +344,7 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     forward_source = forward_code(trace, keep)
     asks = (hooks.watch, hooks.long_product)  # the host's sizes (each session's): what its bare forward calls whole
     bare_source = forward_code(trace, keep, bare=True, asks=asks)
-    backward_source = backward_code(trace, outputs) if leaves(trace) else None
+    backward_source = backward_code(trace, outputs, keep) if leaves(trace) else None
     forward = lazily(forward_source, "forward")  # needed only for large values (replaying.py)
     # needed only when a gradient flows back through the call's result (a training step's `grad`
     # inside the function needs none)

@@ -749,3 +749,22 @@ def test_an_argument_whose_grad_the_trace_adds_to_keeps_it_guarded(clear: str) -
             if i == 1:
                 {clear}
         """)
+
+
+def test_a_gradient_through_the_loss_a_training_step_returns() -> None:
+    """A step that takes `grad` inside and writes the .grads returns its loss; a `grad` of that
+    loss after a replayed call goes through the generated backward, which is given the arrays
+    the forward kept (those for the .grads it writes too) and must take them all."""
+    both("""
+        w = tensor([1.0, 2.0], requires_grad=True)
+        def f(x):
+            loss = (w * x).sum()
+            grad loss
+            return loss
+        g = static(f)
+        for i in range(3):
+            loss = g(tensor([3.0, 4.0]))
+            print(w.grad.tolist())
+            grad loss
+            print(w.grad.tolist())
+        """)

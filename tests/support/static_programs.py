@@ -199,7 +199,7 @@ class Builder:
                     "x0, y0, s=g1",
                 ]
             )
-            after = "none" if self.trains else self.draw(["grad", "gradient", "none"])
+            after = self.draw(["grad", "gradient", "none"])
             lines = [f"r = F({args})", 'show("r", r)']
             if after == "grad":
                 lines += ["if type(r) == type(W) and r.requires_grad:", "    grad r.sum()"]
