@@ -202,6 +202,15 @@ def source_of(fn: Callable[..., Any]) -> str:
     tokenizes the whole file to find where the block ends: most of the first trace's time), with
     the few lines after them that close it (a `)` on a line of its own has no code), or inspect's
     when those lines are not a whole definition."""
+    return parsed(fn)[0]
+
+
+def parsed(fn: Callable[..., Any]) -> tuple[str, ast.Module | None]:
+    """fn's text (source_of) and its syntax tree, found once per function: a trace asks for each
+    rule's twice (which values it reads, whether its ops can be traced), and parsing is most of it."""
+    found = _PARSED.get(fn)
+    if found is not None:
+        return found
     code = getattr(fn, "__code__", None)
     if code is not None:
         lines = linecache.getlines(code.co_filename)
@@ -209,11 +218,21 @@ def source_of(fn: Callable[..., Any]) -> str:
         for end in range(last, min(last + CLOSING_LINES, len(lines)) + 1):  # (a `)` alone: no code of its own)
             text = textwrap.dedent("".join(lines[code.co_firstlineno - 1 : end]))
             try:
-                ast.parse(text)
-                return text
+                found = text, ast.parse(text)
+                break
             except SyntaxError:
                 pass
-    return textwrap.dedent(inspect.getsource(fn))
+    if found is None:  # (inspect's text, which may be more than the function: a lambda's line)
+        text = textwrap.dedent(inspect.getsource(fn))
+        try:
+            found = text, ast.parse(text)
+        except SyntaxError:
+            found = text, None
+    _PARSED[fn] = found
+    return found
+
+
+_PARSED: dict[Callable[..., Any], tuple[str, ast.Module | None]] = {}
 
 
 CLOSING_LINES = 3  # lines after a function's last line of code source_of tries before asking inspect
@@ -227,10 +246,10 @@ def rule_reads(rule: Callable[..., Any] | None) -> tuple[frozenset[int], bool]:
     if rule is None:
         return frozenset(), False
     try:
-        tree = ast.parse(source_of(rule))
-    except (OSError, TypeError, SyntaxError):
+        tree = parsed(rule)[1]
+    except (OSError, TypeError):
         return everything
-    function = tree.body[0]
+    function = tree.body[0] if tree is not None else None
     if not isinstance(function, ast.FunctionDef):
         return everything
     names = [a.arg for a in function.args.args]

@@ -356,7 +356,7 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     entry.plan.asks = asks
     entry.made_by = {s.out.number: s.op.name for s in trace.steps}
     entry.plan.hung = {n: (i, static_call_op(entry.made_by.get(n))) for i, n in enumerate(entry.plan.outputs)}
-    entry.check = compile_check(trace.outside, *trace.outside.start)
+    entry.check = lazy_check(trace.outside)  # (needed only when the first try's check says no)
     entry.fast = compile_check(trace.outside, *trace.outside.start, key=key)
     return entry
 
@@ -371,6 +371,19 @@ def lazily(code: Any, function: str) -> Callable[..., Any]:
         return compiled[0](*args)
 
     return run
+
+
+def lazy_check(outside: Any) -> Callable[[Walk], bool]:
+    """The compiled check of what the trace read from outside, written and compiled the first time
+    it is called; one that cannot be written out says no (the call then asks the walk)."""
+    compiled: list[Callable[..., bool] | None] = []
+
+    def check(walk: Walk) -> bool:
+        if not compiled:
+            compiled.append(compile_check(outside, *outside.start))
+        return compiled[0] is not None and compiled[0](walk)
+
+    return check
 
 
 def result_vars(encoded: Any) -> list[Var]:

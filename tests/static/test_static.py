@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from dglang.interpreter.frontends.sessions import new_session
+from dglang.interpreter.static.guard_code import compile_check
 from dglang.interpreter.static.static_builtins import static_function
 from dglang.interpreter.static.static_calls import MAX_TRACES
 
@@ -168,7 +169,8 @@ def test_injection_through_names_strings_and_numbers_fails(body: str) -> None:
     for entry in fn.cached():  # type: ignore[attr-defined]
         for line in (entry.source + "\n" + entry.bare_source).splitlines():  # the checked code and the bare
             assert ALLOWED.fullmatch(line.strip()), line
-        for line in (entry.check.source + "\n" + entry.fast.source).splitlines():  # its guards (and its key's)
+        check = compile_check(entry.trace.outside, *entry.trace.outside.start)  # (entry.check compiles it lazily)
+        for line in (check.source + "\n" + entry.fast.source).splitlines():  # its guards (and its key's)
             assert CHECK_ALLOWED.fullmatch(line.strip()), line
         for line in entry.plan.call.source.splitlines():  # the call around the forward
             assert CALL_ALLOWED.fullmatch(line.strip()), line
