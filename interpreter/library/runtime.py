@@ -96,6 +96,9 @@ class Function:
         return f"<function {self.signature()}>"
 
 
+FULL_CALL = object()  # what Builtin.first_try returns when the call needs its context
+
+
 @dataclass(slots=True, eq=False, repr=False)
 class Builtin:
     """A function the language provides, implemented in Python."""
@@ -107,6 +110,9 @@ class Builtin:
     # Called once when a program that names this builtin is compiled: a tool that must watch the
     # run for the builtin to work (graph() needs the backward passes kept) starts watching then.
     when_used: Callable[[], None] | None = None
+    # A builtin that wants its context may answer most calls without it (a static function's
+    # replay): first_try(args, kwargs, span) is asked first, and FULL_CALL is its "no".
+    first_try: Callable[[list[Any], dict[str, Any], Any], Any] | None = None
     dg_type_name: ClassVar[str] = "builtin function"
 
     @property

@@ -20,6 +20,7 @@ from dglang.interpreter.diagnostics.errors import CallFrame, DGError
 from dglang.interpreter.diagnostics.source import Span
 from dglang.interpreter.library.attributes import find_method, module_name
 from dglang.interpreter.library.runtime import (
+    FULL_CALL,
     MISSING,
     BoundMethod,
     Builtin,
@@ -54,6 +55,10 @@ class Calls:
         if type(f) is Function:
             return self.call_function(f, args, kwargs, span)
         if type(f) is Builtin:
+            if f.first_try is not None and watching.listener is None:
+                value = f.first_try(args, kwargs, span)
+                if value is not FULL_CALL:
+                    return value
             if f.wants_context:
                 value = self.call_with_context(f, args, kwargs, span, env)
             else:

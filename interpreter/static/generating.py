@@ -96,6 +96,17 @@ class Code:
         exec(compiled("\n".join(self.lines) + "\n", f"<static {function}>"), namespace)
         return namespace[function]  # type: ignore[no-any-return]
 
+    def lazily(self, function: str) -> Callable[..., Any]:
+        """The generated function, compiled the first time it is called."""
+        made: list[Callable[..., Any]] = []
+
+        def run(*args: Any) -> Any:
+            if not made:
+                made.append(self.compile(function))
+            return made[0](*args)
+
+        return run
+
 
 @functools.lru_cache(maxsize=256)
 def compiled(source: str, filename: str) -> Any:

@@ -34,6 +34,19 @@ MAX_LINES = 2_000  # past it (a long list read), the trace keeps the walk
 KINDS = {"float": "f", "int": "iu", "bool": "b"}  # Tensor.dtype's names, as NumPy's dtype kinds
 
 
+def lazy_check(outside: Outside) -> Callable[[Any], bool]:
+    """The compiled check of what a trace read from outside, written and compiled the first time
+    it is called; one that cannot be written out says no (the call then asks the walk)."""
+    made: list[Callable[..., bool] | None] = []
+
+    def check(walk: Any) -> bool:
+        if not made:
+            made.append(compile_check(outside, *outside.start))
+        return made[0] is not None and made[0](walk)
+
+    return check
+
+
 class TooLarge(Exception):
     """A description the code does not write out."""
 

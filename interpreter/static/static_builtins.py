@@ -117,7 +117,7 @@ def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> No
         fn.params, fn.bind, fn.label = f.params, functools.partial(bound_arguments, f), scope_label(session)
         caller = Caller(f, fn)
         MADE.setdefault(session, []).append(fn)
-        return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True)
+        return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True, first_try=fn.first_try)
 
     def note(message: str, help: str | None, where: Any) -> None:
         session.warn(DGError("Note", message, where, help=help))

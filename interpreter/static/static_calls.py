@@ -27,11 +27,11 @@ from typing import Any
 from dglang.autograd import Tensor, hooks
 from dglang.autograd.node import is_grad_enabled, recording
 from dglang.interpreter.diagnostics.errors import DGError
-from dglang.interpreter.library.runtime import watching
+from dglang.interpreter.library.runtime import FULL_CALL, watching
 from dglang.interpreter.semantics.interrupts import steps_message
 
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
-from .guard_code import compile_check
+from .guard_code import compile_check, lazy_check
 from .guard_model import Unguardable, Walk, argument_walk, decision_text, described_text
 from .listing import guard_lines
 from .optimizing import optimized
@@ -95,19 +95,16 @@ class StaticFunction:
     outside: Callable[[list[Any]], Any] = lambda args: None  # what it can reach besides its own values
     drawn: list[DrawnCall] = field(default_factory=list)  # runs kept for the pictures (see DrawnCall)
     last: Entry | None = None  # the trace replayed (or made) last: the first one a call tries
+    tried_first: bool = False  # first_try just tried it, and said no
 
     def __call__(self, args: list[Any], kwargs: dict[str, Any] | None = None) -> Any:
         if Tracing.depth:  # inside another static function's trace: its ops must be seen
             return self.call_dynamic(self.bind(args, kwargs or {}))
         bound = self.bind(args, kwargs or {})
-        last = self.last
-        if last is not None and last.fast is not None:  # arguments of its key, and its guards hold
-            start, met = time.perf_counter(), Walk()
-            if last.fast(met, bound):
-                result = replay(last, met.tensors)
-                self.running_time += time.perf_counter() - start
-                if result is not DRAWING and type(result) is not GuardFailed and type(result) is not str:
-                    return self.replayed(last, result)
+        result = FULL_CALL if self.tried_first else self.tried(bound)
+        self.tried_first = False
+        if result is not FULL_CALL:
+            return result
         walk: Walk | None = Walk()
         try:
             key = (tuple([walk.describe(a) for a in bound]), is_grad_enabled())
@@ -155,6 +152,30 @@ class StaticFunction:
             self.failures.append(failed)
             self.note(failed, None, self.where)
         return self.trace(key, bound)
+
+    def first_try(self, args: list[Any], kwargs: dict[str, Any], where: Any) -> Any:
+        """A call as the interpreter tries it before building its context (Builtin.first_try): the
+        trace replayed last, or FULL_CALL (the call then comes to __call__, which does not try it again)."""
+        if Tracing.depth or self.last is None:
+            return FULL_CALL
+        self.where = where
+        result = self.tried(self.bind(args, kwargs or {}))
+        self.tried_first = result is FULL_CALL
+        return result
+
+    def tried(self, bound: list[Any]) -> Any:
+        """The trace replayed last, when the arguments fit its key and its guards hold; else FULL_CALL."""
+        last = self.last
+        if last is None or last.fast is None:
+            return FULL_CALL
+        start, met = time.perf_counter(), Walk()
+        if not last.fast(met, bound):
+            return FULL_CALL
+        result = replay(last, met.tensors)
+        self.running_time += time.perf_counter() - start
+        if result is DRAWING or type(result) is GuardFailed or type(result) is str:
+            return FULL_CALL
+        return self.replayed(last, result)
 
     def replayed(self, entry: Entry, result: Any) -> Any:
         """A replay's result, after counting its steps (and the note when f printed while traced)."""
@@ -345,10 +366,10 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     asks = (hooks.watch, hooks.long_product)  # the host's sizes (each session's): what its bare forward calls whole
     bare_source = forward_code(trace, keep, bare=True, asks=asks)
     backward_source = backward_code(trace, outputs, keep) if leaves(trace) else None
-    forward = lazily(forward_source, "forward")  # needed only for large values (replaying.py)
+    forward = forward_source.lazily("forward")  # needed only for large values (replaying.py)
     # needed only when a gradient flows back through the call's result (a training step's `grad`
     # inside the function needs none)
-    backward = lazily(backward_source, "backward") if backward_source is not None else None
+    backward = backward_source.lazily("backward") if backward_source is not None else None
     source = "\n".join(forward_source.lines + (backward_source.lines if backward_source else []))
     entry = Entry(key, describe(key), trace, forward, outputs, keep, backward, source, traced)
     entry.bare, entry.bare_source = bare_source.compile("forward"), "\n".join(bare_source.lines)
@@ -359,31 +380,6 @@ def compile_entry(name: str, key: Any, traced: Trace) -> Entry:
     entry.check = lazy_check(trace.outside)  # (needed only when the first try's check says no)
     entry.fast = compile_check(trace.outside, *trace.outside.start, key=key)
     return entry
-
-
-def lazily(code: Any, function: str) -> Callable[..., Any]:
-    """The generated function, compiled the first time it is called."""
-    compiled: list[Callable[..., Any]] = []
-
-    def run(*args: Any) -> Any:
-        if not compiled:
-            compiled.append(code.compile(function))
-        return compiled[0](*args)
-
-    return run
-
-
-def lazy_check(outside: Any) -> Callable[[Walk], bool]:
-    """The compiled check of what the trace read from outside, written and compiled the first time
-    it is called; one that cannot be written out says no (the call then asks the walk)."""
-    compiled: list[Callable[..., bool] | None] = []
-
-    def check(walk: Walk) -> bool:
-        if not compiled:
-            compiled.append(compile_check(outside, *outside.start))
-        return compiled[0] is not None and compiled[0](walk)
-
-    return check
 
 
 def result_vars(encoded: Any) -> list[Var]:
