@@ -12,7 +12,7 @@ trace time too: a step with one calls its op's own forward, in the bare forward 
 Each form is text made of the step's generated names, Python's operators and names bound to
 objects (`bind`): never any text of the program. A form computes what the forward computes, with
 the same NumPy calls in the same order, so results are the same bit for bit (tests/static/
-test_bare.py compares each with its op). An op without a form here is called through its
+test_static_limits.py runs a trace of many ops both ways). An op without a form here is called through its
 forward, checks and all. The same holds for the rules a trace runs whole (RuleCall): relu's
 mask and indexing's scatter are written out; any other rule runs through the engine.
 """
@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import arithmetic, functions, reductions, shaping, threads
+from dglang.autograd.creation import DTYPES
 from dglang.autograd.reductions import normalize_axes
 from dglang.autograd.shaping import normalize_index, shape_of
 
@@ -110,9 +111,22 @@ def broadcast(a: Any, to: tuple[int, ...]) -> Any:
     return data
 
 
+def filled(a: Any, to: tuple[int, ...], dtype: Any) -> Any:
+    """The same, for a value whose dtype was known when traced (NumPy's result_type of a tensor's
+    values is the dtype its kind names: DG's only float is float64)."""
+    data = np.empty(to, dtype)
+    data[...] = a
+    return data
+
+
 def _broadcast(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
-    to = step.args[1]
-    return f"{bind(broadcast)}({names[0]}, {bind(tuple(to.value))})" if isinstance(to, Const) else None
+    to, a = step.args[1], step.args[0]
+    if not isinstance(to, Const):
+        return None
+    kind = trace.variables.dtypes.get(a.number) if isinstance(a, Var) else None
+    if kind in DTYPES:
+        return f"{bind(filled)}({names[0]}, {bind(tuple(to.value))}, {bind(np.dtype(DTYPES[kind]))})"
+    return f"{bind(broadcast)}({names[0]}, {bind(tuple(to.value))})"
 
 
 def _transpose(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:

@@ -19,6 +19,7 @@ number, a value too large) leaves the trace with `Outside.check` alone.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -156,7 +157,11 @@ class Writer:
             else:
                 self.fail_unless(f"seen.get(id({x})) == {name('k', described)}")
         elif kind is float:
-            self.fail_unless(f"type({x}) is float and {x}.hex() == {name('k', described[1])}")
+            value = float.fromhex(described[1])
+            if value != 0 and math.isfinite(value):  # (== then means the same bits; not for 0.0, -0.0, nan)
+                self.fail_unless(f"type({x}) is float and {x} == {name('k', value)}")
+            else:
+                self.fail_unless(f"type({x}) is float and {x}.hex() == {name('k', described[1])}")
         elif kind is int or kind is str or kind is bool:
             self.fail_unless(f"type({x}) is {name('t', kind)} and {x} == {name('k', described[1])}")
         elif kind is type(None):
