@@ -7,7 +7,8 @@ drifts (others' work starting and stopping) can favour one of them. Here each ro
 implementation once, each in a fresh process as run.py does (one BLAS thread for the workloads
 marked so), and the rounds are compared with each other: the median processor time of each
 implementation and the median of the rounds' ratios to DG. Only workloads that measure
-processor time (mlp-moons, digits-cnn, tiny-gpt and their -adam variants) can be compared this way.
+processor time (mlp-moons and its -static, digits-cnn, tiny-gpt and their -adam variants) can be
+compared this way.
 """
 
 from __future__ import annotations

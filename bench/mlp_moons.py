@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from measure import Result, item, run_dg, run_dg_timed
+from measure import Result, item, run_dg_timed
 
 LAYERS = [(2, 16), (16, 16), (16, 1)]
 LR = 0.1
@@ -40,12 +40,12 @@ def dg_static(steps: int) -> Result:
     includes tracing; the note says how much of it that was."""
     from dglang.interpreter.static.static_builtins import static_function
 
-    seconds, session = run_dg("mlp_moons_static", static=True, steps=steps)
+    seconds, processor, session = run_dg_timed("mlp_moons_static", static=True, steps=steps)
     env = session.globals.vars
     fn = static_function(env["fast_step"])
     traces = f"{fn.traces} trace" + "s" * (fn.traces != 1)
     note = f"{traces} took {fn.tracing_time * 1000:.1f} ms of the {seconds * 1000:.0f} ms"
-    return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())), note)
+    return Result(seconds / steps, (item(env["loss"]), item(env["W1"].sum())), note, processor=processor / steps)
 
 
 def pytorch(steps: int) -> Result:

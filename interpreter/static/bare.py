@@ -30,6 +30,7 @@ from dglang.autograd.creation import DTYPES
 from dglang.autograd.reductions import normalize_axes
 from dglang.autograd.shaping import normalize_index, shape_of
 
+from .optimizing import Literal
 from .trace_form import Const, Step, Trace, Var
 from .trace_steps import Detach, Pick, RuleCall
 
@@ -202,6 +203,7 @@ FORMS: dict[Any, Form] = {
     shaping.Reshape: _reshape,
     shaping.Index: _index,
     Detach: lambda step, names, bind, trace: names[0],
+    Literal: lambda step, names, bind, trace: names[0],  # (a folded value: the constant itself)
     Pick: lambda step, names, bind, trace: f"{names[0]}[{names[1]}]",
     RuleCall: _rule,
 }

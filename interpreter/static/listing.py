@@ -15,7 +15,7 @@ import numpy as np
 
 from .generating import guard_places, leaves
 from .guard_model import decision_text, guard_text
-from .optimizing import PASSES, result_vars
+from .optimizing import PASSES, Literal, result_vars
 from .trace_form import Const, Nested, Step, Trace, Var, variables
 from .trace_steps import Pick, RuleCall
 
@@ -36,7 +36,7 @@ def shown(a: Any) -> str:
         return getattr(value, "__name__", "fn")
     if isinstance(value, np.ndarray):
         return f"array{value.shape}"
-    text = repr(value)
+    text = repr(value.item() if isinstance(value, np.generic) else value)
     return text if len(text) <= 20 else text[:17] + "..."
 
 
@@ -60,6 +60,8 @@ def step_text(step: Step) -> str:
         return f"t{step.out.number} = {op.value.name}.backward({', '.join(shown(a) for a in (g, out, *rest))})"
     if step.op is Pick:
         return f"t{step.out.number} = {shown(step.args[0])}[{step.args[1].value}]"
+    if step.op is Literal:  # (folded when traced)
+        return f"t{step.out.number} = {shown(step.args[0])}"
     params = [shown(a) for a in step.args]
     return f"t{step.out.number} = {step.op.name}({', '.join(params)})"
 

@@ -126,9 +126,11 @@ def constant_fold(trace: Trace, steps: list[Step]) -> tuple[list[Step], list[str
     for step in steps:
         vars_ = [v for a in step.args for v in used(a)]
         if vars_ and all(v.number in literal for v in vars_) and not step.recorded:
-            values = [_value(a, literal) for a in step.args]
-            literal[step.out.number] = step.op.forward(*values)
-            value = literal[step.out.number]
+            value = step.op.forward(*[_value(a, literal) for a in step.args])
+            if isinstance(value, np.ndarray):  # (made once, one array would be shared by every call)
+                kept.append(step)
+                continue
+            literal[step.out.number] = value
             notes.append(f"t{step.out.number} = {value.item() if isinstance(value, np.generic) else value!r}")
             kept.append(Step(Literal, (Const(literal[step.out.number]),), frozenset(), step.out, False, step.site))
             continue

@@ -1,4 +1,5 @@
-"""The steps a trace holds besides the engine's ops, and which rules a trace may follow op by op.
+"""The steps a trace holds besides the engine's ops, which rules a trace may follow op by op, and
+which builtins' tensors it may keep as made.
 
     Detach     `x.detach()`: the same values, no gradient (a variable named twice)
     RuleCall   a rule of a backward pass run inside the function, called whole at each replay
@@ -104,3 +105,25 @@ def input_places(op: type[Op]) -> frozenset[int]:
         names = list(inspect.signature(op.forward).parameters)
         places = _PLACES[op] = frozenset({0} if op.variadic else (names.index(n) for n in op.inputs))
     return places
+
+
+# The builtins whose tensors a trace may keep as made: their values follow from their arguments,
+# which the trace guards (zeros_like and ones_like read only a tensor's shape); the data sets are
+# files shipped with DG. Random ones draw new values at each call.
+MAKERS = frozenset(
+    ("tensor", "zeros", "ones", "full", "zeros_like", "ones_like", "arange", "linspace", "eye", "digits", "shakespeare")
+)
+SHAPE_ONLY = frozenset(("zeros_like", "ones_like"))
+RANDOM = frozenset(("randn", "rand", "moons", "seed", "randint", "randperm"))
+
+
+def holds_tensor(args: Any) -> bool:
+    """Is there a tensor among these arguments (inside lists and tuples too)?"""
+    stack = [args]
+    while stack:
+        for a in stack.pop():
+            if type(a) is Tensor:
+                return True
+            if type(a) in (list, tuple):
+                stack.append(a)
+    return False

@@ -34,7 +34,7 @@ from .grad_use import GradUse
 from .guard_model import Read, Unguardable, Walk
 from .side_effects import Snapshot, snapshot
 from .trace_form import Const, Guard, Nested, Step, Trace, Var
-from .trace_steps import Detach, Pick, RuleCall, input_places, traceable
+from .trace_steps import MAKERS, RANDOM, SHAPE_ONLY, Detach, Pick, RuleCall, holds_tensor, input_places, traceable
 
 
 class Tracer:
@@ -137,6 +137,17 @@ class Tracer:
         self.trace.captured.append((var, t))
         return var
 
+    def _engine_seed(self, seed: Tensor) -> None:
+        """The seed `grad` made (ones of its root's shape, or an array of the numbers given, which
+        are guarded): held by the engine alone, so a number written in the program (constant folding
+        folds `seed / n`). A seed the function has (`grad y with s`) is met as any tensor it reads."""
+        data = seed.data
+        known = id(seed) in self.by_id or id(seed) in self.made or id(seed) in self.walk.seen
+        if type(data) is np.ndarray and not known and id(data) not in self.by_data and not self._walked_data(data):
+            var = self._new(seed)
+            self.trace.captured.append((var, seed))
+            self.trace.variables.literals[var.number] = data
+
     def _walked_data(self, data: Any) -> Var | None:
         """The variable of a tensor read from outside that holds `data` (`W.detach()`, W a global)."""
         for t in self.walk.tensors:
@@ -226,7 +237,9 @@ class Tracer:
                 encoded.append(self.argument(a, index=op is Index))
         var = self._new(out)
         recorded = out.grad_fn is not None
-        self.trace.steps.append(Step(op, tuple(encoded), places, var, recorded, site_now(), out.shape, recording.call))
+        self.trace.steps.append(
+            Step(op, tuple(encoded), places, var, recorded, recording.where, out.shape, recording.call)
+        )
 
     def argument(self, a: Any, index: bool = False) -> Any:
         """An op's argument other than its inputs: a Const, or where it holds tensors (where's
@@ -237,7 +250,7 @@ class Tracer:
             var = self.var(a)
             if index and a.dtype == "bool":
                 count = int(np.count_nonzero(a.data))
-                self.trace.guards.append(Guard(var, "count", count, len(self.trace.steps) - 1, site_now()))
+                self.trace.guards.append(Guard(var, "count", count, len(self.trace.steps) - 1, recording.where))
             return var
         if type(a) is np.ndarray:  # a tensor's values, as the engine hands them to a rule (Take's positions)
             var = self.by_data.get(id(a)) or self._walked_data(a)
@@ -267,7 +280,7 @@ class Tracer:
         how = "bool" if type(value) is bool else "tolist" if type(value) is list else "item"
         if how == "item" and type(value) is int and t.dtype == "int" and t.shape == ():
             how = "int"
-        self.trace.guards.append(Guard(self.var(t), how, value, len(self.trace.steps) - 1, site_now()))
+        self.trace.guards.append(Guard(self.var(t), how, value, len(self.trace.steps) - 1, recording.where))
 
     def on_visit(self, t: Tensor, g: Tensor) -> None:
         """A backward pass reached t: its rule runs next (a leaf has none). A rule written with
@@ -295,7 +308,7 @@ class Tracer:
             else:  # an index with tensors in it: their values at each call
                 args.append(self.argument(a))
                 requiring.append(None)
-        site = getattr(node, "where", None) or site_now()
+        site = getattr(node, "where", None) or recording.where
         call = Var(len(self.values))
         self.values.append(None)
         step_args = (Const(node.op), Const(tuple(requiring)), self.var(g), self.var(t), *args)  # type: ignore[union-attr]
@@ -307,6 +320,7 @@ class Tracer:
     def on_backward(self, root: Tensor, seed: Tensor) -> None:
         """A backward pass begins: its rules' ops are traced like any other; the leaves it will
         accumulate into are met now, and a .grad they hold already is read from them at each call."""
+        self._engine_seed(seed)
         stack, seen = [root], {id(root)}
         made = {step.out.number for step in self.trace.steps}
         while stack:
@@ -371,30 +385,3 @@ class Tracer:
             return Const(value)
         self.refuse(f"it returns a {type(value).__name__}, which a static graph cannot rebuild")
         return Const(value)
-
-
-# The builtins whose tensors a trace may keep as made: their values follow from their arguments,
-# which the trace guards (zeros_like and ones_like read only a tensor's shape); the data sets are
-# files shipped with DG. Random ones draw new values at each call.
-MAKERS = frozenset(
-    ("tensor", "zeros", "ones", "full", "zeros_like", "ones_like", "arange", "linspace", "eye", "digits", "shakespeare")
-)
-SHAPE_ONLY = frozenset(("zeros_like", "ones_like"))
-RANDOM = frozenset(("randn", "rand", "moons", "seed", "randint", "randperm"))
-
-
-def holds_tensor(args: Any) -> bool:
-    """Is there a tensor among these arguments (inside lists and tuples too)?"""
-    stack = [args]
-    while stack:
-        for a in stack.pop():
-            if type(a) is Tensor:
-                return True
-            if type(a) in (list, tuple):
-                stack.append(a)
-    return False
-
-
-def site_now() -> Any:
-    """Where the program is (the interpreter keeps `recording.where` current)."""
-    return recording.where

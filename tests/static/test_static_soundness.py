@@ -768,3 +768,26 @@ def test_a_gradient_through_the_loss_a_training_step_returns() -> None:
             grad loss
             print(w.grad.tolist())
         """)
+
+
+@pytest.mark.parametrize("seed", ["", " with s", " with k", " with 2.0", " with s * k", " with zeros_like(y) + k"])
+def test_the_seed_of_a_grad_inside_is_what_the_program_gives(seed: str) -> None:
+    """A `grad` with no seed gets ones from the engine, which the trace folds as a number written in
+    the program (`1 / n` of a mean's rule is computed when traced); a seed the program gives is read
+    as the program has it at each call: a global tensor changed in place between calls, a number."""
+    both(f"""
+        k = 2.0
+        w = tensor([1.0, 2.0], requires_grad=True)
+        s = tensor(3.0)
+        def f(x):
+            w.grad = None
+            y = (w * x).mean()
+            grad y{seed}
+            return w.grad * 1.0
+        g = static(f)
+        for i in range(4):
+            print(g(tensor([3.0, 4.0])).tolist())
+            k = k * 3.0
+            with no_grad:
+                s += 1.0
+        """)
