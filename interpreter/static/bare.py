@@ -60,9 +60,43 @@ def _matmul(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | Non
     if not a or not b:
         return None  # (a 0-d operand: the op's forward says what is wrong)
     rows, columns = (a[-2] if len(a) > 1 else 1), (b[-1] if len(b) > 1 else 1)
-    if not threads.threaded(rows, columns, rows * a[-1] * columns):  # (one thread whatever the count)
-        return f"{names[0]} @ {names[1]}"
-    return f"{bind(sized_product)}({names[0]}, {names[1]}, {bind((rows, columns, rows * a[-1] * columns))})"
+    size = (rows, columns, rows * a[-1] * columns)
+    if not threads.threaded(*size) or (size[2] < threads.GEMM and rows != 1 and columns != 1 and apart(trace, step)):
+        return f"{names[0]} @ {names[1]}"  # (one thread whatever the count; not one array's views: no syrk)
+    return f"{bind(sized_product)}({names[0]}, {names[1]}, {bind(size)})"
+
+
+FRESH = frozenset((arithmetic.Add, arithmetic.Sub, arithmetic.Mul, arithmetic.Div, arithmetic.Pow, arithmetic.Neg,
+                   arithmetic.MatMul, functions.Relu, functions.Exp, functions.Log, functions.Tanh, functions.Sqrt,
+                   reductions.Sum, reductions.Mean, shaping.Broadcast))  # fmt: skip  # (each makes a new array)
+VIEWS = frozenset((shaping.Transpose, shaping.Reshape, shaping.Index, shaping.SumTo, Detach))  # (may share its input's)
+
+
+def written_out(rule: Step | None) -> bool:
+    """Is this a rule a trace runs whole as written out here (relu's mask, indexing's scatter: _rule),
+    whose gradients are new arrays?"""
+    return rule is not None and rule.op is RuleCall and rule.args[0].value in (functions.Relu, shaping.Index)
+
+
+def apart(trace: Trace, step: Step) -> bool:
+    """Are a product's operands surely not views of one array? One is a new array a step made, and
+    the other is not a view of it (the threads' question is then answered when traced)."""
+    made = {s.out.number: s for s in trace.steps}
+
+    def root(v: Any) -> tuple[str, int] | None:  # ("new", step's output) or ("given", variable)
+        while isinstance(v, Var):
+            made_by = made.get(v.number)
+            if made_by is None:
+                return ("given", v.number)
+            if made_by.op in FRESH or (made_by.op is Pick and written_out(made.get(made_by.args[0].number))):
+                return ("new", v.number)
+            if made_by.op not in VIEWS:
+                return None
+            v = made_by.args[0]
+        return None
+
+    x, y = root(step.args[0]), root(step.args[1])
+    return x is not None and y is not None and x != y and "new" in (x[0], y[0])
 
 
 def sized_product(a: Any, b: Any, size: tuple[int, int, int]) -> Any:

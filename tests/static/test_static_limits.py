@@ -187,7 +187,8 @@ def test_a_relu_over_a_large_array_replays_its_rule_through_kept_where_bit_for_b
 # ---- BLAS threads ------------------------------------------------------------------------------
 PRODUCTS = """
 def f(x, w, v, u, s):
-    return ((x @ w) @ v).sum() + (x[0] @ w).sum() + (x.reshape(2, 64, 64) @ w).sum() + (u @ u.T).sum() + (u @ s).sum()
+    y = ((x @ w) @ v).sum() + (x[0] @ w).sum() + (x.reshape(2, 64, 64) @ w).sum() + (u @ u.T).sum() + (u @ s).sum()
+    return y + (u.T @ (u * 2.0)).sum()
 g = {wrap}
 seed(2)
 x = randn(128, 64)
@@ -210,7 +211,8 @@ def test_a_replay_gives_blas_the_threads_each_product_deserves(wrap: str, monkey
     asked: list[int] = []
     monkeypatch.setattr(threads, "product", asked.append)
     run(PRODUCTS.format(wrap=wrap))
-    # (x @ w) @ v and u @ s: two matrices, below threads.GEMM; u @ u.T: one matrix and its transpose
+    # (x @ w) @ v, u @ s and u.T @ (u * 2.0): two matrices, below threads.GEMM; u @ u.T: one matrix
+    # and its transpose (a trace writes the last without asking: a new array is not a view of u)
     assert asked == [128 * 64 * 160, 64 * 160, 64 * 64 * 160, 40 * 48 * 40] * 3
 
 
