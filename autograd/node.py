@@ -170,8 +170,9 @@ def updates_in_place() -> int:
     return _inplace_updates
 
 
-def updated_in_place(t: Tensor) -> None:
-    """Note that `t`'s values were just replaced in place (see Node.changed_since)."""
+def updated_in_place(*tensors: Tensor) -> None:
+    """Note that each tensor's values were just replaced in place, in turn (see Node.changed_since)."""
     global _inplace_updates
-    _inplace_updates += 1
-    t.version = _inplace_updates
+    for t in tensors:
+        _inplace_updates += 1
+        t.version = _inplace_updates

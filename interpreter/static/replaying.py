@@ -127,14 +127,16 @@ def call_code(trace: Trace, plan: Plan, places: dict[int, int], kept: dict[int, 
     code.add(f"    hang = {hung}(entry, values, out, ({inputs}), [{watched}]) if entry is not None else None")
     wrap = code.name("T", Tensor)
     result = _result(code, trace.result, given, places, kept, trace.variables.needs_grad, trace.variables.fresh, wrap)
-    changed = code.name("changed", updated_in_place)
+    updated = []
     for values_, target, kind, index in plan.effects:  # after the result's nodes: they saw the old values
         value = "None" if kind == 0 else f"out[{int(index)}]" if kind == 1 else f"{given[index]}.data"
         if values_:
             code.add(f"    {given[target]}.data = {value}")
-            code.add(f"    {changed}({given[target]})")
+            updated.append(given[target])
         else:
             code.add(f"    {given[target]}.grad = {'None' if kind == 0 else f'{wrap}({value})'}")
+    if updated:  # (each its own count, in order: one call for all)
+        code.add(f"    {code.name('changed', updated_in_place)}({', '.join(updated)})")
     code.add(f"    return {result}")
     return code
 
