@@ -4,8 +4,9 @@
     uv run python bench/run.py --quick         # tiny sizes, one repeat: checks that the suite runs
     uv run python bench/run.py --only mlp-moons --repeats 9
 
-Each implementation runs in a fresh Python process (see measure.py); a timing is the median of the
-repeats. PyTorch and micrograd rows say "not installed" where those packages do not import.
+Each repeat of each implementation runs in a fresh Python process (see measure.py), the
+implementations of a workload in turn (DG, its references, DG again...); a timing is the median
+of the repeats. PyTorch and micrograd rows say "not installed" where those packages do not import.
 The exit code is 0 when every row ran and the implementations of each workload agreed on their
 results (whether targets are met does not change it), 1 otherwise.
 """
@@ -214,6 +215,32 @@ class Measured:
     processor: float | None = None  # the median of the repeats' processor times, where measured
 
 
+def measure_in_turn(
+    workload: Workload, sizes: dict[str, int], repeats: int, reference: str | None
+) -> dict[str, Measured]:
+    """Each implementation's repeats, one fresh process each, the implementations in turn: a
+    neighbour's burst of work lasting a few seconds lands on one repeat of each, not on all the
+    repeats of one (which one process running them back to back would give it)."""
+    outcomes: dict[str, list[Outcome]] = {i.label: [] for i in workload.implementations}
+    for _ in range(repeats):
+        for implementation in workload.implementations:
+            done = outcomes[implementation.label]
+            if done and (done[-1].error or done[-1].missing):
+                continue  # (said once; a shrinking reference is measured on its own, below)
+            python = reference if implementation.reference else None
+            env = ONE_THREAD if workload.one_thread else {}
+            done.append(in_subprocess(implementation.target, sizes, 1, python=python, env=env))
+    measured = {}
+    for implementation in workload.implementations:
+        done = outcomes[implementation.label]
+        if done[-1].error and implementation.shrink:
+            measured[implementation.label] = measure(workload, implementation, sizes, repeats, reference)
+            continue
+        merged = Outcome([r for o in done for r in o.results], error=done[-1].error, missing=done[-1].missing)
+        measured[implementation.label] = summarize(workload, implementation, merged, 1, sizes)
+    return measured
+
+
 def measure(
     workload: Workload, implementation: Implementation, sizes: dict[str, int], repeats: int, reference: str | None
 ) -> Measured:
@@ -357,13 +384,22 @@ def main(argv: list[str] | None = None) -> int:
     for workload in chosen:
         sizes = workload.quick if args.quick else workload.full
         results = {}
-        for implementation in workload.implementations:
-            print(f"{workload.name}: {implementation.label} ...", end="", file=sys.stderr, flush=True)
+        if workload.repeated and repeats > 1:
+            labels = ", ".join(i.label for i in workload.implementations)
+            print(f"{workload.name}: {repeats} rounds of {labels} ...", end="", file=sys.stderr, flush=True)
             t0 = time.perf_counter()
-            results[implementation.label] = m = measure(
-                workload, implementation, sizes, repeats if workload.repeated else 1, args.reference_python
-            )
-            print(f" {m.status or 'done'} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
+            results = measure_in_turn(workload, sizes, repeats, args.reference_python)
+            print(f" done ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
+        for implementation in workload.implementations:
+            if implementation.label not in results:
+                print(f"{workload.name}: {implementation.label} ...", end="", file=sys.stderr, flush=True)
+                t0 = time.perf_counter()
+                results[implementation.label] = measure(
+                    workload, implementation, sizes, repeats if workload.repeated else 1, args.reference_python
+                )
+                print(f" {results[implementation.label].status or 'done'} ({time.perf_counter() - t0:.1f} s)",
+                      file=sys.stderr)  # fmt: skip
+            m = results[implementation.label]
             notes += m.notes
             failed |= m.status == "error"
         notes += processor_times(workload, results)
@@ -372,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
         failed |= bool(differ)
         lines += rows(workload, sizes, results)
     print(table(lines))
-    print(f"\nmedian of {repeats} repeat(s) per timing; memory rows measured once, each in a fresh process")
+    print(f"\nmedian of {repeats} repeat(s) per timing, each in a fresh process, the implementations of a workload "
+          "in turn; memory rows measured once")  # fmt: skip
     if load is not None:
         print(f"load average when the run began: {load:.2f} (other work on the machine skews timings)")
     for note in notes:
