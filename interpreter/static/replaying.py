@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import Tensor, hooks
-from dglang.autograd.backward import gradient
+from dglang.autograd.backward import count_consumers, gradient
 from dglang.autograd.node import Node, is_grad_enabled, recording, updated_in_place, updates_in_place
 from dglang.autograd.op import Op
 from dglang.autograd.tensor import run_op
@@ -319,7 +319,11 @@ class CallRecord:
         out = tensors[self.entry.outputs[self.output].number]
         if not out.requires_grad:
             return (None,) * len(inputs)
-        return tuple(gradient(out, stand_ins, seed=g))
+        # None for an input the output does not depend on (an argument the function overwrote), as
+        # the dynamic graph, which never reaches it: gradient()'s zeros would carry on into its graph
+        reached = count_consumers(out)
+        found = iter(gradient(out, [s for s in stand_ins if s in reached], seed=g))
+        return tuple(next(found) if s in reached else None for s in stand_ins)
 
 
 def _with_tensors(value: Any, tensors: dict[int, Any]) -> Any:

@@ -791,3 +791,24 @@ def test_the_seed_of_a_grad_inside_is_what_the_program_gives(seed: str) -> None:
             with no_grad:
                 s += 1.0
         """)
+
+
+def test_a_second_derivative_leaves_out_an_argument_the_result_does_not_use() -> None:
+    """`gradient` through a replayed call builds the gradient's own graph from the trace's steps;
+    an argument the result does not depend on (x, overwritten) gets no gradient there, as in the
+    dynamic graph, which never reaches it: zeros sent to it went on into tanh's graph, and made
+    dx require grad (and ddx -0.0) where the dynamic dx is a constant."""
+    both("""
+        def f(x, y):
+            a = x * 2.0
+            a = (y + y) + relu(y)
+            return a
+        g = static(f)
+        W = tensor([0.3, -0.5], requires_grad=True)
+        for i in range(3):
+            r = g(tanh(W), W)
+            dx = gradient(r.sum(), W)
+            print(dx.tolist(), dx.requires_grad)
+            if dx.requires_grad:
+                print(gradient((dx * dx).sum(), W).tolist())
+        """)
