@@ -316,14 +316,22 @@ def same_line(a: str, b: str) -> bool:
         xs, ys = ast.literal_eval(values + "]"), ast.literal_eval(other_values + "]")
     except (ValueError, SyntaxError):
         return False
-    return flag == other_flag and close(xs, ys)
+    # (units in the last place of the line's largest value: an addition made in another order is off
+    # by that much of its terms, and a small element of a second derivative is what is left of larger
+    # ones that cancel)
+    scale = max((abs(v) for v in [*flat(xs), *flat(ys)] if isinstance(v, float)), default=0.0)
+    return flag == other_flag and close(xs, ys, ULPS * math.ulp(scale))
 
 
-def close(xs: Any, ys: Any) -> bool:
+def flat(xs: Any) -> list[Any]:
+    return [v for x in xs for v in flat(x)] if isinstance(xs, list) else [xs]
+
+
+def close(xs: Any, ys: Any, within: float) -> bool:
     if isinstance(xs, list) and isinstance(ys, list):
-        return len(xs) == len(ys) and all(close(x, y) for x, y in zip(xs, ys, strict=True))
+        return len(xs) == len(ys) and all(close(x, y, within) for x, y in zip(xs, ys, strict=True))
     if isinstance(xs, float) and isinstance(ys, float):
-        return xs == ys or abs(xs - ys) <= ULPS * math.ulp(max(abs(xs), abs(ys)))
+        return xs == ys or abs(xs - ys) <= within
     return bool(xs == ys)
 
 
