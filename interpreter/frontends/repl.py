@@ -15,7 +15,7 @@ from typing import ClassVar, TextIO
 
 from dglang.autograd import Tensor
 from dglang.autograd.tensor import type_name
-from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.library.help import describe_in, everything, register, render
@@ -380,6 +380,10 @@ def run_piped(repl: Repl, lines: Iterable[str]) -> Outcome:
     failed = False
     for cell in read_cells(lines):
         outcome = repl.run_cell(cell)
+        try:  # (a program that feeds cells and reads what each printed waits for it before the next)
+            repl.session.out.flush()
+        except BrokenPipeError:  # its reader left: as Session.write
+            raise OutputClosed from None
         if outcome in (Outcome.QUIT, Outcome.CONTINUE):
             return outcome
         failed = failed or outcome is Outcome.ERROR

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -127,11 +128,15 @@ def test_reload_runs_the_edited_module_again_in_the_repl(tmp_path: Path) -> None
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},  # (a user's: output buffered)
     )
     assert proc.stdin is not None and proc.stdout is not None
+    stuck = threading.Timer(60, proc.kill)  # (each cell's output reaches the pipe before the next is read)
+    stuck.start()
     proc.stdin.write("from shapes import area\nimport shapes\nprint(area(2, 3))\n")
     proc.stdin.flush()
     assert proc.stdout.readline() == "6\n"  # the module ran; now it is edited, as in an editor
+    stuck.cancel()
     (lessons / "shapes.dg").write_text("def area(w, h):\n    return w * h / 2\n")
     out, err = proc.communicate(
         "print(area(2, 3))\n:reload shapes\nprint(area(2, 3), shapes.area(2, 3))\n:reload nothing\n:vars\n", timeout=120
