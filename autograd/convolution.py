@@ -96,6 +96,17 @@ def windows(xp: np.ndarray, at: Grid) -> Any:
     return as_strided(xp, (*xp.shape[:2], *at.out, *at.kernel), (n, c, *along, *within), writeable=False)
 
 
+def reads(at: Grid) -> Any:
+    """For each kernel offset (in itertools.product's order), the places of the padded input it
+    reads, one per window: a slice along each spatial axis."""
+    along = zip(at.kernel, at.dilation, at.stride, at.out, strict=True)
+    return itertools.product(*([slice(i * d, i * d + s * (o - 1) + 1, s) for i in range(k)] for k, d, s, o in along))
+
+
+# A kernel of at most this many offsets is cut into windows offset by offset (Im2col's forward).
+OFFSETS_ONE_BY_ONE = 64
+
+
 def fold(blocks: Any, at: Grid) -> np.ndarray:
     """Each window's values, blocks (N, C, out..., kernel...), added onto a grid of zeros of
     at.shape at the place the window was read from: the windows' inverse (col2im)."""
@@ -115,11 +126,7 @@ def fold(blocks: Any, at: Grid) -> np.ndarray:
     into = np.zeros((*grid, *at.shape[:2]), dtype=dtype)
     hooks.allocating(blocks.size, "a gradient's windows, by kernel offset", shape=blocks.shape)
     offsets = np.ascontiguousarray(blocks.transpose(*range(2 + dims, 2 + 2 * dims), *range(2, 2 + dims), 0, 1))
-    for offset in itertools.product(*map(range, at.kernel)):
-        where = tuple(
-            slice(i * d, i * d + s * (o - 1) + 1, s)
-            for i, d, s, o in zip(offset, at.dilation, at.stride, at.out, strict=True)
-        )
+    for offset, where in zip(itertools.product(*map(range, at.kernel)), reads(at), strict=True):
         into[where] += offsets[offset]
     return np.ascontiguousarray(into[inner(at.padding, at.shape)[2:]].transpose(dims, dims + 1, *range(dims)))
 
@@ -137,10 +144,18 @@ class Im2col(Op):
         dims = a.ndim - 2
         rows, columns = a.shape[0] * math.prod(at.out), a.shape[1] * math.prod(at.kernel)
         hooks.allocating(rows * columns, "the windows of a convolution", shape=(rows, columns))
-        view = windows(padded(a, at), at)
-        # rows by batch and position, columns by channel and kernel offset: one copy. (Products of
-        # this layout round as the tensordot DG used before did, so results stay the same to the bit.)
-        return view.transpose(0, *range(2, 2 + dims), 1, *range(2 + dims, 2 + 2 * dims)).reshape(rows, columns)
+        xp = padded(a, at)
+        # Rows by batch and position, columns by channel and kernel offset. (Products of this layout
+        # round as the tensordot DG used before did, so results stay the same to the bit.)
+        if math.prod(at.kernel) > OFFSETS_ONE_BY_ONE:  # one copy of the windows' view
+            view = windows(xp, at)
+            return view.transpose(0, *range(2, 2 + dims), 1, *range(2 + dims, 2 + 2 * dims)).reshape(rows, columns)
+        # A small kernel: one copy per kernel offset, each of N·C·positions numbers. The view's one
+        # copy runs its inner loop over a kernel's row, a few numbers at a time, and is slower.
+        out = np.empty((a.shape[0], *at.out, a.shape[1], *at.kernel), dtype=xp.dtype)
+        for offset, where in zip(itertools.product(*map(range, at.kernel)), reads(at), strict=True):
+            out[(..., *offset)] = xp[(slice(None), slice(None), *where)].transpose(0, *range(2, 2 + dims), 1)
+        return out.reshape(rows, columns)
 
     @staticmethod
     def backward(g: Any, out: Any, a: Any, at: Grid) -> tuple[Any]:

@@ -76,6 +76,34 @@ def looped_col2im(cols, shape, kernel, stride, padding, dilation):
     ("shape", "kernel", "stride", "padding", "dilation"),
     [
         ((2, 3, 7), (3,), (1,), (1,), (1,)),
+        ((2, 3, 9), (2,), (3,), (2,), (2,)),
+        ((3, 1, 8, 8), (3, 3), (1, 1), (1, 1), (1, 1)),  # the digits CNN's two convolutions
+        ((32, 8, 4, 4), (3, 3), (1, 1), (1, 1), (1, 1)),
+        ((2, 4, 6, 5), (2, 3), (2, 1), (1, 0), (1, 2)),
+        ((1, 2, 4, 5, 4), (2, 3, 2), (1, 2, 1), (1, 1, 0), (1, 1, 2)),
+    ],
+)
+def test_im2col_offset_by_offset_is_the_windows_view(shape, kernel, stride, padding, dilation, monkeypatch) -> None:
+    """A small kernel's windows are copied one kernel offset at a time; a large one's in one copy of
+    the windows' strided view. Both are copies of the same numbers into the same places."""
+    from dglang.autograd import convolution
+    from dglang.autograd.convolution import Grid, Im2col, padded, windows
+
+    at = Grid(shape, kernel, stride, padding, dilation)
+    a = np.random.default_rng(4).normal(size=shape)
+    got = Im2col.forward(a, at)
+    dims = len(kernel)
+    view = windows(padded(a, at), at).transpose(0, *range(2, 2 + dims), 1, *range(2 + dims, 2 + 2 * dims))
+    assert got.shape == (shape[0] * int(np.prod(at.out)), shape[1] * int(np.prod(kernel)))
+    assert got.tobytes() == np.ascontiguousarray(view).tobytes()
+    monkeypatch.setattr(convolution, "OFFSETS_ONE_BY_ONE", 0)  # every kernel in one copy
+    assert Im2col.forward(a, at).tobytes() == got.tobytes()
+
+
+@pytest.mark.parametrize(
+    ("shape", "kernel", "stride", "padding", "dilation"),
+    [
+        ((2, 3, 7), (3,), (1,), (1,), (1,)),
         ((2, 3, 7), (2,), (3,), (0,), (2,)),
         ((3, 2, 5, 6), (3, 3), (1, 1), (1, 1), (1, 1)),
         ((2, 4, 6, 5), (2, 3), (2, 1), (1, 0), (1, 2)),
