@@ -11,6 +11,7 @@ the kernel, the default) are read and written by reshaping, without a loop over 
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -117,10 +118,9 @@ class WindowLargest(Op):
         a = numbers(a)
         at.result("the result of max_pool2d")
         (n, c, height, width), (ho, wo), (kh, kw) = a.shape, at.out, at.kernel
-        if at.tiles:
-            rows, columns = np.divmod(at.blocks(a).argmax(axis=-1), kw)  # within each window
-            rows += np.arange(ho)[:, None] * kh
-            columns += np.arange(wo) * kw
+        if at.tiles:  # each window's corner, plus the place of its largest within it
+            within = (np.arange(kh)[:, None] * width + np.arange(kw)).ravel()
+            return corners(n, c, height, width, ho, wo, kh, kw) + within[at.blocks(a).argmax(axis=-1)]
         else:
             cols = windows(padded(a, at, -np.inf), at)  # (N, C, H', W', kH, kW): a view
             rows, columns = np.divmod(cols.reshape(n, c, ho, wo, kh * kw).argmax(axis=-1), kw)
@@ -128,6 +128,24 @@ class WindowLargest(Op):
             rows = np.clip(np.arange(ho)[:, None] * sh + rows * dh - ph, 0, height - 1)  # (a window of only
             columns = np.clip(np.arange(wo) * sw + columns * dw - pw, 0, width - 1)  # padding and -inf: its edge)
         return (np.arange(n * c).reshape(n, c, 1, 1) * height + rows) * width + columns
+
+
+@functools.lru_cache(maxsize=8)
+def _corners(n: int, c: int, height: int, width: int, ho: int, wo: int, kh: int, kw: int) -> np.ndarray:
+    made = (np.arange(n * c).reshape(n, c, 1, 1) * height + np.arange(ho)[:, None] * kh) * width + np.arange(wo) * kw
+    made.flags.writeable = False
+    return made
+
+
+def corners(n: int, c: int, height: int, width: int, ho: int, wo: int, kh: int, kw: int) -> np.ndarray:
+    """The place of each window's first element in the flattened input, for windows side by side
+    (a training loop pools one shape again and again: a small result is kept for the next call)."""
+    if n * c * ho * wo <= KEPT_CORNERS:
+        return _corners(n, c, height, width, ho, wo, kh, kw)
+    return _corners.__wrapped__(n, c, height, width, ho, wo, kh, kw)
+
+
+KEPT_CORNERS = 1 << 16  # (elements: at most 8 such arrays of 512 KiB stay between calls)
 
 
 class Take(Op):
