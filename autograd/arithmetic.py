@@ -247,6 +247,8 @@ class MatMul(Op):
                     return np.matmul(a, b)
             if a.shape[-1] != b.shape[-2 if b_ndim > 1 else 0]:
                 raise ValueError("the inner dimensions differ")
+            if a_ndim > 2 and b_ndim == 2:  # a stack times one matrix: one product of all the stack's rows
+                return MatMul.forward(stacked(a), b).reshape((*a.shape[:-1], b.shape[1]))
             result = _product_shape(a.shape, b.shape)
             count = math.prod(result)
             if count >= hooks.watch:
@@ -279,6 +281,10 @@ class MatMul(Op):
             return (g.reshape((-1, 1)) * b if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
         if a_ndim == 1 and b_ndim == 2:  # (n,) @ (n, k): da = B @ g, dB = outer(a, g)
             return (b @ g if a.requires_grad else None), (a.reshape((-1, 1)) * g if b.requires_grad else None)
+        if a_ndim > 2 and b_ndim == 2:  # a stack times one matrix, multiplied as the forward does
+            ga = (g @ b.T) if a.requires_grad else None  # (a stack times a matrix again)
+            gb = stacked(a).T @ stacked(g) if b.requires_grad else None
+            return ga, gb
         # View vectors as matrices (a row on the left, a column on the right), then
         # dA = dOut @ B^T and dB = A^T @ dOut, summed over any broadcast batch dimensions.
         a2 = a if a_ndim > 1 else a.reshape((1, *a.shape))
@@ -287,6 +293,14 @@ class MatMul(Op):
         ga = (g2 @ b2.mT).sum_to(a2.shape).reshape(a.shape) if a.requires_grad else None
         gb = (a2.mT @ g2).sum_to(b2.shape).reshape(b.shape) if b.requires_grad else None
         return ga, gb
+
+
+def stacked(a: Any) -> Any:
+    """A stack of matrices (..., m, n) as one matrix of all their rows (stack · m, n). A stack times
+    one matrix is then one product, as PyTorch computes it: NumPy would multiply the stack one
+    matrix at a time (slower for a model's (batch, positions, width) activations, and its weight's
+    gradient a stack of products summed afterwards)."""
+    return a.reshape((-1, a.shape[-1]))
 
 
 def _product_shape(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[int, ...]:

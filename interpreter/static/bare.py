@@ -59,11 +59,18 @@ def _matmul(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | Non
     a, b = shape(trace, step.args[0]), shape(trace, step.args[1])
     if not a or not b:
         return None  # (a 0-d operand: the op's forward says what is wrong)
-    rows, columns = (a[-2] if len(a) > 1 else 1), (b[-1] if len(b) > 1 else 1)
+    if len(a) > 2 and len(b) == 2:  # a stack times one matrix: one product of the stack's rows, as MatMul's
+        rows = math.prod(a[:-1])
+        left, after = f"{names[0]}.reshape({rows}, {a[-1]})", f".reshape({(*a[:-1], b[1])})"
+    else:
+        rows, left, after = (a[-2] if len(a) > 1 else 1), names[0], ""
+    columns = b[-1] if len(b) > 1 else 1
     size = (rows, columns, rows * a[-1] * columns)
     if not threads.threaded(*size) or (size[2] < threads.GEMM and rows != 1 and columns != 1 and apart(trace, step)):
-        return f"{names[0]} @ {names[1]}"  # (one thread whatever the count; not one array's views: no syrk)
-    return f"{bind(sized_product)}({names[0]}, {names[1]}, {bind(size)})"
+        product = f"{left} @ {names[1]}"  # (one thread whatever the count; not one array's views: no syrk)
+    else:
+        product = f"{bind(sized_product)}({left}, {names[1]}, {bind(size)})"
+    return f"({product}){after}" if after else product
 
 
 FRESH = frozenset((arithmetic.Add, arithmetic.Sub, arithmetic.Mul, arithmetic.Div, arithmetic.Pow, arithmetic.Neg,

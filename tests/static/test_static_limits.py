@@ -204,7 +204,8 @@ for i in range(3):
 @pytest.mark.parametrize("wrap", ["f", "static(f)"])
 def test_a_replay_gives_blas_the_threads_each_product_deserves(wrap: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each product a replay makes asks threads.py for its threads first, with the multiply-adds
-    MatMul's forward counts (a stack's: one matrix's), as the dynamic function does: all but those
+    MatMul's forward counts (a stack times one matrix: one product of all its rows), as the dynamic
+    function does: all but those
     the library runs on one thread whatever its count (threads.threaded)."""
     from dglang.autograd import threads
 
@@ -213,7 +214,7 @@ def test_a_replay_gives_blas_the_threads_each_product_deserves(wrap: str, monkey
     run(PRODUCTS.format(wrap=wrap))
     # (x @ w) @ v, u @ s and u.T @ (u * 2.0): two matrices, below threads.GEMM; u @ u.T: one matrix
     # and its transpose (a trace writes the last without asking: a new array is not a view of u)
-    assert asked == [128 * 64 * 160, 64 * 160, 64 * 64 * 160, 40 * 48 * 40] * 3
+    assert asked == [128 * 64 * 160, 64 * 160, 2 * 64 * 64 * 160, 40 * 48 * 40] * 3
 
 
 # ---- side effects --------------------------------------------------------------------------------
