@@ -197,6 +197,7 @@ MATMUL_SHAPES = {
     "1-D @ 2-D": lambda B, n, k, m: ((k,), (k, m)),
     "2-D @ 2-D": lambda B, n, k, m: ((n, k), (k, m)),
     "3-D @ 2-D": lambda B, n, k, m: ((B, n, k), (k, m)),
+    "4-D @ 2-D (a stack of rows times one matrix)": lambda B, n, k, m: ((B, 2, n, k), (k, m)),
     "2-D @ 3-D": lambda B, n, k, m: ((n, k), (B, k, m)),
     "3-D @ 1-D": lambda B, n, k, m: ((B, n, k), (k,)),
     "1-D @ 3-D": lambda B, n, k, m: ((k,), (B, k, m)),
@@ -216,6 +217,22 @@ def test_matmul(case: str, data: st.DataObject, sizes: tuple[int, int, int, int]
     b = data.draw(arrays(shape_b, plain), label="b")
     check_forward(f"matmul {case}", operator.matmul, np.matmul, a, b)
     check_gradients(f"matmul {case}", operator.matmul, a, b, names=["a", "b"])
+
+
+def test_a_stack_times_one_matrix_is_one_product_of_its_rows() -> None:
+    """(batch, positions, width) @ (width, n) is computed as PyTorch computes it, one matrix product
+    of all the stack's rows (a transposed stack's too), and its weight's gradient as one product
+    over all those rows: the same numbers, bit for bit, as the rows' product written out."""
+    rng = np.random.default_rng(5)
+    for a_data in (rng.normal(size=(4, 6, 5)), rng.normal(size=(3, 5, 2, 6)).transpose(0, 3, 2, 1)):
+        b_data, g = rng.normal(size=(5, 7)), rng.normal(size=(*a_data.shape[:-1], 7))
+        a, b = Tensor(a_data, requires_grad=True), Tensor(b_data, requires_grad=True)
+        out = a @ b
+        rows = np.ascontiguousarray(a_data).reshape(-1, 5)
+        assert out.data.tobytes() == (rows @ b_data).tobytes() and out.shape == g.shape
+        out.backward(Tensor(g))
+        assert b.grad.data.tobytes() == (rows.T @ g.reshape(-1, 7)).tobytes()
+        assert a.grad.data.tobytes() == (g.reshape(-1, 7) @ b_data.T).reshape(a_data.shape).tobytes()
 
 
 # ---- reductions ----------------------------------------------------------------------------
