@@ -6,7 +6,8 @@ for threads to pay, so on a machine others are using the threads mostly wait for
 the same work costs several times the processor time (docs/performance.md, "BLAS threads sized to
 the work"). So DG runs a product on one thread
 unless it has at least `LARGE` multiply-adds, and a large one on the threads the library found at
-start (all the cores, or what OMP_NUM_THREADS or OPENBLAS_NUM_THREADS said) less those other work
+start (all the cores, or what OMP_NUM_THREADS or OPENBLAS_NUM_THREADS said; DG's front ends load it
+with one thread and offer it the cores, `started_with_one_thread`) less those other work
 keeps busy (the load average beyond this process's own): with the other core busy, one. `use(n)`
 (`dg --threads N`), or DG_THREADS=n in the environment, runs every product on n threads instead.
 
@@ -49,6 +50,15 @@ _chosen = from_environment()  # use(n): every product on n threads
 _libraries: list[Any] | None = None  # the BLAS libraries' controllers, once found
 _found = 1  # the threads the libraries had when found: what the machine offers
 _current: int | None = 1 if one_thread_at_start() else None  # the count they have now
+_offered: int | None = None  # the cores the machine offers, when DG loaded the library with one thread
+
+
+def started_with_one_thread(cores: int) -> None:
+    """The library was loaded with one thread by DG's front end (interpreter/host/blas_start.py),
+    not by the user's environment: a large product may have up to `cores` threads, which the
+    library makes when it is first asked for them."""
+    global _offered, _current
+    _offered, _current = cores, 1
 
 
 def use(threads: int | None) -> None:
@@ -70,7 +80,7 @@ def free() -> int:
     """The library's threads that other work leaves free: those it found, less the load average
     beyond this process's own (at least one)."""
     if _libraries is None:
-        if _current == 1 and _chosen is None:  # one thread from the start: nothing more to find
+        if _current == 1 and _chosen is None and _offered is None:  # one thread, as the user chose
             return 1
         _set(1)  # (finds the library, and how many threads it has)
     try:
@@ -115,7 +125,7 @@ def _set(threads: int) -> None:
         from threadpoolctl import ThreadpoolController
 
         _libraries = ThreadpoolController().select(user_api="blas").lib_controllers
-        _found = max([lib.num_threads for lib in _libraries] or [1])
+        _found = _offered or max([lib.num_threads for lib in _libraries] or [1])
     for lib in _libraries:
         lib.set_num_threads(threads)
     _current = threads

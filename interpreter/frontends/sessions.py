@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from dglang.interpreter.host import blas_start
 from dglang.interpreter.host.allocator import keep_freed_memory
 from dglang.interpreter.host.limits import Limits
 from dglang.interpreter.host.module_files import library_folders
@@ -27,8 +28,10 @@ def new_session(
     """A core Session with graph(), gradcheck() and detect_anomaly installed, importing modules from
     the program's folder and the library path: the folders `library` (`--lib`), then DG_LIB's
     (unless `library_variable` is False: a grading worker is told its folders). The process's
-    allocator keeps the memory ops free for the ops after them (host/allocator.py)."""
+    allocator keeps the memory ops free for the ops after them (host/allocator.py), and NumPy's BLAS,
+    loaded with one thread, may give a large product more (host/blas_start.py)."""
     keep_freed_memory()
+    blas_start.after_numpy()
     session = Session(out=out, base_dir=base_dir, max_depth=max_depth, limits=limits, allowed_dirs=allowed_dirs)
     session.modules.library = library_folders(library, None if library_variable else "")
     install(session, detect_anomaly=detect_anomaly)

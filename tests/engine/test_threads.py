@@ -109,3 +109,33 @@ def test_products_the_library_runs_on_one_thread_never_load_threadpoolctl() -> N
     env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS") and k != "DG_THREADS"}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert done.stdout.split() == ["False", "True"], done.stderr
+
+
+def test_the_front_ends_load_blas_with_one_thread_and_give_a_large_product_the_cores() -> None:
+    """OpenBLAS starts a spinning thread per core when NumPy loads (processor time a short lesson
+    pays for nothing): DG's front ends have it load with one thread, take their variable back once
+    NumPy has loaded, and a large product still gets the cores (the library makes the threads)."""
+    if not any(info["internal_api"] == "openblas" for info in threadpool_info()):
+        pytest.skip("NumPy's BLAS here is not OpenBLAS (macOS's Accelerate starts no threads of its own)")
+    script = (
+        "import os\n"
+        "import dglang.interpreter.frontends\n"
+        "from dglang.interpreter.frontends.sessions import new_session\n"
+        "new_session()\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from dglang.autograd import threads\n"
+        "print(max(i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'))\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+        "os.getloadavg = lambda: (1.0, 1.0, 1.0)\n"  # (this process alone on the machine)
+        "threads.product(threads.LARGE)\n"
+        "print(max(i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS") and k != "DG_THREADS"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert done.stdout.split() == ["1", "None", str(cores)], done.stderr
+    # the user's choice wins: OMP_NUM_THREADS=2 at start is what the library loads with
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={**env, "OMP_NUM_THREADS": "2"}
+    )
+    assert done.stdout.split()[:2] == ["2", "None"], done.stderr
