@@ -196,16 +196,6 @@ def _index(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None
     return f"{names[0]}[{bind((index,) if type(index) is int else normalize_index(index, given))}]"
 
 
-def scatter(g: Any, index: tuple[Any, ...], to: tuple[int, ...], basic: bool) -> Any:
-    """IndexAdd's forward (indexing's rule) without its question to the host."""
-    data = np.zeros(to)
-    if basic:
-        data[index] = g
-    else:
-        np.add.at(data, index, g)
-    return data
-
-
 def _rule(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
     """A rule the trace runs whole: (op, requiring, g, out, *the op's arguments) -> its tuple."""
     op, g, args = step.args[0].value, names[2], names[4:]
@@ -218,8 +208,8 @@ def _rule(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
         if given is None:
             return None
         index = normalize_index(step.args[5].value, given)
-        basic = all(isinstance(p, shaping.BASIC) for p in index)
-        return f"({bind(scatter)}({g}, {bind(index)}, {bind(given)}, {bind(basic)}),)"
+        basic = all(isinstance(p, shaping.BASIC) for p in index)  # (IndexAdd's forward, without the host's question)
+        return f"({bind(shaping.scattered)}({g}, {bind(index)}, {bind(given)}, {bind(basic)}),)"
     return None
 
 

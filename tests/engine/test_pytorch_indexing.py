@@ -88,3 +88,26 @@ def test_a_program_gets_pytorch_s_shape() -> None:
     expected = np.zeros((2, 3, 4))
     expected[0, :, :2] = 2 * x.data[0, :, :2]
     assert np.allclose(x.grad.data, expected)
+
+
+def test_the_gradient_of_picks_by_int_arrays_adds_as_np_add_at_bit_for_bit() -> None:
+    """Indexing's rule (IndexAdd, and a replay's scatter) adds g at the picked places; int arrays
+    for the leading axes (an embedding's rows, a loss's picks) go through np.bincount, which must
+    add each place's values in np.add.at's order: repeats, negative positions and -0.0 included."""
+    from dglang.autograd.shaping import scattered
+
+    rng = np.random.default_rng(2)
+    for trial in range(300):
+        shape = tuple(int(n) for n in rng.integers(1, 6, size=rng.integers(1, 4)))
+        k = int(rng.integers(1, len(shape) + 1))
+        picks = tuple(int(n) for n in rng.integers(1, 4, size=rng.integers(0, 3)))
+        index = tuple(rng.integers(-shape[i], shape[i], size=picks) for i in range(k))
+        a = np.asarray(rng.normal(size=np.broadcast_shapes(*(p.shape for p in index)) + shape[k:]))
+        a *= 10.0 ** rng.integers(-3, 4, size=a.shape)  # sums whose order shows in the last bit
+        if trial % 7 == 0:
+            a[...] = -0.0
+        expected = np.zeros(shape)
+        np.add.at(expected, index, a)
+        assert scattered(a, index, shape, basic=False).tobytes() == expected.tobytes(), (shape, index)
+    with pytest.raises(IndexError):  # a place outside is np.add.at's error, as before
+        scattered(np.ones(2), (np.array([0, 3]),), (3,), basic=False)
