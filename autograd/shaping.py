@@ -18,7 +18,7 @@ import numpy as np
 
 from . import hooks
 from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError, type_name
-from .indexing import pytorch_places
+from .indexing import pytorch_places, scattered
 from .op import Op, value_shape
 
 
@@ -227,32 +227,6 @@ BASIC = (int, slice, type(None))  # (a tuple: `int | slice | ...` would be made 
 def _is_basic(index: tuple[Any, ...]) -> bool:
     """True when no element can be picked twice (so the scatter needs no np.add.at)."""
     return all(isinstance(p, BASIC) for p in index)
-
-
-def scattered(a: Any, index: tuple[Any, ...], shape: tuple[int, ...], basic: bool) -> np.ndarray:
-    """Zeros of `shape` with a added at index (x[index]'s gradient); a place picked twice gets both,
-    added in the order the index names them, as np.add.at adds."""
-    data = np.zeros(shape)
-    if basic:  # (no place picked twice)
-        data[index] = a
-        return data
-    k = len(index)
-    if (
-        0 < k <= len(shape)
-        and all(type(p) is np.ndarray and p.dtype.kind in "iu" and p.size for p in index)
-        and all(-n <= p.min() and p.max() < n for p, n in zip(index, shape, strict=False))
-    ):
-        # Only int arrays, for the leading axes (an embedding's rows, a loss's picks): each place's
-        # number in the flattened result, and np.bincount adds in order onto zeros, in one pass:
-        # np.add.at's sums, several times faster. (A place outside: np.add.at's IndexError.)
-        row = math.prod(shape[k:])
-        places = np.ravel_multi_index(np.broadcast_arrays(*index), shape[:k], mode="wrap")
-        if row != 1:
-            places = places[..., None] * row + np.arange(row)
-        if places.shape == np.shape(a):
-            return np.bincount(places.ravel(), weights=np.ravel(a), minlength=data.size).reshape(shape)
-    np.add.at(data, index, a)  # repeated indices must add up, not overwrite
-    return data
 
 
 class Index(Op):

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from dglang.autograd import arithmetic, functions, reductions, shaping, threads
+from dglang.autograd import arithmetic, functions, indexing, reductions, shaping, threads
 from dglang.autograd.creation import DTYPES
 from dglang.autograd.reductions import normalize_axes
 from dglang.autograd.shaping import normalize_index, shape_of
@@ -209,7 +209,7 @@ def _rule(step: Step, names: list[str], bind: Bind, trace: Trace) -> str | None:
             return None
         index = normalize_index(step.args[5].value, given)
         basic = all(isinstance(p, shaping.BASIC) for p in index)  # (IndexAdd's forward, without the host's question)
-        return f"({bind(shaping.scattered)}({g}, {bind(index)}, {bind(given)}, {bind(basic)}),)"
+        return f"({bind(indexing.scattered)}({g}, {bind(index)}, {bind(given)}, {bind(basic)}),)"
     return None
 
 

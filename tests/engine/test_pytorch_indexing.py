@@ -94,7 +94,7 @@ def test_the_gradient_of_picks_by_int_arrays_adds_as_np_add_at_bit_for_bit() -> 
     """Indexing's rule (IndexAdd, and a replay's scatter) adds g at the picked places; int arrays
     for the leading axes (an embedding's rows, a loss's picks) go through np.bincount, which must
     add each place's values in np.add.at's order: repeats, negative positions and -0.0 included."""
-    from dglang.autograd.shaping import scattered
+    from dglang.autograd.indexing import scattered
 
     rng = np.random.default_rng(2)
     for trial in range(300):
