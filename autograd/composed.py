@@ -1,5 +1,6 @@
 """Functions built from the ops, so they need no derivative rules of their own: each op they use
-is recorded with its rule. Their `forward` receives tensors and computes with their methods."""
+is recorded with its rule. Their `forward` receives tensors and computes with their methods.
+(softmax was one, exp of log_softmax; it is an op of its own now, in functions.py.)"""
 
 from __future__ import annotations
 
@@ -65,20 +66,6 @@ class LogSoftmax(Composed):
         # nan]), where x - logsumexp(x) would give [nan, -inf].
         shifted = x - x.detach().max(axis=axis, keepdims=True)  # a constant shift: no gradient
         return shifted - shifted.exp().sum(axis=axis, keepdims=True).log()
-
-
-class Softmax(Composed):
-    """exp(x) divided by its sum along one axis: positive values that add up to 1.
-
-    >>> softmax(tensor([1.0, 1.0, 2.0]))
-    tensor([0.2119, 0.2119, 0.5761])
-    """
-
-    method = builtin = True
-
-    @staticmethod
-    def forward(x: Any, axis: int = -1) -> Any:
-        return x.log_softmax(axis).exp()
 
 
 class Flatten(Composed):

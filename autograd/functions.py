@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .exceptions import ShapeError, TensorTypeError
+from .composed import one_axis
+from .exceptions import ShapeError, TensorTypeError, TensorValueError
 from .op import Op
 from .shaping import broadcasting, size_bound
 
@@ -60,6 +61,33 @@ class Exp(Op):
     @staticmethod
     def backward(g: Any, out: Any, a: Any) -> tuple[Any]:
         return (g * out,)
+
+
+class Softmax(Op):
+    """exp(a) divided by its sum along one axis: positive values that add up to 1.
+
+    >>> softmax(tensor([1.0, 1.0, 2.0]))
+    tensor([0.2119, 0.2119, 0.5761])
+    """
+
+    rules = ("out·(g - sum(g·out))",)
+    note = "one op, as PyTorch's: exp(a - max) over its sum, and one rule (the sum along the axis)"
+    method = builtin = True
+
+    @staticmethod
+    def forward(a: Any, axis: int = -1) -> Any:
+        a = numbers(a)
+        along = one_axis(axis, np.ndim(a))
+        if along is not None and np.shape(a)[along] == 0:
+            raise TensorValueError(f"softmax, log_softmax and logsumexp need values along axis {along}; it is empty")
+        # The largest subtracted first keeps exp from overflowing; a row holding inf is nan, as in
+        # PyTorch (inf - inf), and so is a row of nothing but -inf.
+        e = Exp.forward(np.subtract(a, np.max(a, axis=along, keepdims=True)))
+        return e / np.sum(e, axis=along, keepdims=True)
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, axis: int = -1) -> tuple[Any]:
+        return ((g - (g * out).sum(axis=axis, keepdims=True)) * out,)
 
 
 class Log(Op):

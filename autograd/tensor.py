@@ -202,7 +202,7 @@ class Tensor:
     def erf(self) -> Tensor: return unary(functions.Erf, self)
 
     # along one axis, built from the ops above (autograd/composed.py)
-    def softmax(self, axis: int = -1) -> Tensor: return composed.Softmax.forward(self, axis)
+    def softmax(self, axis: int = -1) -> Tensor: return unary(functions.Softmax, self, axis)
     def log_softmax(self, axis: int = -1) -> Tensor: return composed.LogSoftmax.forward(self, axis)
     def logsumexp(self, axis=-1, keepdims=False) -> Tensor: return composed.LogSumExp.forward(self, axis, keepdims)
 
