@@ -82,6 +82,9 @@ class Builder:
                 f"({left} / (1.0 + {right} * {right}))",
                 f"({left}).sum() * {right}",
                 f"where({left} > 0.1, {left}, {right})",
+                f"softmax({left}, dim=0)",
+                # a stack times one matrix (one product of the stack's rows): its weight's gradient too
+                f"(({left}).reshape(1, -1, 1) @ ({right}).reshape(1, -1)).sum(axis=1).reshape(-1)",
                 self.atom(),
             ]
         )
