@@ -53,6 +53,17 @@ def test_static_f_prints_what_f_prints_for_a_few_programs(data: st.DataObject) -
     static_and_dynamic_agree(data)
 
 
+def test_gradients_summed_in_another_order_may_differ_by_a_few_units_in_the_last_place_and_no_more() -> None:
+    """The one allowance (language.md): a call given an argument made from a tensor it also reads
+    sums gradients in another order. The .grad a call leaves for the next is such a line too."""
+    program = "F(W * 2.0, y0)"
+    for label in ("W.grad", "W.grad kept", "ddx"):
+        assert agree(program, f"{label} [38.45, 1.0] False", f"{label} [38.449999999999996, 1.0] False")
+        assert not agree(program, f"{label} [38.45, 1.0] False", f"{label} [38.4, 1.0] False")
+    assert not agree(program, "r [38.45] True", "r [38.449999999999996] True")  # not a gradient
+    assert not agree("F(x0, y0)", "W.grad [38.45] False", "W.grad [38.449999999999996] False")  # no such call
+
+
 # ---- the oracle fails when a guard is switched off -------------------------------------------------
 def differing(limit: int = 400) -> int | None:
     """The seed of the first program (of `limit`) whose static and dynamic outputs differ."""

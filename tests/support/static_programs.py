@@ -309,9 +309,8 @@ def agree(text: str, static: str, dynamic: str) -> bool:
 def same_line(a: str, b: str) -> bool:
     if a == b:
         return True
-    label, _, rest = a.partition(" ")
-    other, _, other_rest = b.partition(" ")
-    if label != other or label not in GRADIENTS or not rest.startswith("["):
+    (label, rest), (other, other_rest) = labelled(a), labelled(b)
+    if label != other or label.removesuffix(" kept") not in GRADIENTS or not rest.startswith("["):
         return False
     try:
         values, flag = rest.rsplit("] ", 1)
@@ -324,6 +323,15 @@ def same_line(a: str, b: str) -> bool:
     # ones that cancel)
     scale = max((abs(v) for v in [*flat(xs), *flat(ys)] if isinstance(v, float)), default=0.0)
     return flag == other_flag and close(xs, ys, ULPS * math.ulp(scale))
+
+
+def labelled(line: str) -> tuple[str, str]:
+    """A printed line's label and the rest: `W.grad [...] False`, or `W.grad kept [...] False` (the
+    .grad a call leaves for the next one, a gradient as well)."""
+    label, _, rest = line.partition(" ")
+    if rest.startswith("kept "):
+        return label + " kept", rest.removeprefix("kept ")
+    return label, rest
 
 
 def flat(xs: Any) -> list[Any]:
