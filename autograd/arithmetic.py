@@ -300,7 +300,7 @@ def stacked(a: Any) -> Any:
     one matrix is then one product, as PyTorch computes it: NumPy would multiply the stack one
     matrix at a time (slower for a model's (batch, positions, width) activations, and its weight's
     gradient a stack of products summed afterwards)."""
-    return a.reshape((-1, a.shape[-1]))
+    return a.reshape((math.prod(a.shape[:-1]), a.shape[-1]))  # (not -1: an empty last axis says nothing)
 
 
 def _product_shape(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[int, ...]:

@@ -95,10 +95,10 @@ def test_sum_over_zero_size_dimensions(data: st.DataObject, keepdims: bool) -> N
 
 
 @gradcheck_settings
-@given(sizes=st.tuples(*[st.integers(0, 3)] * 3), data=st.data())
-def test_matmul_with_zero_size_dimensions(sizes: tuple[int, int, int], data: st.DataObject) -> None:
-    n, k, m = sizes
-    a = data.draw(arrays((n, k), plain), label="a")
+@given(sizes=st.tuples(*[st.integers(0, 3)] * 4), stack=st.booleans(), data=st.data())
+def test_matmul_with_zero_size_dimensions(sizes: tuple[int, int, int, int], stack: bool, data: st.DataObject) -> None:
+    batch, n, k, m = sizes  # (a stack times one matrix is one product of its rows: empty ones too)
+    a = data.draw(arrays((batch, n, k) if stack else (n, k), plain), label="a")
     b = data.draw(arrays((k, m), plain), label="b")
     check_gradients(f"matmul {a.shape} @ {b.shape}", operator.matmul, a, b, names=["a", "b"])
 
