@@ -56,9 +56,10 @@ _offered: int | None = None  # the cores the machine offers, when DG loaded the 
 def started_with_one_thread(cores: int) -> None:
     """The library was loaded with one thread by DG's front end (interpreter/host/blas_start.py),
     not by the user's environment: a large product may have up to `cores` threads, which the
-    library makes when it is first asked for them."""
+    library makes when it is first asked for them. (On Windows the library may keep a C runtime's
+    copy of the environment made before DG set the variable: its count is asked, not assumed.)"""
     global _offered, _current
-    _offered, _current = cores, 1
+    _offered, _current = cores, (1 if os.name == "posix" else None)
 
 
 def use(threads: int | None) -> None:

@@ -133,7 +133,10 @@ def test_the_front_ends_load_blas_with_one_thread_and_give_a_large_product_the_c
     env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS") and k != "DG_THREADS"}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    assert done.stdout.split() == ["1", "None", str(cores)], done.stderr
+    at_load, variable, after_a_large_product = done.stdout.split()
+    assert variable == "None" and after_a_large_product == str(cores), done.stderr
+    if os.name == "posix":  # (Windows's OpenBLAS may read a copy of the environment made earlier)
+        assert at_load == "1"
     # the user's choice wins: OMP_NUM_THREADS=2 at start is what the library loads with
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env={**env, "OMP_NUM_THREADS": "2"}
