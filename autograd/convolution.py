@@ -11,7 +11,8 @@ bias. Their rules are ops too (a gradient of a gradient works):
 
 so the weight's gradient reuses the windows the forward cut, and the input's is one matrix
 product followed by col2im. The geometry (stride, padding, dilation, groups, and whether the
-kernel fits) is checked once per call, in `conv2d`, and handed to each op as a `Geometry`.
+kernel fits) is checked once per call, in `conv2d`, and handed to each op as a `Geometry`
+(grids.py holds where windows are read).
 """
 
 from __future__ import annotations
@@ -21,114 +22,15 @@ import math
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from . import hooks, threads
-from .exceptions import ShapeError, TensorTypeError, TensorValueError
+from .exceptions import ShapeError, TensorValueError
+from .grids import Grid, fold, kept, padded, reads, sizes, windows
 from .op import Composed, Op
 
-
-# ---- where windows are read ------------------------------------------------------------------
-def sizes(value: Any, dims: int, name: str, least: int = 0) -> tuple[int, ...]:
-    """An op's `stride=2` or `padding=(1, 2)` as one int per spatial axis."""
-    items = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
-    if len(items) != dims or any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) for n in items):
-        raise TensorTypeError(f"{name} must be an int or {dims} ints, not {value!r}")
-    if any(n < least for n in items):
-        raise TensorValueError(f"{name} must be at least {least}, not {value!r}")
-    return tuple(int(n) for n in items)
-
-
-def output_size(n: int, k: int, stride: int, padding: int, dilation: int) -> int:
-    return (n + 2 * padding - (k - 1) * dilation - 1) // stride + 1
-
-
-class Grid:
-    """Where the windows of an input of `shape` (N, C, spatial...) are read: kernel, stride,
-    padding and dilation per spatial axis, and `out`, the number of windows along each. Made
-    once per call, after the checks (Geometry, pooling's Window), and handed to the ops. `extra`
-    is padding after the end beyond `padding`, where a pooling's ceil_mode reads past the input."""
-
-    __slots__ = ("dilation", "extra", "kernel", "out", "padding", "shape", "stride")
-
-    def __init__(self, shape: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...],
-                 padding: tuple[int, ...], dilation: tuple[int, ...]) -> None:  # fmt: skip
-        self.shape, self.kernel, self.stride, self.padding, self.dilation = shape, kernel, stride, padding, dilation
-        along = zip(shape[2:], kernel, stride, padding, dilation, strict=True)
-        self.out = tuple(output_size(n, k, s, p, d) for n, k, s, p, d in along)
-        self.extra = (0,) * len(kernel)
-
-    @property
-    def tiles(self) -> bool:
-        """Do the windows lie side by side, neither overlapping nor leaving gaps between them?
-        (Then cutting and folding them is a reshape.)"""
-        plain = not any(self.padding) and not any(self.extra) and all(d == 1 for d in self.dilation)
-        return plain and self.stride == self.kernel
-
-    @property
-    def grid(self) -> tuple[int, ...]:
-        """The spatial sizes of the padded input the windows are read from."""
-        return tuple(n + 2 * p + e for n, p, e in zip(self.shape[2:], self.padding, self.extra, strict=True))
-
-
-def padded(x: np.ndarray, at: Grid, fill: float = 0.0) -> np.ndarray:
-    """x with at.padding values of `fill` before and after each spatial axis (and at.extra more
-    after), as the windows read it: x itself for none."""
-    if not any(at.padding) and not any(at.extra):
-        return x
-    shape = (*x.shape[:2], *at.grid)
-    hooks.allocating(math.prod(shape), "the padded input", shape=shape)
-    out = np.full(shape, fill, dtype=np.result_type(x, float))
-    out[inner(at.padding, x.shape)] = x
-    return out
-
-
-def inner(padding: tuple[int, ...], shape: tuple[int, ...]) -> tuple[slice, ...]:
-    """The index of the unpadded input inside the padded one."""
-    return (slice(None), slice(None), *(slice(p, p + n) for p, n in zip(padding, shape[2:], strict=True)))
-
-
-def windows(xp: np.ndarray, at: Grid) -> Any:
-    """A view (no copy) of each window of the padded input xp: (N, C, out..., kernel...)."""
-    n, c, *steps = xp.strides
-    along = tuple(step * s for step, s in zip(steps, at.stride, strict=True))
-    within = tuple(step * d for step, d in zip(steps, at.dilation, strict=True))
-    return as_strided(xp, (*xp.shape[:2], *at.out, *at.kernel), (n, c, *along, *within), writeable=False)
-
-
-def reads(at: Grid) -> Any:
-    """For each kernel offset (in itertools.product's order), the places of the padded input it
-    reads, one per window: a slice along each spatial axis."""
-    along = zip(at.kernel, at.dilation, at.stride, at.out, strict=True)
-    return itertools.product(*([slice(i * d, i * d + s * (o - 1) + 1, s) for i in range(k)] for k, d, s, o in along))
-
-
+# ---- cutting windows into rows, and back ----------------------------------------------------
 # A kernel of at most this many offsets is cut into windows offset by offset (Im2col's forward).
 OFFSETS_ONE_BY_ONE = 64
-
-
-def fold(blocks: Any, at: Grid) -> np.ndarray:
-    """Each window's values, blocks (N, C, out..., kernel...), added onto a grid of zeros of
-    at.shape at the place the window was read from: the windows' inverse (col2im)."""
-    dims, grid = len(at.kernel), at.grid
-    hooks.allocating(math.prod(at.shape[:2]) * math.prod(grid), "a gradient", shape=(*at.shape[:2], *grid))
-    dtype = np.result_type(blocks, float)
-    if at.tiles and all(o * k == n for o, k, n in zip(at.out, at.kernel, grid, strict=True)):
-        # side by side, covering the whole grid: one copy puts every window in place (+ 0.0, as
-        # adding onto zeros would, turns a -0.0 into 0.0)
-        interleaved = (0, 1, *itertools.chain(*((2 + i, 2 + dims + i) for i in range(dims))))
-        into = np.empty((*at.shape[:2], *itertools.chain(*zip(at.out, at.kernel, strict=True))), dtype=dtype)
-        np.add(blocks.transpose(interleaved), 0.0, out=into)
-        return into.reshape(at.shape)
-    # One slice addition per kernel offset, on a grid with the batch and channels last (N·C numbers
-    # side by side at each point, rather than a few points of a row), each offset's blocks copied
-    # together first: every sum is the same additions in the same order, made in longer runs.
-    into = np.zeros((*grid, *at.shape[:2]), dtype=dtype)
-    hooks.allocating(blocks.size, "a gradient's windows, by kernel offset", shape=blocks.shape)
-    offsets = np.ascontiguousarray(blocks.transpose(*range(2 + dims, 2 + 2 * dims), *range(2, 2 + dims), 0, 1))
-    for offset, where in zip(itertools.product(*map(range, at.kernel)), reads(at), strict=True):
-        into[where] += offsets[offset]
-    return np.ascontiguousarray(into[inner(at.padding, at.shape)[2:]].transpose(dims, dims + 1, *range(dims)))
 
 
 class Im2col(Op):
@@ -258,8 +160,10 @@ def by_channel(g: Any, at: Geometry, first: bool) -> np.ndarray:
     """A gradient of the result (N, O, out...) as a matrix, one row per output channel (O, N·out)
     when `first`, else one column (N·out, O): a copy, as tensordot made it."""
     hooks.allocating(np.size(g), "a gradient laid out by channel")
-    g = np.moveaxis(np.asarray(g), 1, 0 if first else -1)
-    return g.reshape((at.weight[0], -1) if first else (-1, at.weight[0]))
+    g, rest = np.asarray(g), tuple(range(2, len(at.shape)))  # (a transpose: np.moveaxis checks its axes at length)
+    if first:
+        return g.transpose(1, 0, *rest).reshape(at.weight[0], -1)
+    return g.transpose(0, *rest, 1).reshape(-1, at.weight[0])
 
 
 # ---- the product of the windows with the weight, and its two gradients ------------------------
@@ -281,7 +185,7 @@ class Convolve(Op):
         hooks.allocating(n * o * math.prod(at.out), "the result of a convolution", shape=(n, o, *at.out))
         w = np.reshape(weight, (o, -1))
         rows = by_group(lambda c, k: threads.matmul(windows[:, c], w[k].T), at, axis=1)  # (N·out, O)
-        view = np.moveaxis(rows.reshape(n, *at.out, o), -1, 1)
+        view = rows.reshape(n, *at.out, o).transpose(0, dims + 1, *range(1, dims + 1))
         out = np.empty((n, o, *at.out), dtype=np.result_type(rows, bias if bias is not None else rows))
         if bias is None:
             np.copyto(out, view)
@@ -350,7 +254,7 @@ def convolution(x: Any, weight: Any, bias: Any, stride, padding, dilation, group
     rows are what the weight's gradient multiplies g with), then one product per group."""
     if weight.ndim != dims + 2:
         raise ShapeError(f"{name}: the weight has shape {weight.shape}; it needs {dims + 2} dimensions")
-    at = Geometry(x.shape, weight.shape, stride, padding, dilation, groups, name)
+    at = kept(Geometry, x.shape, weight.shape, stride, padding, dilation, groups, name)
     if bias is not None and bias.shape != (weight.shape[0],):
         raise ShapeError(f"{name}: the bias has shape {bias.shape}; it needs one value per output channel")
     return x.im2col(at).convolve(weight, bias, at)

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .convolution import Grid, Im2col, fold, padded, reshape_help, sizes, windows
+from .convolution import Im2col, reshape_help
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
+from .grids import Grid, fold, kept, padded, sizes, windows
 from .op import Composed, Op
 
 
@@ -218,7 +219,7 @@ class MaxPool2d(Composed):
         ceil_mode: bool = False,
         return_indices: bool = False,
     ) -> Any:
-        at = Window(a.shape, kernel_size, stride, padding, "max_pool2d", dilation, ceil_mode)
+        at = kept(Window, a.shape, kernel_size, stride, padding, "max_pool2d", dilation, ceil_mode)
         positions = a.window_largest(at)
         values = a.take(positions)
         return (values, positions % math.prod(a.shape[2:])) if return_indices else values
@@ -296,7 +297,7 @@ class AvgPool2d(Composed):
         divisor_override: Any = None,
     ) -> Any:
         how = (1, ceil_mode, count_include_pad, divisor_override)  # (avg_pool2d has no dilation)
-        return a.window_mean(Window(a.shape, kernel_size, stride, padding, "avg_pool2d", *how))
+        return a.window_mean(kept(Window, a.shape, kernel_size, stride, padding, "avg_pool2d", *how))
 
 
 # ---- the windows themselves, as columns --------------------------------------------------------

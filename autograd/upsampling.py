@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .convolution import Col2im, ConvTranspose, Geometry, Grid, reshape_help, sizes
+from .convolution import Col2im, ConvTranspose, Geometry, reshape_help
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
+from .grids import Grid, sizes
 from .op import Composed
 from .shaping import Index
 

@@ -16,7 +16,7 @@ import pytest
 from gradcheck_util import check_gradients
 
 from dglang import autograd
-from dglang.autograd import Hooks, ShapeError, Tensor, TensorValueError, hooks, tensor
+from dglang.autograd import Hooks, ShapeError, Tensor, TensorTypeError, TensorValueError, hooks, tensor
 from dglang.interpreter.host.session import Session
 
 
@@ -58,7 +58,7 @@ def test_conv2d_is_its_definition(case) -> None:
 def looped_col2im(cols, shape, kernel, stride, padding, dilation):
     """col2im by its definition: each kernel offset's window values added in turn onto a padded
     grid of zeros, one output position at a time (the order every sum must keep)."""
-    from dglang.autograd.convolution import Grid
+    from dglang.autograd.grids import Grid
 
     at = Grid(shape, kernel, stride, padding, dilation)
     n, c = shape[0], shape[1]
@@ -87,7 +87,8 @@ def test_im2col_offset_by_offset_is_the_windows_view(shape, kernel, stride, padd
     """A small kernel's windows are copied one kernel offset at a time; a large one's in one copy of
     the windows' strided view. Both are copies of the same numbers into the same places."""
     from dglang.autograd import convolution
-    from dglang.autograd.convolution import Grid, Im2col, padded, windows
+    from dglang.autograd.convolution import Im2col
+    from dglang.autograd.grids import Grid, padded, windows
 
     at = Grid(shape, kernel, stride, padding, dilation)
     a = np.random.default_rng(4).normal(size=shape)
@@ -112,7 +113,8 @@ def test_im2col_offset_by_offset_is_the_windows_view(shape, kernel, stride, padd
     ],
 )
 def test_col2im_adds_in_the_definition_s_order_bit_for_bit(shape, kernel, stride, padding, dilation) -> None:
-    from dglang.autograd.convolution import Col2im, Grid
+    from dglang.autograd.convolution import Col2im
+    from dglang.autograd.grids import Grid
 
     at = Grid(shape, kernel, stride, padding, dilation)
     rng = np.random.default_rng(3)
@@ -273,3 +275,29 @@ def test_a_program_convolves_and_pools() -> None:
         "grad loss\n"
     )
     assert session.globals.vars["y"].shape == (2, 3, 3, 3) and session.globals.vars["w"].grad.shape == (3, 1, 3, 3)
+
+
+def test_a_calls_checks_are_kept_for_the_same_plain_arguments() -> None:
+    """conv2d and the poolings check their arguments once for each set a training loop repeats
+    (grids.kept); anything that is not a plain int, or an int that is really a bool, is checked
+    afresh, so an error is never skipped and True never passes for 1."""
+    from dglang.autograd.convolution import Geometry
+    from dglang.autograd.grids import kept
+    from dglang.autograd.pooling import Window
+
+    args = ((32, 8, 8, 8), (16, 8, 3, 3), 1, 1, 1, 1, "conv2d")
+    assert kept(Geometry, *args) is kept(Geometry, *args)
+    assert kept(Geometry, *args[:3], [1, 1], *args[4:]) is not kept(Geometry, *args)  # a list: afresh
+    assert kept(Geometry, *args[:3], [1, 1], *args[4:]).padding == (1, 1)
+    window = kept(Window, (2, 3, 6, 6), 2, None, 0, "max_pool2d", 1, False)
+    assert window is kept(Window, (2, 3, 6, 6), 2, None, 0, "max_pool2d", 1, False)
+    kept(Window, (2, 3, 6, 6), 1, None, 0, "max_pool2d", 1, False)  # kept: True must not find it
+    for _ in range(2):  # the second time too: a failed check is not kept
+        with pytest.raises(TensorTypeError, match="kernel_size must be an int"):
+            kept(Window, (2, 3, 6, 6), True, None, 0, "max_pool2d", 1, False)
+        with pytest.raises(ShapeError, match="does not fit"):
+            kept(Geometry, (1, 8, 2, 2), (16, 8, 3, 3), 1, 0, 1, 1, "conv2d")
+    x = Tensor(np.arange(36.0).reshape(1, 1, 6, 6))
+    assert np.array_equal(autograd.max_pool2d(x, 2).data, autograd.max_pool2d(x, 2).data)
+    with pytest.raises(TensorTypeError, match="kernel_size"):
+        autograd.max_pool2d(x, True)
