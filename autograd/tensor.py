@@ -354,9 +354,7 @@ def run_op(op: type[Op], *args: Any, **kwargs: Any) -> Any:
     if kwargs:
         if not kwargs.keys().isdisjoint(PYTORCH_NAMES):  # sum(x, dim=0, keepdim=True): PyTorch's words
             kwargs = {PYTORCH_NAMES.get(k, k) if k not in signature(op).parameters else k: v for k, v in kwargs.items()}
-        bound = signature(op).bind(*args, **kwargs)
-        bound.apply_defaults()
-        args = bound.args
+        args = op.bind(args, kwargs)
     values = []  # what forward receives: NumPy values in place of tensors
     rule = []  # what the rule receives: the inputs as tensors, the other arguments as forward got them
     inputs: list[Tensor] = []

@@ -182,3 +182,41 @@ def test_builtins_are_the_declared_ones() -> None:
 def test_composed_functions_record_the_ops_they_use() -> None:
     x = autograd.tensor([1.0, 2.0], requires_grad=True)
     assert x.log_softmax().grad_fn.op.name == "Sub" and all(op.composed for op in DECLARED if issubclass(op, Composed))
+
+
+EVERY_OP = [op for module in OP_MODULES for op in declared_in(module) if hasattr(op, "forward")]
+
+
+def _signature_binds(op: type[Op], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    try:
+        bound = op.signature.bind(*args, **kwargs)
+    except TypeError:
+        return TypeError
+    bound.apply_defaults()
+    return bound.args
+
+
+@pytest.mark.parametrize("op", EVERY_OP, ids=lambda op: op.name)
+def test_an_ops_call_binds_its_arguments_as_its_signature_does(op: type[Op]) -> None:
+    """Op.bind (what run_op does with keywords, conv2d(x, w, padding=1)) gives what
+    Signature.bind and apply_defaults give, for every split of the parameters between
+    positions and names, some left out; a wrong call (a name unknown or twice) fails as theirs."""
+    names = list(op.signature.parameters)
+    values = [object() for _ in names]  # (no == on them: a tensor's is elementwise)
+    calls = []
+    for positional in range(len(names) + 1):
+        rest = list(zip(names[positional:], values[positional:], strict=True))
+        for left_out in range(len(rest) + 1):
+            calls.append((tuple(values[:positional]), dict(rest[:left_out])))
+            calls.append((tuple(values[:positional]), dict(rest[left_out:])))
+        if names:
+            calls.append((tuple(values[:positional]), {"not_a_parameter": 1}))
+            calls.append((tuple(values[:positional]), {names[0]: 1}))  # twice, when positional > 0
+    for args, kwargs in calls:
+        expected = _signature_binds(op, args, kwargs)
+        if expected is TypeError:
+            with pytest.raises(TypeError):
+                op.bind(args, kwargs)
+        else:
+            got = op.bind(args, kwargs)
+            assert len(got) == len(expected) and all(g is e for g, e in zip(got, expected, strict=True)), (args, kwargs)
