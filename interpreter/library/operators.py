@@ -12,6 +12,7 @@ from typing import Any
 
 from dglang import autograd as ag
 from dglang.autograd import Tensor
+from dglang.autograd.inplace import update
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
@@ -160,12 +161,24 @@ BINARY: dict[str, Operator] = {
     "@": _tensors_to_engine(ag.matmul, _checked("@", operator.matmul)),
 }
 
-# `x += y`: tensors update in place inside no_grad (see autograd.arithmetic); numbers rebind.
+
+def _tensor_updates(op: Operator, symbol: str, other: Operator) -> Operator:
+    """`x op= y` on a tensor x: the update itself (autograd/inplace.py: what x.__iadd__ calls,
+    without Python's operator and the checks for numbers in between: an optimiser's step makes
+    several per parameter); any other x takes `other`."""
+
+    def update_or_python(a: Any, b: Any) -> Any:
+        return update(op, symbol, a, b) if type(a) is Tensor else other(a, b)
+
+    return update_or_python
+
+
+# `x += y`: tensors update in place inside no_grad (see autograd/inplace.py); numbers rebind.
 AUGMENTED: dict[str, Operator] = {
-    "+": add_in_place,
-    "-": _checked("-", operator.isub),
-    "*": multiply_in_place,
-    "/": _checked("/", operator.itruediv),
+    "+": _tensor_updates(operator.add, "+", add_in_place),
+    "-": _tensor_updates(operator.sub, "-", _checked("-", operator.isub)),
+    "*": _tensor_updates(operator.mul, "*", multiply_in_place),
+    "/": _tensor_updates(operator.truediv, "/", _checked("/", operator.itruediv)),
     "//": _checked("//", operator.ifloordiv),
     "%": _checked("%", operator.imod),
     "**": power_in_place,

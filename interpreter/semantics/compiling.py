@@ -307,12 +307,12 @@ class CompilerBase:
         context, span = self.context, node.span
 
         def assign_noting_rebound(env: Env) -> Any:
-            before = [env.vars.get(name) for name in names]
+            vars = env.vars  # (the parameters among the names' values before, most often none)
+            before = [(name, old) for name in names if type(old := vars.get(name)) is Tensor and is_parameter(old)]
             signal = statement(env)
-            for name, old in zip(names, before, strict=True):
-                new = env.vars.get(name)
-                was_parameter = type(old) is Tensor and old.requires_grad and old.grad_fn is None
-                if was_parameter and type(new) is Tensor and new is not old:
+            for name, old in before:
+                new = vars.get(name)
+                if type(new) is Tensor and new is not old:
                     context.rebound_parameter = (name, span)
             return signal
 
@@ -361,6 +361,11 @@ def put(d: dict[Any, Any], key: Any, value: Any) -> None:
 
 def given(value: Any) -> Eval:
     return lambda env: value
+
+
+def is_parameter(t: Tensor) -> bool:
+    """A leaf tensor that requires grad: what an optimiser updates."""
+    return t.requires_grad and t.grad_fn is None
 
 
 def target_names(target: ast.Expr) -> list[str]:
