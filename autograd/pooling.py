@@ -12,13 +12,14 @@ the kernel, the default) are read and written by reshaping, without a loop over 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from typing import Any
 
 import numpy as np
 
 from . import hooks
-from .convolution import Im2col, reshape_help
+from .convolution import OFFSETS_ONE_BY_ONE, Im2col, reshape_help
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
 from .grids import Grid, fold, kept, padded, sizes, windows
 from .op import Composed, Op
@@ -79,10 +80,20 @@ class Window(Grid):
         hooks.allocating(math.prod(shape), what, shape=shape)
 
     def blocks(self, x: np.ndarray) -> np.ndarray:
-        """Windows side by side (`tiles`) as (N, C, H', W', kH·kW): a reshape and one copy."""
+        """Windows side by side (`tiles`) as (N, C, H', W', kH·kW): a reshape and one copy, or for
+        many windows of a small kernel one copy per kernel offset (the one copy's inner loop runs
+        over a kernel's row, two numbers for a 2×2 pool, and is much slower)."""
         (n, c), (ho, wo), (kh, kw) = x.shape[:2], self.out, self.kernel
+        if n * c * ho * wo >= MANY_WINDOWS and kh * kw <= OFFSETS_ONE_BY_ONE:
+            out = np.empty((n, c, ho, wo, kh * kw), dtype=x.dtype)
+            for k, (i, j) in enumerate(itertools.product(range(kh), range(kw))):
+                out[..., k] = x[:, :, i : ho * kh : kh, j : wo * kw : kw]
+            return out
         x = x[:, :, : ho * kh, : wo * kw].reshape(n, c, ho, kh, wo, kw)
         return x.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, ho, wo, kh * kw)
+
+
+MANY_WINDOWS = 1024  # (for fewer, the copies' own cost outweighs what they save)
 
 
 def ceiled(n: int, k: int, s: int, p: int, d: int) -> int:

@@ -127,3 +127,24 @@ def test_hostile_arguments_are_refused_with_a_located_error(call) -> None:
     with pytest.raises(DGError) as caught:
         Session().run(f"x = ones(1, 1, 4, 4)\ny = {call}\n")
     assert caught.value.span is not None and caught.value.span.line == 2
+
+
+@pytest.mark.parametrize(
+    ("shape", "kernel"),
+    [((32, 8, 8, 8), 2), ((2, 3, 7, 9), 2), ((4, 2, 9, 9), 3), ((3, 2, 6, 8), (2, 4)), ((2, 2, 5, 5), 1), ((1, 1, 4, 4), 4)],
+)
+def test_windows_side_by_side_offset_by_offset_are_the_one_copy(shape, kernel, monkeypatch) -> None:
+    """Many windows of a small kernel, side by side, are copied one kernel offset at a time; few,
+    or a large kernel, in one copy of a reshape. The same numbers in the same places either way
+    (nan and -0.0 included), so max pooling finds the same positions and average pooling the same sums."""
+    from dglang.autograd import pooling
+
+    at = pooling.Window(shape, kernel, None, 0, "max_pool2d")
+    a = np.random.default_rng(5).normal(size=shape)
+    a.flat[::7], a.flat[3::11] = np.nan, -0.0
+    monkeypatch.setattr(pooling, "MANY_WINDOWS", 0)  # every one offset by offset
+    by_offset = at.blocks(a)
+    monkeypatch.setattr(pooling, "MANY_WINDOWS", 2**62)  # every one in one copy
+    one_copy = at.blocks(a)
+    assert by_offset.shape == one_copy.shape and by_offset.flags.c_contiguous
+    assert by_offset.tobytes() == one_copy.tobytes()
