@@ -31,7 +31,9 @@ class Window(Grid):
     inside the input but end past it (reading `extra` places after its end). `divisor` is what
     an average divides each window's sum by: the kernel's size, or one per window (H', W')."""
 
-    __slots__ = ("divisor",)
+    # the kernel's size, or the count of each window's places along each axis: a Window is kept
+    # between calls (grids.kept), so it holds H' + W' counts, and makes the H'·W' divisors when asked
+    __slots__ = ("counted",)
 
     def __init__(self, shape: tuple[int, ...], kernel_size: Any, stride: Any, padding: Any, name: str,
                  dilation: Any = 1, ceil_mode: bool = False, count_include_pad: bool = True,
@@ -65,14 +67,18 @@ class Window(Grid):
                 raise TensorTypeError(f"{name}: divisor_override must be an int, not {divisor_override!r}")
             if divisor_override == 0:
                 raise TensorValueError(f"{name}: divisor_override must not be 0")
-            self.divisor: Any = float(divisor_override)
+            self.counted: Any = float(divisor_override)
         else:
             rows, columns = (
                 counts(*along, count_include_pad)
                 for along in zip(self.out, stride, kernel, shape[2:], self.padding, strict=True)
             )
             same = rows.min() == rows.max() == kernel[0] and columns.min() == columns.max() == kernel[1]
-            self.divisor = float(kernel[0] * kernel[1]) if same else np.outer(rows, columns).astype(float)
+            self.counted = float(kernel[0] * kernel[1]) if same else (rows, columns)
+
+    @property
+    def divisor(self) -> Any:
+        return self.counted if type(self.counted) is float else np.outer(*self.counted).astype(float)
 
     def result(self, what: str) -> None:
         """Ask the hooks about a result of one value per window."""

@@ -148,3 +148,16 @@ def test_windows_side_by_side_offset_by_offset_are_the_one_copy(shape, kernel, m
     one_copy = at.blocks(a)
     assert by_offset.shape == one_copy.shape and by_offset.flags.c_contiguous
     assert by_offset.tobytes() == one_copy.tobytes()
+
+
+def test_a_kept_window_holds_counts_along_each_axis_not_a_divisor_per_window() -> None:
+    """A Window outlives its call (grids.kept keeps it for the next), so an average's divisors,
+    one per window, are made when asked from the counts along each axis, not held."""
+    from dglang.autograd.grids import kept
+    from dglang.autograd.pooling import Window
+
+    at = kept(Window, (1, 1, 300, 300), 3, None, 1, "avg_pool2d", 1, False, False)  # the edges count less
+    assert sum(np.size(c) for c in at.counted) == sum(at.out) == 200
+    assert at.divisor.shape == at.out and at.divisor[0, 0] == 4.0 and at.divisor[1, 1] == 9.0
+    x = Tensor(np.ones((1, 1, 300, 300)))
+    assert np.all(autograd.avg_pool2d(x, 3, padding=1, count_include_pad=False).data == 1.0)
