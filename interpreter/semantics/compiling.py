@@ -306,14 +306,30 @@ class CompilerBase:
         names = target_names(node.target)
         context, span = self.context, node.span
 
+        def noting(name: str, old: Any, vars: dict[str, Any]) -> None:
+            new = vars.get(name)
+            if type(old) is Tensor and is_parameter(old) and type(new) is Tensor and new is not old:
+                context.rebound_parameter = (name, span)
+
+        if len(names) == 1:  # `m = moments[i]`, the commonest: one name, read before and after
+            (name,) = names
+
+            def assign_one_noting_rebound(env: Env) -> Any:
+                vars = env.vars
+                old = vars.get(name)
+                signal = statement(env)
+                if type(old) is Tensor and old.requires_grad:  # (a parameter requires grad: most values here do not)
+                    noting(name, old, vars)
+                return signal
+
+            return assign_one_noting_rebound
+
         def assign_noting_rebound(env: Env) -> Any:
-            vars = env.vars  # (the parameters among the names' values before, most often none)
-            before = [(name, old) for name in names if type(old := vars.get(name)) is Tensor and is_parameter(old)]
+            vars = env.vars
+            before = [vars.get(name) for name in names]
             signal = statement(env)
-            for name, old in before:
-                new = vars.get(name)
-                if type(new) is Tensor and new is not old:
-                    context.rebound_parameter = (name, span)
+            for name, old in zip(names, before, strict=True):
+                noting(name, old, vars)
             return signal
 
         return assign_noting_rebound
