@@ -306,5 +306,8 @@ def stacked(a: Any) -> Any:
 def _product_shape(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[int, ...]:
     """The shape of x @ y: batch dimensions broadcast (a ValueError if they cannot), a vector is a
     row on the left and a column on the right, and its dimension is dropped again."""
-    batch = np.broadcast_shapes(x[:-2], y[:-2]) if len(x) > 2 or len(y) > 2 else ()
+    if len(x) <= 2 and len(y) <= 2:
+        batch: tuple[int, ...] = ()
+    else:  # (most often equal: attention's (batch, heads))
+        batch = x[:-2] if x[:-2] == y[:-2] else np.broadcast_shapes(x[:-2], y[:-2])
     return (*batch, *x[-2:-1], *y[-1:][: len(y) > 1])

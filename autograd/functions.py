@@ -16,7 +16,7 @@ from . import hooks
 from .composed import one_axis
 from .exceptions import ShapeError, TensorTypeError, TensorValueError
 from .op import Op
-from .shaping import broadcasting, size_bound
+from .shaping import broadcast_shape, broadcasting, size_bound
 
 
 def numbers(a: Any, what: str = "the result") -> Any:
@@ -298,7 +298,7 @@ class Where(Op):
         cond = np.asarray(condition, dtype=bool)
         try:
             if size_bound(cond, a, b) >= hooks.watch:
-                hooks.new_shape(np.broadcast_shapes(cond.shape, np.shape(a), np.shape(b)), "the result of where()")
+                hooks.new_shape(broadcast_shape(cond, a, b), "the result of where()")
             if type(b) is float and b == 0.0 and math.copysign(1.0, b) > 0 and np.size(a) >= KEPT_WHERE:
                 return kept_where(cond, a)  # (every rule that lets a gradient through a mask: relu's)
             return np.where(cond, a, b)
@@ -329,7 +329,7 @@ class Clamp(Op):
             raise TensorTypeError("clamp needs min, max or both", help="clamp(x, 0.0, 1.0), or clamp(x, min=0.0)")
         a = numbers(a)
         if size_bound(a, min, max) >= hooks.watch:
-            hooks.new_shape(np.broadcast_shapes(*map(np.shape, (a, min, max))), "the result of clamp()")
+            hooks.new_shape(broadcast_shape(a, min, max), "the result of clamp()")
         low = a if min is None else np.maximum(a, min)  # (np.clip would give min where min > max; PyTorch max)
         return low if max is None else np.minimum(low, max)
 

@@ -72,14 +72,17 @@ class Transpose(Op):
     def backward(g: Any, out: Any, a: Any, axes: Sequence[Any] | None = None) -> tuple[Any]:
         if axes is None:
             return (g.T,)  # reversing the axes is its own inverse
-        return (g.transpose(*(int(i) for i in np.argsort(permutation(axes, a.shape)))),)
+        inverse = [0] * a.ndim  # where each axis went, sent back (np.argsort's answer, without an array)
+        for i, p in enumerate(permutation(axes, a.shape)):
+            inverse[p] = i
+        return (g.transpose(*inverse),)
 
 
 def permutation(axes: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
     """The axes `transpose` was given, as a permutation of range(ndim) (-1 is the last axis)."""
     ndim = len(shape)
     given = shape_of(axes if isinstance(axes, (tuple, list)) else (axes,))
-    perm = tuple(p + ndim if -ndim <= p < 0 else p for p in given)
+    perm = tuple([p + ndim if -ndim <= p < 0 else p for p in given])
     if sorted(perm) != list(range(ndim)):
         raise ShapeError(f"transpose: {given} is not a permutation of the {ndim} axes of {shape}")
     return perm
@@ -114,7 +117,7 @@ def broadcasting(fn: Callable[[Any, Any], Any], symbol: str, x: Any, y: Any, ite
 def size_bound(*values: Any) -> int:
     """A bound on the size of the broadcast of `values`, found in a moment: exact when all their
     shapes are equal, or all but one value are single numbers; else the product of their sizes.
-    Only past it is the result's size worked out (np.broadcast_shapes takes a few µs)."""
+    Only past it is the result's size worked out (broadcast_shape, a µs or more)."""
     shape, largest, product, equal = None, 1, 1, True
     for v in values:
         n = getattr(v, "size", 1)
@@ -128,16 +131,22 @@ def size_bound(*values: Any) -> int:
 
 
 def _announce(symbol: str, x: Any, y: Any, itemsize: int) -> None:
+    """Ask the hooks about the result of x symbol y, which the bound says may be large: its exact
+    shape decides (a layer norm's (16, 32, 64) / (16, 32, 1) has a bound of their sizes' product)."""
     try:
-        shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+        shape = broadcast_shape(x, y)
     except ValueError:
         return  # the op itself reports the mismatch
-    hooks.new_shape(
-        shape,
-        f"the result of '{symbol}'",
-        help=f"broadcasting {np.shape(x)} with {np.shape(y)} pairs every element with every other; check the shapes",
-        itemsize=itemsize,
-    )
+    count = math.prod(shape)
+    if count >= hooks.watch:  # (the message only then: formatting it cost more than the rest)
+        help = f"broadcasting {np.shape(x)} with {np.shape(y)} pairs every element with every other; check the shapes"
+        hooks.installed.allocating(count, itemsize, f"the result of '{symbol}'", shape, help)
+
+
+def broadcast_shape(*values: Any) -> tuple[int, ...]:
+    """The shape NumPy broadcasts `values` (arrays or numbers) to, or a ValueError. (np.broadcast:
+    np.broadcast_shapes makes an empty array of each shape to find it, several times slower.)"""
+    return np.broadcast(*values).shape
 
 
 class Broadcast(Op):

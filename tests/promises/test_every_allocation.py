@@ -11,6 +11,7 @@ an empty inner dimension, a bool turned into floats, a function of a large tenso
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 from collections.abc import Callable
@@ -18,12 +19,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from op_samples import assert_each_has_a_call, sampled
 
 from dglang import autograd
 from dglang.autograd import Tensor, hooks, tensor
 from dglang.autograd.convolution import Geometry
 from dglang.autograd.pooling import Window
+from dglang.autograd.shaping import broadcast_shape
 from dglang.autograd.table import OPS
 from dglang.autograd.tensor import run_op
 from dglang.interpreter.diagnostics.errors import DGError
@@ -196,6 +200,56 @@ def test_without_a_host_nothing_is_asked() -> None:
     """The engine alone is plain NumPy: its default hooks ask nothing and refuse nothing."""
     assert hooks.installed.watch > 2**62 and type(hooks.installed) is hooks.Hooks
     assert (empty.sum(axis=2)).shape == (300, 400)
+
+
+class Recording(hooks.Hooks):
+    """Records what it is asked about, from `watch` elements up."""
+
+    def __init__(self, watch: int) -> None:
+        self.watch = watch
+        self.asked: list[tuple[int, Any, Any, Any]] = []
+
+    def allocating(self, count: int, itemsize: int, what: str | None, shape: Any = None, help: Any = None) -> None:
+        self.asked.append((count, what, shape, help))
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "asked"),
+    [
+        ((10, 10), (10, 1), [(100, (10, 10))]),  # a bound of 1,000; the result 100: asked, with its shape
+        ((5, 4), (5, 1), []),  # a bound of 100 (the product of the sizes); the result 20: nothing to ask
+        ((1, 10), (10, 1), [(100, (10, 10))]),  # a row against a column
+        ((3,), (4,), []),  # no result: the op itself says the shapes do not broadcast
+    ],
+)
+def test_a_broadcast_is_asked_about_by_its_exact_shape(x: tuple[int, ...], y: tuple[int, ...], asked: list) -> None:
+    """Two shapes that differ give a bound of the product of their sizes; only a result whose
+    exact size reaches `watch` is asked about, with its shape and the help that names both."""
+    listening = Recording(watch=100)
+    previous = hooks.install(listening)
+    try:
+        with pytest.raises(autograd.ShapeError) if x == (3,) else contextlib.nullcontext():
+            Tensor(np.ones(x)) / Tensor(np.ones(y))
+    finally:
+        hooks.install(previous)
+    assert [(count, shape) for count, _, shape, _ in listening.asked] == asked
+    help = f"broadcasting {x} with {y} pairs every element with every other; check the shapes"
+    assert all(asked[1:] == ("the result of '/'", asked[2], help) for asked in listening.asked)
+
+
+@given(st.lists(st.lists(st.sampled_from([0, 1, 2, 3]), max_size=4), min_size=1, max_size=3))
+def test_broadcast_shape_is_numpy_s(shapes: list[list[int]]) -> None:
+    """broadcast_shape (np.broadcast, which makes no array) agrees with np.broadcast_shapes, and
+    fails where it fails."""
+    try:
+        expected: Any = np.broadcast_shapes(*map(tuple, shapes))
+    except ValueError:
+        expected = ValueError
+    values = [np.zeros(s) if s else 2.0 for s in shapes]  # (an empty shape: a number)
+    try:
+        assert broadcast_shape(*values) == expected
+    except ValueError:
+        assert expected is ValueError
 
 
 # ---- the same attacks on --max-memory, as a program makes them -----------------------------------
