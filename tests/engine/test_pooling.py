@@ -131,7 +131,14 @@ def test_hostile_arguments_are_refused_with_a_located_error(call) -> None:
 
 @pytest.mark.parametrize(
     ("shape", "kernel"),
-    [((32, 8, 8, 8), 2), ((2, 3, 7, 9), 2), ((4, 2, 9, 9), 3), ((3, 2, 6, 8), (2, 4)), ((2, 2, 5, 5), 1), ((1, 1, 4, 4), 4)],
+    [
+        ((32, 8, 8, 8), 2),
+        ((2, 3, 7, 9), 2),
+        ((4, 2, 9, 9), 3),
+        ((3, 2, 6, 8), (2, 4)),
+        ((2, 2, 5, 5), 1),
+        ((1, 1, 4, 4), 4),
+    ],
 )
 def test_windows_side_by_side_offset_by_offset_are_the_one_copy(shape, kernel, monkeypatch) -> None:
     """Many windows of a small kernel, side by side, are copied one kernel offset at a time; few,
