@@ -25,6 +25,7 @@ from .shaping import normalize_index
 # The updates of an optimiser step (`w -= lr * w.grad`), as the one NumPy call each op's forward
 # makes for two float arrays of one shape: see `update`.
 UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply, operator.truediv: np.divide}
+FLOAT64 = np.dtype(np.float64)  # (NumPy's one float64 dtype: `is` where `==` converts np.float64 at each call)
 HELD_HERE = 4  # references to a tensor's array in `shared`: the tensor's, update's `data`, shared's, getrefcount's
 
 
@@ -40,14 +41,14 @@ def update(op: Callable[[Any, Any], Tensor], symbol: str, t: Tensor, other: Any)
             )
         return op(t, other)  # recorded, out of place: the name is rebound to a new node
     data, ufunc = t.data, UFUNCS.get(op)
-    if ufunc is not None and type(data) is np.ndarray and data.dtype == np.float64 and not recording.on_op:
+    if ufunc is not None and type(data) is np.ndarray and data.dtype is FLOAT64 and not recording.on_op:
         # A float array updated by a number or an array of its own shape: the values `op(t, other)`
         # gives, from the same ufunc, without a tensor for the result or checks whose answer is
         # known, and without a new array when no other object holds this one (nobody could see the
         # old values). A tracer listening to ops sees the op itself: it follows each update by its result.
         value = other if type(other) in (float, int) else getattr(other, "data", None)
         if type(value) in (float, int) or (
-            type(value) is np.ndarray and value.dtype == np.float64 and value.shape == data.shape
+            type(value) is np.ndarray and value.dtype is FLOAT64 and value.shape == data.shape
         ):
             if shared(data):
                 hooks.allocating(data.size, f"the result of '{symbol}'", shape=data.shape)

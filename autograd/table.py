@@ -37,7 +37,7 @@ from . import (
     upsampling,
 )
 from .op import Composed, Op
-from .tensor import Tensor, binary, run_op, signature, unary
+from .tensor import Tensor, binary, run_op, unary
 
 OP_MODULES = (
     arithmetic, functions, trigonometry, piecewise, reductions, shaping, arranging, cumulative, contraction,
@@ -60,7 +60,7 @@ def declared_in(module: ModuleType) -> list[type[Op]]:
 def function(op: type[Op]) -> Callable[..., Any]:
     """`op` as a Python function taking what its forward takes: `exp(x)`, `where(c, a, b)`. What
     DG's builtins call, and the functions `dglang.autograd` exports (one per op)."""
-    parameters = list(signature(op).parameters)
+    parameters = list(op.signature.parameters)
     if op.call is not None:  # PyTorch's order of arguments, not forward's
         return _spelled(op)
     if op.variadic or op.composed or parameters[: len(op.inputs)] != list(op.inputs) or len(op.inputs) > 2:
@@ -71,7 +71,7 @@ def function(op: type[Op]) -> Callable[..., Any]:
         fn = functools.partial(_unary_or_run_op, op)
     fn.__name__ = fn.__qualname__ = op.python_name()
     fn.__doc__ = op.__doc__
-    fn.__signature__ = signature(op)
+    fn.__signature__ = op.signature
     fn.__module__ = op.__module__
     fn.op = op
     return fn  # type: ignore[no-any-return]

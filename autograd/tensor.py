@@ -12,7 +12,6 @@ the NumPy call.
 
 from __future__ import annotations
 
-import inspect
 import operator
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -44,7 +43,7 @@ from .reductions import Axis
 
 __all__ = [
     "Node", "Tensor", "binary", "enable_grad", "is_grad_enabled", "lift", "no_grad", "recording",
-    "set_grad_enabled", "signature", "type_name", "unary", "updated_in_place",
+    "set_grad_enabled", "type_name", "unary", "updated_in_place",
 ]  # fmt: skip
 
 
@@ -330,12 +329,12 @@ def unary(op: type[Op], a: Any, *params: Any) -> Tensor:
 
 
 def binary(op: type[Op], a: Any, b: Any) -> Tensor:
-    """`op` on two tensors (a plain number is a constant)."""
-    if type(a) is not Tensor:
-        a = lift(a)
-    if type(b) is not Tensor:
-        b = lift(b)
-    out = Tensor(op.forward(a.data, b.data))
+    """`op` on two tensors (a plain number is a constant: a tensor only for a node or a listener,
+    so `lr * g` under no_grad makes none)."""
+    out = Tensor(op.forward(a.data if type(a) is Tensor else value(a), b.data if type(b) is Tensor else value(b)))
+    if not (graph._grad_enabled or recording.on_op):
+        return out
+    a, b = a if type(a) is Tensor else lift(a), b if type(b) is Tensor else lift(b)
     if graph._grad_enabled and (a.requires_grad or b.requires_grad) and op.records:
         inputs = (a, b)
         out.requires_grad = True
@@ -353,7 +352,7 @@ def run_op(op: type[Op], *args: Any, **kwargs: Any) -> Any:
     other argument that is a tensor gives its values. A composed function gets the tensors."""
     if kwargs:
         if not kwargs.keys().isdisjoint(PYTORCH_NAMES):  # sum(x, dim=0, keepdim=True): PyTorch's words
-            kwargs = {PYTORCH_NAMES.get(k, k) if k not in signature(op).parameters else k: v for k, v in kwargs.items()}
+            kwargs = {PYTORCH_NAMES.get(k, k) if k not in op.signature.parameters else k: v for k, v in kwargs.items()}
         args = op.bind(args, kwargs)
     values = []  # what forward receives: NumPy values in place of tensors
     rule = []  # what the rule receives: the inputs as tensors, the other arguments as forward got them
@@ -390,11 +389,6 @@ def run_op(op: type[Op], *args: Any, **kwargs: Any) -> Any:
 PYTORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axes", "dimension": "axis"}  # PyTorch's: DG's
 
 
-def signature(op: type[Op]) -> inspect.Signature:
-    """The signature of an op's forward: what a function of it takes."""
-    return op.signature
-
-
 def _record(out: Tensor, op: type[Op], inputs: tuple[Tensor, ...], args: tuple[Any, ...]) -> None:
     """Make `out` the result of a recorded node."""
     out.requires_grad = True
@@ -412,10 +406,13 @@ def _tell(out: Tensor) -> None:
 
 def lift(x: Any) -> Tensor:
     """Make an operand a Tensor; a plain number becomes a constant that never requires grad."""
-    if type(x) is Tensor:
-        return x
+    return x if type(x) is Tensor else Tensor(value(x))
+
+
+def value(x: Any) -> Any:
+    """What a constant made from `x` holds: `x` itself, if it is a number or a NumPy value."""
     if type(x) in (float, int, bool) or isinstance(x, (np.generic, np.ndarray)):
-        return Tensor(x)
+        return x
     raise TensorTypeError(f"expected a tensor or a number, got {type_name(x)}")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import weakref
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -467,3 +468,26 @@ def test_transpose_rejects_axes_that_are_not_a_permutation() -> None:
     for axes in [(0, 5), (0, 0), (0, -3)]:
         with pytest.raises(ShapeError, match="not a permutation"):
             x.transpose(*axes)
+
+
+def test_a_number_becomes_a_constant_tensor_only_for_a_node_or_a_listener(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lr * g` under no_grad makes one tensor, its result; recorded, the number is the node's
+    constant input; a listener to ops is told of it as a tensor too."""
+    made: list[Any] = []
+    make = Tensor.__init__
+    monkeypatch.setattr(Tensor, "__init__", lambda t, data, **more: (made.append(data), make(t, data, **more))[1])
+    g, w = Tensor(np.ones(3)), Tensor(np.ones(3), requires_grad=True)
+    made.clear()
+    with no_grad():
+        0.1 * g
+        g / 2
+    assert len(made) == 2  # the two results
+    made.clear()
+    out = 0.1 * w
+    assert len(made) == 2 and [m for m in made if type(m) is float] == [0.1]  # the result, and the constant
+    assert out.grad_fn.inputs[0].data == 0.1 and out.grad_fn.inputs[1] is w
+    told: list[Any] = []
+    monkeypatch.setattr(recording, "on_op", (lambda op, args, result: told.append(args),))
+    with no_grad():
+        g * 3
+    assert type(told[0][1]) is Tensor and told[0][1].data == 3 and told[0][0] is g
