@@ -96,7 +96,7 @@ def _spelled(op: type[Op]) -> Callable[..., Any]:
 def _unary_or_run_op(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
     """`op` on one tensor: `unary`, the fast way, unless a keyword or a tensor among its other
     arguments needs `run_op`."""
-    if named or any(type(p) is Tensor for p in params):  # (a tensor among the other arguments: its values)
+    if named or (params and any(type(p) is Tensor for p in params)):  # (a tensor among the other arguments: its values)
         return run_op(op, a, *params, **named)
     return unary(op, a, *params)
 
