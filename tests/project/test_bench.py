@@ -73,3 +73,36 @@ def test_the_grading_benchmark_runs():
     )
     assert done.returncode == 0, done.stderr
     assert "12 submissions, 10 of them hostile:" in done.stdout and "slowest submissions" in done.stdout
+
+
+def test_step_parts_splits_a_profile_into_backward_no_grad_and_the_rest(tmp_path: Path) -> None:
+    """bench/step_parts.py on a made-up py-spy profile: samples outside the program's loops are
+    left out, a stack through `_propagate` is backward even inside a `with` block, and a sample
+    whose innermost frame is a shared library counts as compiled code."""
+    loop = "main (cli.py:9);Blocks.loop.<locals>.run_loop (/x/interpreter/semantics/blocks.py:71)"
+    with_ = "Statements.with_.<locals>.run_with (/x/interpreter/semantics/statements.py:219)"
+    backward = "backward (/x/autograd/backward.py:169);_propagate (/x/autograd/backward.py:130)"
+    profile = tmp_path / "step.raw"
+    profile.write_text(
+        "\n".join(
+            [
+                "main (cli.py:9);import_module (importlib.py:1) 50",  # start-up: not in a loop
+                f"{loop};{backward};MatMul.backward (/x/autograd/arithmetic.py:275);dgemm_kernel (libblas.so) 30",
+                f"{loop};{backward};binary (/x/autograd/tensor.py:338) 10",
+                f"{loop};{with_};update (/x/autograd/inplace.py:56) 15",
+                f"{loop};{with_};{backward} 5",  # gradient() inside a no_grad block: backward
+                f"{loop};binary (/x/autograd/tensor.py:338);DOUBLE_add (_multiarray_umath.so) 40",
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(PROJECT / "bench" / "step_parts.py"), str(profile), "--top", "no_grad block"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    lines = done.stdout.splitlines()
+    shares = [re.findall(r"[\d.]+%", line) for line in lines[:3]]  # (the part's share, its compiled share)
+    assert [line.split("  ")[0] for line in lines[:3]] == ["backward", "forward and the rest", "no_grad block"]
+    assert shares == [["45.0%", "67%"], ["40.0%", "100%"], ["15.0%", "0%"]]
+    assert "15.0%  update (inplace.py)" in done.stdout
