@@ -148,6 +148,7 @@ def test_the_oracle_fails_without(part: str) -> None:
     assert found is not None, f"no program differed with {part} switched off"
 
 
+@pytest.mark.slow  # (50 generated programs, each run with both checks: 4-5 s of processor time here)
 def test_the_guards_as_code_decide_as_the_guards_do() -> None:
     """Each trace's reads are checked by generated code (guard_code.py) before the description
     walk: on the generated programs, the two agree at every call."""
