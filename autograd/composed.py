@@ -1,6 +1,6 @@
 """Functions built from the ops, so they need no derivative rules of their own: each op they use
 is recorded with its rule. Their `forward` receives tensors and computes with their methods.
-(softmax was one, exp of log_softmax; it is an op of its own now, in functions.py.)"""
+(softmax and log_softmax were too; each is an op of its own now, in functions.py, with one rule.)"""
 
 from __future__ import annotations
 
@@ -44,28 +44,6 @@ class LogSumExp(Composed):
         shift = largest.where(largest.abs() < np.inf, 0.0)
         out = (x - shift).exp().sum(axis=axis, keepdims=True).log() + shift
         return out if keepdims else out.reshape(np.squeeze(out.data, axis=axis).shape)
-
-
-class LogSoftmax(Composed):
-    """log(softmax(x)) along one axis, computed without overflow: log-probabilities.
-
-    >>> log_softmax(tensor([0.0, 0.0]))
-    tensor([-0.6931, -0.6931])
-    """
-
-    function = "log_softmax"
-    method = builtin = True
-
-    @staticmethod
-    def forward(x: Any, axis: int = -1) -> Any:
-        axis = one_axis(axis, x.ndim)
-        if axis is not None and x.shape[axis] == 0:
-            raise TensorValueError(f"softmax, log_softmax and logsumexp need values along axis {axis}; it is empty")
-        # x - max(x) - log(sum(exp(x - max(x)))), as PyTorch computes it: the shift is the largest
-        # value even when it is inf, so a row with an inf is nan throughout ([inf, 0] gives [nan,
-        # nan]), where x - logsumexp(x) would give [nan, -inf].
-        shifted = x - x.detach().max(axis=axis, keepdims=True)  # a constant shift: no gradient
-        return shifted - shifted.exp().sum(axis=axis, keepdims=True).log()
 
 
 class Flatten(Composed):

@@ -90,6 +90,34 @@ class Softmax(Op):
         return ((g - (g * out).sum(axis=axis, keepdims=True)) * out,)
 
 
+class LogSoftmax(Op):
+    """log(softmax(a)) along one axis, computed without overflow: log-probabilities.
+
+    >>> log_softmax(tensor([0.0, 0.0]))
+    tensor([-0.6931, -0.6931])
+    """
+
+    function = "log_softmax"
+    rules = ("g - exp(out)·sum(g)",)
+    note = "one op, as PyTorch's: (a - max) - log(sum(exp(a - max))), and one rule (the sum along the axis)"
+    method = builtin = True
+
+    @staticmethod
+    def forward(a: Any, axis: int = -1) -> Any:
+        a = numbers(a)
+        along = one_axis(axis, np.ndim(a))
+        if along is not None and np.shape(a)[along] == 0:
+            raise TensorValueError(f"softmax, log_softmax and logsumexp need values along axis {along}; it is empty")
+        # The largest is the shift even when it is inf, as in PyTorch: a row holding inf is nan
+        # throughout ([inf, 0] gives [nan, nan], where a - logsumexp(a) would give [nan, -inf]).
+        shifted = np.subtract(a, np.maximum.reduce(a, axis=along, keepdims=True))  # (np.max: the same, slower)
+        return shifted - np.log(np.add.reduce(Exp.forward(shifted), axis=along, keepdims=True))
+
+    @staticmethod
+    def backward(g: Any, out: Any, a: Any, axis: int = -1) -> tuple[Any]:
+        return (g - out.exp() * g.sum(axis=axis, keepdims=True),)
+
+
 class Log(Op):
     """The natural logarithm of each element; log(0) is -inf.
 

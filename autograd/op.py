@@ -291,7 +291,7 @@ def rule_reads(rule: Callable[..., Any] | None) -> tuple[frozenset[int], bool]:
 
 
 class Composed(Op):
-    """A function built from other ops (log_softmax is a shift, exp, sum and log): `forward` receives the
+    """A function built from other ops (logsumexp is a shift, exp, sum and log): `forward` receives the
     inputs as tensors and computes with their methods, so each op it uses is recorded, with its
     own rule; it has none of its own. Declared like an op for its name, help and exposure."""
 

@@ -114,7 +114,7 @@ class PublicFunction(NamedTuple):
     builtin  a program may call it as a builtin: `exp(x)`
     numbers  the builtin also takes a plain number and gives one back: `exp(0)` is 1.0
     records  the ops it records itself (help reads their rules): (Exp,) for exp; none for a
-             function composed of others (log_softmax), or one that records nothing (argmax)
+             function composed of others (logsumexp), or one that records nothing (argmax)
     """
 
     fn: Callable[..., Any]
