@@ -141,13 +141,22 @@ class Op:
         """forward's arguments in order, its defaults filled in: what Signature.bind and
         apply_defaults give, worked out here for plain parameters in a tenth of their time (a
         conv2d(x, w, b, padding=1) runs at every step). A name unknown, given twice or missing
-        goes to Signature.bind, for its message."""
+        goes to Signature.bind, for its message. PyTorch's words (dim, keepdim) name DG's."""
+        if not kwargs.keys().isdisjoint(PYTORCH_NAMES):  # sum(x, dim=0, keepdim=True)
+            kwargs = {PYTORCH_NAMES.get(k, k) if k not in cls.signature.parameters else k: v for k, v in kwargs.items()}
         if cls.parameters is not None and len(args) <= len(cls.parameters[0]):
-            names, defaults = (part[len(args) :] for part in cls.parameters)
-            if sum(name in kwargs for name in names) == len(kwargs):
-                values = (*args, *(kwargs.get(name, d) for name, d in zip(names, defaults, strict=True)))
-                if not any(v is inspect.Parameter.empty for v in values):
-                    return values
+            values, named = list(args), 0  # each parameter after the positional ones: given, or its default
+            for name, default in zip(*(part[len(args) :] for part in cls.parameters), strict=True):
+                if name in kwargs:
+                    values.append(kwargs[name])
+                    named += 1
+                elif default is inspect.Parameter.empty:
+                    break  # missing
+                else:
+                    values.append(default)
+            else:
+                if named == len(kwargs):  # (else a name forward does not have, or one given twice)
+                    return tuple(values)
         bound = cls.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         return bound.args
@@ -288,6 +297,9 @@ def rule_reads(rule: Callable[..., Any] | None) -> tuple[frozenset[int], bool]:
     if rest in used:
         read.update(range(len(names) - 2, MAX_ARGUMENTS))
     return frozenset(read), len(names) > 1 and names[1] in used
+
+
+PYTORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axes", "dimension": "axis"}  # PyTorch's: DG's
 
 
 class Composed(Op):

@@ -94,10 +94,12 @@ def _spelled(op: type[Op]) -> Callable[..., Any]:
 
 
 def _unary_or_run_op(op: type[Op], a: Any, *params: Any, **named: Any) -> Tensor:
-    """`op` on one tensor: `unary`, the fast way, unless a keyword or a tensor among its other
-    arguments needs `run_op`."""
-    if named or (params and any(type(p) is Tensor for p in params)):  # (a tensor among the other arguments: its values)
-        return run_op(op, a, *params, **named)
+    """`op` on one tensor: `unary`, the fast way, unless a tensor among its other arguments needs
+    `run_op` (keywords are put in their places first: `log_softmax(z, axis=1)`)."""
+    if named:
+        a, *params = op.bind((a, *params), named)
+    if params and any(type(p) is Tensor for p in params):  # (a tensor among the other arguments: its values)
+        return run_op(op, a, *params)
     return unary(op, a, *params)
 
 

@@ -351,8 +351,6 @@ def run_op(op: type[Op], *args: Any, **kwargs: Any) -> Any:
     axis=0)`): its inputs become tensors (a variadic op's one input is a list of them), and any
     other argument that is a tensor gives its values. A composed function gets the tensors."""
     if kwargs:
-        if not kwargs.keys().isdisjoint(PYTORCH_NAMES):  # sum(x, dim=0, keepdim=True): PyTorch's words
-            kwargs = {PYTORCH_NAMES.get(k, k) if k not in op.signature.parameters else k: v for k, v in kwargs.items()}
         args = op.bind(args, kwargs)
     values = []  # what forward receives: NumPy values in place of tensors
     rule = []  # what the rule receives: the inputs as tensors, the other arguments as forward got them
@@ -384,9 +382,6 @@ def run_op(op: type[Op], *args: Any, **kwargs: Any) -> Any:
                 _record(out, op, tuple(inputs), tuple(rule))
                 break
     return graph.tell_op(op, args, out) if recording.on_op else out
-
-
-PYTORCH_NAMES = {"dim": "axis", "keepdim": "keepdims", "dims": "axes", "dimension": "axis"}  # PyTorch's: DG's
 
 
 def _record(out: Tensor, op: type[Op], inputs: tuple[Tensor, ...], args: tuple[Any, ...]) -> None:
