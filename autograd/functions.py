@@ -63,6 +63,18 @@ class Exp(Op):
         return (g * out,)
 
 
+def shifted_along(a: Any, axis: Any) -> tuple[Any, int | None]:
+    """a minus its largest value along one axis (softmax's and log_softmax's first step), and the
+    axis. The shift keeps exp from overflowing; it is the largest even when that is inf, as in
+    PyTorch, so a row holding inf is nan throughout ([inf, 0] gives [nan, nan] for both, where
+    a - logsumexp(a) would give [nan, -inf]), and so is a row of nothing but -inf."""
+    a = numbers(a)
+    along = one_axis(axis, np.ndim(a))
+    if along is not None and np.shape(a)[along] == 0:
+        raise TensorValueError(f"softmax, log_softmax and logsumexp need values along axis {along}; it is empty")
+    return np.subtract(a, np.maximum.reduce(a, axis=along, keepdims=True)), along  # (np.max: the same, slower)
+
+
 class Softmax(Op):
     """exp(a) divided by its sum along one axis: positive values that add up to 1.
 
@@ -76,13 +88,8 @@ class Softmax(Op):
 
     @staticmethod
     def forward(a: Any, axis: int = -1) -> Any:
-        a = numbers(a)
-        along = one_axis(axis, np.ndim(a))
-        if along is not None and np.shape(a)[along] == 0:
-            raise TensorValueError(f"softmax, log_softmax and logsumexp need values along axis {along}; it is empty")
-        # The largest subtracted first keeps exp from overflowing; a row holding inf is nan, as in
-        # PyTorch (inf - inf), and so is a row of nothing but -inf.
-        e = Exp.forward(np.subtract(a, np.max(a, axis=along, keepdims=True)))
+        shifted, along = shifted_along(a, axis)
+        e = Exp.forward(shifted)
         return e / np.sum(e, axis=along, keepdims=True)
 
     @staticmethod
@@ -104,13 +111,7 @@ class LogSoftmax(Op):
 
     @staticmethod
     def forward(a: Any, axis: int = -1) -> Any:
-        a = numbers(a)
-        along = one_axis(axis, np.ndim(a))
-        if along is not None and np.shape(a)[along] == 0:
-            raise TensorValueError(f"softmax, log_softmax and logsumexp need values along axis {along}; it is empty")
-        # The largest is the shift even when it is inf, as in PyTorch: a row holding inf is nan
-        # throughout ([inf, 0] gives [nan, nan], where a - logsumexp(a) would give [nan, -inf]).
-        shifted = np.subtract(a, np.maximum.reduce(a, axis=along, keepdims=True))  # (np.max: the same, slower)
+        shifted, along = shifted_along(a, axis)
         return shifted - np.log(np.add.reduce(Exp.forward(shifted), axis=along, keepdims=True))
 
     @staticmethod
