@@ -99,6 +99,11 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
     updates = updates_in_place()  # no in-place update since a node's epoch: nothing to check
     previous = set_grad_enabled(create_graph)
     ready = [root]  # tensors whose every consumer has sent its gradient
+    # Sums this walk made (`before + gi`) that nothing but `grads` holds yet: the next gradient to
+    # the same tensor may be added into one in place (the same addition, without a new array and
+    # its tensor: an RNN's weights collect one per character). Not when the sums are themselves
+    # recorded, nor when a listener to ops must see each addition.
+    owned: set[int] | None = None if create_graph or recording.on_op else set()
     # This loop runs once per recorded node (200,000 times for scalar-chain): the methods it calls
     # are looked up once, and a listener loop only runs when there is a listener.
     pop, push, take, peek = ready.pop, ready.append, grads.pop, grads.get
@@ -106,6 +111,8 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
         while ready:
             t = pop()
             g = take(t, None)
+            if owned:  # handed on now (a rule may pass it to its inputs as it is): no longer the walk's alone
+                owned.discard(id(g))
             node = t.grad_fn
             if g is not None:
                 if on_visit:
@@ -154,7 +161,15 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
                     if not same:
                         gi = gi.sum_to(inp.shape)  # undo broadcasting
                     before = peek(inp)
-                    grads[inp] = gi if before is None else before + gi
+                    if before is None:
+                        grads[inp] = gi
+                    elif owned is not None and id(before) in owned and _addable(before.data, gi.data):
+                        np.add(before.data, gi.data, out=before.data)
+                    else:
+                        total = grads[inp] = before + gi
+                        if owned is not None:  # (the sum it replaces goes: its id may be a new object's)
+                            owned.discard(id(before))
+                            owned.add(id(total))
                 waiting = consumers[inp] - 1
                 consumers[inp] = waiting
                 if not waiting:
@@ -162,6 +177,20 @@ def _propagate(root: Tensor, seed: Tensor, create_graph: bool, keep: set[Tensor]
     finally:
         set_grad_enabled(previous)
     return found
+
+
+def _addable(into: Any, value: Any) -> bool:
+    """Can `value` be added into the array `into` in place, giving what `into + value` gives?"""
+    return (
+        type(into) is np.ndarray
+        and type(value) is np.ndarray
+        and into.dtype is FLOAT64
+        and value.dtype is FLOAT64
+        and into.shape == value.shape
+    )
+
+
+FLOAT64 = np.dtype(np.float64)
 
 
 def backward(root: Tensor, seed: Any = None, create_graph: bool = False) -> None:
