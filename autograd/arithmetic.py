@@ -277,8 +277,9 @@ class MatMul(Op):
             return (g * b if a.requires_grad else None), (g * a if b.requires_grad else None)
         # A matrix times a vector (a recurrent cell's W @ h), and a vector times a matrix: the
         # general case below would reshape g and both sides, for the same two products.
-        if a_ndim == 2 and b_ndim == 1:  # (m, n) @ (n,): dA = outer(g, b), db = Aᵀ @ g
-            return (g.reshape((-1, 1)) * b if a.requires_grad else None), (a.T @ g if b.requires_grad else None)
+        if a_ndim == 2 and b_ndim == 1:  # (m, n) @ (n,): dA = outer(g, b), db = Aᵀ @ g, computed as g @ A
+            # (NumPy makes one product of both, the same gemv call: g @ A spares the transposed view's op)
+            return (g.reshape((-1, 1)) * b if a.requires_grad else None), (g @ a if b.requires_grad else None)
         if a_ndim == 1 and b_ndim == 2:  # (n,) @ (n, k): da = B @ g, dB = outer(a, g)
             return (b @ g if a.requires_grad else None), (a.reshape((-1, 1)) * g if b.requires_grad else None)
         if a_ndim > 2 and b_ndim == 2:  # a stack times one matrix, multiplied as the forward does

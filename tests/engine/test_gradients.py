@@ -235,6 +235,17 @@ def test_a_stack_times_one_matrix_is_one_product_of_its_rows() -> None:
         assert a.grad.data.tobytes() == (g.reshape(-1, 7) @ b_data.T).reshape(a_data.shape).tobytes()
 
 
+@pytest.mark.parametrize("rows, columns", [(1, 1), (3, 5), (24, 25), (65, 24), (129, 7)])
+def test_a_matrix_times_a_vector_sends_the_vector_aT_times_g_bit_for_bit(rows: int, columns: int) -> None:
+    """The vector's gradient Aᵀ @ g is computed as g @ A (one op fewer, a recurrent cell's at
+    every step): NumPy multiplies both with the same gemv call, so the numbers are the same."""
+    rng = np.random.default_rng(rows * columns)
+    a, v = Tensor(rng.normal(size=(rows, columns))), Tensor(rng.normal(size=columns), requires_grad=True)
+    g = rng.normal(size=rows)
+    (a @ v).backward(Tensor(g))
+    assert v.grad.data.tobytes() == (a.data.T @ g).tobytes()
+
+
 # ---- reductions ----------------------------------------------------------------------------
 @st.composite
 def axis_args(draw: st.DrawFn, ndim: int) -> int | tuple[int, ...] | None:
