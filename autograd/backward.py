@@ -19,6 +19,7 @@ import numpy as np
 
 from . import hooks
 from .exceptions import GradError, ShapeError, TensorTypeError, type_name
+from .inplace import FLOAT64
 from .node import Tensor, recording, set_grad_enabled, updates_in_place
 from .op import builtin
 
@@ -188,9 +189,6 @@ def _addable(into: Any, value: Any) -> bool:
         and value.dtype is FLOAT64
         and into.shape == value.shape
     )
-
-
-FLOAT64 = np.dtype(np.float64)
 
 
 def backward(root: Tensor, seed: Any = None, create_graph: bool = False) -> None:
