@@ -7,9 +7,9 @@
 tensor([2., 4.])
 
 Each op is declared once, as a class in an op module (arithmetic.py, functions.py,
-reductions.py, shaping.py, composed.py, ...; see op.py); table.py lists them all. The package also
-offers each op as a function of tensors (`exp(x)`, `where(c, a, b)`), made from its declaration;
-the names Python's builtins have end in `_` (`abs_`, `sum_`).
+probabilities.py, reductions.py, shaping.py, composed.py, ...; see op.py); table.py lists them
+all. The package also offers each op as a function of tensors (`exp(x)`, `where(c, a, b)`),
+made from its declaration; the names Python's builtins have end in `_` (`abs_`, `sum_`).
 """
 
 from typing import Any as _Any

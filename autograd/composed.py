@@ -1,6 +1,6 @@
 """Functions built from the ops, so they need no derivative rules of their own: each op they use
 is recorded with its rule. Their `forward` receives tensors and computes with their methods.
-(softmax and log_softmax were too; each is an op of its own now, in functions.py, with one rule.)"""
+(softmax and log_softmax were too; each is an op of its own now, in probabilities.py, with one rule.)"""
 
 from __future__ import annotations
 

@@ -31,6 +31,7 @@ from . import (
     padding,
     piecewise,
     pooling,
+    probabilities,
     reductions,
     shaping,
     trigonometry,
@@ -40,8 +41,8 @@ from .op import Composed, Op
 from .tensor import Tensor, binary, run_op, unary
 
 OP_MODULES = (
-    arithmetic, functions, trigonometry, piecewise, reductions, shaping, arranging, cumulative, contraction,
-    convolution, pooling, padding, upsampling, composed,
+    arithmetic, functions, probabilities, trigonometry, piecewise, reductions, shaping, arranging, cumulative,
+    contraction, convolution, pooling, padding, upsampling, composed,
 )  # fmt: skip
 # (the module backward.py, not the function `backward` the package puts under its name)
 FUNCTION_MODULES = (creation, importlib.import_module(".backward", __package__), datasets)

@@ -29,6 +29,7 @@ from . import (
     inplace,
     piecewise,
     pooling,
+    probabilities,
     reductions,
     shaping,
     trigonometry,
@@ -200,9 +201,9 @@ class Tensor:
     def clamp(self, min: Any = None, max: Any = None) -> Tensor: return run_op(functions.Clamp, self, min, max)
     def erf(self) -> Tensor: return unary(functions.Erf, self)
 
-    # along one axis: softmax and log_softmax ops of their own, logsumexp built from the ops above (composed.py)
-    def softmax(self, axis: int = -1) -> Tensor: return unary(functions.Softmax, self, axis)
-    def log_softmax(self, axis: int = -1) -> Tensor: return unary(functions.LogSoftmax, self, axis)
+    # along one axis: softmax and log_softmax (probabilities.py), logsumexp built from other ops (composed.py)
+    def softmax(self, axis: int = -1) -> Tensor: return unary(probabilities.Softmax, self, axis)
+    def log_softmax(self, axis: int = -1) -> Tensor: return unary(probabilities.LogSoftmax, self, axis)
     def logsumexp(self, axis=-1, keepdims=False) -> Tensor: return composed.LogSumExp.forward(self, axis, keepdims)
 
     # shapes (autograd/shaping.py)
