@@ -46,23 +46,29 @@ class Plan:
     call: Callable[..., Any] = lambda tensors, forward, entry: None  # the call, written out (call_code)
 
 
-def read_by_rules(trace: Trace) -> set[int]:
-    """The variables whose values the rules of the trace's recorded steps read (Op.saved)."""
+def read_by_rules(trace: Trace, outputs: list[Var]) -> set[int]:
+    """The variables whose values the rules of the trace's recorded steps read (Op.saved): of the
+    steps a gradient of an output goes back through, as a dynamic walk from the outputs visits
+    only the nodes they were computed from (a step whose result the function overwrote is never
+    reached, and an update in place after it must not make the call refuse)."""
+    needed = {v.number for v in outputs}
     read: set[int] = set()
-    for step in trace.steps:
-        if step.recorded:
+    for step in reversed(trace.steps):
+        if step.recorded and step.out.number in needed:
             positions, reads_out = step.op.saved()
             if reads_out:
                 read.add(step.out.number)
             for i, a in enumerate(step.args):
+                numbers = [x.number for x in variables(a)]
+                needed.update(numbers)
                 if i in positions:
-                    read.update(x.number for x in variables(a))
+                    read.update(numbers)
     return read
 
 
 def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
     places = {v.number: i for i, v in enumerate(arguments(trace))}
-    read = read_by_rules(trace)
+    read = read_by_rules(trace, outputs)
     kept = {v.number: i for i, v in enumerate(keep)}
     effects = []
     for what, target, source in trace.effects:

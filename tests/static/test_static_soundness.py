@@ -812,3 +812,85 @@ def test_a_second_derivative_leaves_out_an_argument_the_result_does_not_use() ->
             if dx.requires_grad:
                 print(gradient((dx * dx).sum(), W).tolist())
         """)
+
+
+def test_an_update_in_place_after_a_step_the_result_does_not_come_from_lets_a_gradient_through() -> None:
+    """f overwrites `a`, so the steps that made the first `a` (whose rules read W) are not on the
+    way back from its result, and a dynamic walk never reaches them; after f updates W in place, a
+    gradient through the result must go through as it does dynamically, not refuse for a value
+    only those steps read (found by the static oracle, tests/static/test_static_oracle.py)."""
+    both("""
+        g1 = 2.0
+        mode = "a"
+        k = [0.5]
+        layers = 2
+        Wbase = tensor([-0.2, 1.1, 0.3])
+        W = tensor([-0.2, 0.9, 0.9], requires_grad=True)
+        mask = tensor([False, False, True], dtype="bool")
+        order = tensor([2, 2, 1], dtype="int")
+        P = {"w": tensor([2.1, -0.2, -0.2]), "on": True}
+        def helper(v):
+            return v * g1 + 0.5
+        def make():
+            def inner(v):
+                return v * k[0]
+            return inner
+        inner = make()
+        def show(label, t):
+            if type(t) == type([]):
+                for u in t:
+                    show(label, u)
+            elif type(t) == type(W):
+                print(label, t.tolist(), t.requires_grad)
+            else:
+                print(label, t)
+        def grads():
+            show("W.grad", W.grad)
+            show("x.grad", x0.grad)
+            show("Wbase", Wbase)
+            W.grad = None
+            x0.grad = None
+        def f(x, y, s=2.0):
+            a = x * W + y
+            for i in range(layers):
+                b = ((W * 2.0).reshape(1, -1, 1) @ W.reshape(1, -1)).sum(axis=1).reshape(-1)
+                a = b * (helper(x) / (1.0 + a * a))
+                n = 0
+                while (a * a).sum() > 0.01 and n < 3:
+                    a = a * 0.5
+                    n = n + 1
+            a = where(softmax(W, dim=0) > 0.1, softmax(W, dim=0), ((y * k[0]) * y))
+            loss = (a * a).sum()
+            if loss.requires_grad:
+                n = 0
+                grad loss
+                with no_grad:
+                    for p in [W]:
+                        if p.grad != None:
+                            p -= 0.125 * p.grad
+            return loss
+        g = static(f)
+        x0 = tensor([1.1, 2.1, 2.1], requires_grad=True)
+        y0 = tensor([0.0, 0.3, -1.3])
+        k.append(-0.75)
+        W = tensor([0.3, 0.0, 0.3], requires_grad=True)
+        k.append(1.5)
+        r = g(W, y0)
+        show("r", r)
+        if type(r) == type(W) and r.requires_grad and x0.requires_grad:
+            dx = gradient(r.sum(), x0)
+            show("dx", dx)
+            if dx.requires_grad:
+                show("ddx", gradient((dx * dx).sum(), x0))
+        grads()
+        mode = "a"
+        P["on"] = False
+        r = g(W, y0)
+        show("r", r)
+        if type(r) == type(W) and r.requires_grad and W.requires_grad:
+            dx = gradient(r.sum(), W)
+            show("dx", dx)
+            if dx.requires_grad:
+                show("ddx", gradient((dx * dx).sum(), W))
+        grads()
+        """)
