@@ -202,6 +202,8 @@ def normalize_index(index: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
     if type(index) is int:  # x[i], the commonest (a row, a one-hot vector): nothing to check
         return (index,)
     parts = index if isinstance(index, tuple) else (index,)
+    if all(type(part) in BASIC for part in parts):  # x[:, 0], x[:n], x[:, None]: the loop below
+        return tuple(parts)  # would keep each part as it is, and without an array no axis moves
     out: list[Any] = []
     for part in parts:
         if type_name(part) == "tensor":  # (tensor.py imports this module, so knows no Tensor here)

@@ -4,11 +4,15 @@ too, against central differences at first and second order, and item assignment 
 
 from __future__ import annotations
 
+import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
 from gradcheck_util import check_gradients
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dglang.autograd import Tensor, tensor
+from dglang.autograd.exceptions import TensorTypeError
 from dglang.interpreter.host.session import Session
 
 X = np.arange(24.0).reshape(2, 3, 4)
@@ -111,3 +115,27 @@ def test_the_gradient_of_picks_by_int_arrays_adds_as_np_add_at_bit_for_bit() -> 
         assert scattered(a, index, shape, basic=False).tobytes() == expected.tobytes(), (shape, index)
     with pytest.raises(IndexError):  # a place outside is np.add.at's error, as before
         scattered(np.ones(2), (np.array([0, 3]),), (3,), basic=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_ints_slices_and_none_pick_what_numpy_picks(data: st.DataObject) -> None:
+    """Without an index list, NumPy's result is PyTorch's: the parts pass to NumPy as they are
+    (normalize_index's shortcut for them), forward, and in the rule that scatters g back."""
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=0, max_side=5))
+    index = data.draw(hnp.basic_indices(shape, allow_ellipsis=False))
+    values = np.arange(float(np.prod(shape))).reshape(shape)
+    x = Tensor(values.copy(), requires_grad=True)
+    picked = x[index]
+    assert picked.shape == values[index].shape
+    assert picked.data.tobytes() == np.asarray(values[index]).tobytes()
+    if picked.size:
+        (picked * picked).sum().backward()
+        expected = np.zeros(shape)
+        expected[index] = 2 * values[index]
+        assert x.grad.data.tobytes() == expected.tobytes()
+
+
+def test_a_bool_among_ints_and_slices_is_refused_as_before() -> None:
+    with pytest.raises(TensorTypeError, match="not bool"):
+        Tensor(np.ones((2, 3)))[:, True]
