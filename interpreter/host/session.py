@@ -70,6 +70,10 @@ class Session:
         self._on_breakpoint: Callable[[CallContext], None] | None = None
         # Listen to the engine during every run (a tracer, an anomaly check): see autograd's Recording.
         self.listeners: list[Any] = []
+        # What the tools above the core keep for this session, by tool (the pictures' Seeing, the
+        # static functions made): here, they go when the session goes. (A table of sessions in the
+        # tool's module would keep every session alive: what it holds refers back to its session.)
+        self.tools: dict[str, Any] = {}
         self.running = False  # inside the outermost execute (a breakpoint's cells run nested in it)
         self.watchdog: Watchdog | None = None  # `--timeout` and `--max-memory`, while a run is under way
         # What to do when a stopped program does not stop (one long call into C): the CLI reports

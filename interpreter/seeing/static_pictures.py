@@ -76,7 +76,7 @@ class StaticMark:
 
 def drawn_calls(session: Session) -> dict[int, DrawnCall]:
     """The session's static calls kept for pictures, by id of their CallFrame."""
-    return {id(d.frame): d for fn in static_builtins.MADE.get(session, []) for d in fn.drawn}
+    return {id(d.frame): d for fn in static_builtins.made(session) for d in fn.drawn}
 
 
 def mark_static(graph: Graph, calls: dict[int, DrawnCall]) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -81,7 +80,7 @@ class Seeing:
         from .graph import MAX_NODES, collect
 
         graph = collect(y, self.last_backward.last, MAX_NODES if limit is None else limit)
-        if static_builtins.MADE.get(self.session):  # a static call is drawn as the trace it ran as
+        if static_builtins.made(self.session):  # a static call is drawn as the trace it ran as
             from .static_pictures import drawn_calls, mark_static
 
             mark_static(graph, drawn_calls(self.session))
@@ -123,8 +122,6 @@ class Seeing:
         return stepper_html(collapse_loops(boxed(self.graph(y, STEPPER_LIMIT), options.boxing)), name, options)
 
 
-INSTALLED: WeakKeyDictionary[Session, Seeing] = WeakKeyDictionary()
-
 written(
     "detect_anomaly",
     "context",
@@ -143,9 +140,9 @@ written(
 def install(session: Session, trace: Tracer | None = None, detect_anomaly: bool = False) -> Seeing:
     """Add the seeing tools to `session` (once; a second call returns the same tools), and let
     `trace` and an anomaly check watch every run."""
-    seeing = INSTALLED.get(session)
+    seeing = session.tools.get("seeing")
     if seeing is None:
-        seeing = INSTALLED[session] = Seeing(session)
+        seeing = session.tools["seeing"] = Seeing(session)
         add_builtins(seeing)
         static_builtins.install(session, drawing=lambda: seeing.keeping)
     if trace is not None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
@@ -19,17 +18,19 @@ from dglang.interpreter.semantics.calls import bind_arguments
 if TYPE_CHECKING:
     from .static_calls import StaticFunction
 
-MADE: WeakKeyDictionary[Session, list[StaticFunction]] = WeakKeyDictionary()
+def made(session: Session) -> list[StaticFunction]:
+    """The static functions static() made in this session, in the order it made them."""
+    return session.tools.setdefault("static", [])
 
 
 def made_in(session: Session, name: str) -> list[StaticFunction]:
     """The static functions `static(NAME)` made in this session (`dg static`, `:static NAME`)."""
-    return [fn for fn in MADE.get(session, []) if fn.name == name]
+    return [fn for fn in made(session) if fn.name == name]
 
 
 def wrapped_names(session: Session) -> list[str]:
     """The functions static() wrapped in this session, each once, in the order they were wrapped."""
-    return list(dict.fromkeys(fn.name for fn in MADE.get(session, [])))
+    return list(dict.fromkeys(fn.name for fn in made(session)))
 
 
 def bound_arguments(f: Function, args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
@@ -116,7 +117,7 @@ def install(session: Session, drawing: Callable[[], bool] = lambda: False) -> No
         fn.context, fn.outside = session.context, functools.partial(reachable, f)
         fn.params, fn.bind, fn.label = f.params, functools.partial(bound_arguments, f), scope_label(session)
         caller = Caller(f, fn)
-        MADE.setdefault(session, []).append(fn)
+        made(session).append(fn)
         return Builtin(f.name, caller.call, f"static({f.signature()})", wants_context=True, first_try=fn.first_try)
 
     def note(message: str, help: str | None, where: Any) -> None:

@@ -207,3 +207,28 @@ def test_every_front_end_s_session_keeps_freed_memory(monkeypatch: pytest.Monkey
     monkeypatch.setattr(sessions, "keep_freed_memory", lambda: kept.append(True))
     Session(out=io.StringIO())
     assert kept == [True]
+
+
+def test_a_session_and_what_it_made_go_when_the_session_goes() -> None:
+    """A process that makes many sessions (a test suite, a script grading in one process) must get
+    each one's memory back: nothing outside a session may keep it, the tools it used included (the
+    pictures' state, the static functions it made and their traces)."""
+    import weakref
+
+    from dglang.interpreter.seeing.tools import install
+
+    def used() -> weakref.ref:
+        session = Session(out=io.StringIO())
+        install(session)  # the pictures, as the REPL, the kernel and `dg graph` have them
+        session.run(
+            "W = tensor([1.0, -2.0], requires_grad=True)\n"
+            "def f(x):\n    return (x * W).tanh().sum()\n"
+            "F = static(f)\nloss = F(tensor([0.5, 0.25]))\ngrad loss\nprint(graph(loss))\n",
+            "made.dg",
+        )
+        assert "static" in session.tools and "seeing" in session.tools
+        return weakref.ref(session)
+
+    gone = used()
+    gc.collect()
+    assert gone() is None
