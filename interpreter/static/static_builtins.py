@@ -18,6 +18,7 @@ from dglang.interpreter.semantics.calls import bind_arguments
 if TYPE_CHECKING:
     from .static_calls import StaticFunction
 
+
 def made(session: Session) -> list[StaticFunction]:
     """The static functions static() made in this session, in the order it made them."""
     return session.tools.setdefault("static", [])
