@@ -106,3 +106,19 @@ def test_step_parts_splits_a_profile_into_backward_no_grad_and_the_rest(tmp_path
     assert [line.split("  ")[0] for line in lines[:3]] == ["backward", "forward and the rest", "no_grad block"]
     assert shares == [["45.0%", "67%"], ["40.0%", "100%"], ["15.0%", "0%"]]
     assert "15.0%  update (inplace.py)" in done.stdout
+
+
+def test_statements_times_each_statement_after_the_set_up(tmp_path: Path) -> None:
+    """bench/statements.py: a line per statement after the empty loop's, each with a number of µs;
+    a statement of two lines runs as one body, with the set-up's names."""
+    setup = tmp_path / "setup.dg"
+    setup.write_text("W = tensor([1.0, 2.0], requires_grad=True)\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(PROJECT / "bench" / "statements.py"), str(setup),
+         "a = W * 2.0", "with no_grad:\n    b = W + 1.0", "--count", "20"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    lines = done.stdout.splitlines()
+    labels = [line[:60].rstrip() for line in lines]
+    assert labels == ["(an empty loop)", "a = W * 2.0", "with no_grad: /     b = W + 1.0"]
+    assert all(re.search(r"-?\d+\.\d\d µs$", line) for line in lines)
