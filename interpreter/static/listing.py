@@ -161,6 +161,9 @@ def with_passes(name: str, number: int, signature: str, trace: Trace) -> str:
 
 def listings(fn: Any, passes: bool = False) -> str:
     """Every cached trace of a StaticFunction, as listings, each with its guards."""
+    if not fn.cached() and fn.refused:  # called, but every trace was refused
+        why = "; ".join(dict.fromkeys(fn.refused.values()))
+        return f"static({fn.name}) has no traces: its calls ran dynamically ({why})\n"
     if not fn.cached():
         return f"static({fn.name}) has no traces yet: call it first\n"
     return "\n".join(

@@ -290,6 +290,9 @@ class StaticFunction:
                       "code would not do at each call (JAX and torch.compile's graphs do it only when traced)",
                       "return the new values from the function, and change the list outside it")  # fmt: skip
             tracer.refused = f"it changes {changed}"
+        elif tracer.stopped:
+            self.once(f"static({self.name}) runs {self.name} dynamically: {tracer.refused}",
+                      "make static a function of one step, and call it from the loop")  # fmt: skip
         elif tracer.refused is not None:
             self.once(f"static({self.name}) runs {self.name} dynamically: {tracer.refused}, which its trace "
                       "cannot replay yet", None)  # fmt: skip

@@ -28,13 +28,15 @@ from dglang.autograd.node import is_grad_enabled
 from dglang.autograd.op import Op
 from dglang.autograd.shaping import Index
 from dglang.autograd.tensor import lift, recording
-from dglang.interpreter.library.runtime import Env
+from dglang.interpreter.library.runtime import Env, watching
 
 from .grad_use import GradUse
 from .guard_model import Read, Unguardable, Walk
 from .side_effects import Snapshot, snapshot
 from .trace_form import Const, Guard, Nested, Step, Trace, Var
 from .trace_steps import MAKERS, RANDOM, SHAPE_ONLY, Detach, Pick, RuleCall, holds_tensor, input_places, traceable
+
+MAX_STEPS = 50_000  # ops a trace keeps: a call that runs more goes on dynamically (a loop better left dynamic)
 
 
 class Tracer:
@@ -43,6 +45,7 @@ class Tracer:
     def __init__(self, walk: Walk, arguments: list[Tensor], label: Callable[[Env, str], str]) -> None:
         self.trace = Trace()
         self.refused: str | None = None  # why this run cannot be a static graph (see refuse)
+        self.stopped = False  # past MAX_STEPS: no longer listening (see stop)
         self.walk = walk  # the arguments' walk, which each read from outside goes on with
         self.label = label  # how a note names a variable found in a scope ("the global `scale`")
         self.inside: set[int] = set()  # the scopes made while tracing (the function's own), by id
@@ -240,6 +243,8 @@ class Tracer:
         self.trace.steps.append(
             Step(op, tuple(encoded), places, var, recorded, recording.where, out.shape, recording.call)
         )
+        if len(self.trace.steps) > MAX_STEPS:
+            self.stop(f"one call ran more than {MAX_STEPS:,} ops, more than a trace keeps")
 
     def argument(self, a: Any, index: bool = False) -> Any:
         """An op's argument other than its inputs: a Const, or where it holds tensors (where's
@@ -373,6 +378,14 @@ class Tracer:
     def refuse(self, why: str) -> None:
         if self.refused is None:
             self.refused = why
+
+    def stop(self, why: str) -> None:
+        """Refuse, and stop listening: the run goes on, with no trace (nor every tensor met) growing."""
+        self.refuse(why)
+        self.stopped = True
+        recording.stop_listening(self)
+        watching.listener = None if watching.listener is self else watching.listener
+        self.alive, self.values, self.trace.steps = [], [None] * len(self.values), []  # (numbering kept)
 
     # ---- the function's value --------------------------------------------------------------------
     def encode_result(self, value: Any) -> Any:

@@ -259,3 +259,56 @@ def test_lists_the_function_makes_itself_are_no_side_effect() -> None:
         print(g(tensor([1.0, 2.0])))
     """)
     assert out == "tensor(6.)\n" * 3 and "did not change" not in err, err
+
+
+# ---- a trace too long to keep ---------------------------------------------------------------------
+LONG_LOOP = """
+def f(x, n):
+    total = x * 0.0
+    for i in range(n):
+        total = total + x * 0.5
+    return total.sum()
+g = {wrap}
+x = tensor([1.0, -0.0, 3.0], requires_grad=True)
+for n in [10, 400, 400, 10]:
+    y = g(x, n)
+    x.grad = None
+    grad y
+    print(y.item(), x.grad.tolist())  # (a float as Python prints it: every bit, the sign of a zero too)
+"""
+
+
+def test_a_call_past_the_trace_length_runs_on_dynamically_with_one_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loop of many iterations inside a static function is not traced to the memory limit: past
+    MAX_STEPS ops the tracer stops listening and the call goes on as the dynamic one, with a note
+    and its help once; the next calls of that signature run dynamically, the shorter ones replay."""
+    from dglang.autograd.tensor import recording
+    from dglang.interpreter.library.runtime import watching
+    from dglang.interpreter.static import tracing
+
+    monkeypatch.setattr(tracing, "MAX_STEPS", 200)  # n = 400 makes 802 ops (800 in the loop), n = 10 makes 22
+    heard = []
+    listen = tracing.Tracer.on_op
+    monkeypatch.setattr(tracing.Tracer, "on_op", lambda self, *event: heard.append(1) or listen(self, *event))
+    out, err, session = run(LONG_LOOP.format(wrap="static(f)"))
+    assert len(heard) == 22 + 201  # the trace of n = 10, and the first 201 ops of n = 400: no more
+    assert out == run(LONG_LOOP.format(wrap="f"))[0]  # values and gradients, bit for bit
+    assert err.count("runs f dynamically: one call ran more than 200 ops, more than a trace keeps") == 1, err
+    assert err.count("Note:") == 1 and "help: make static a function of one step" in err, err
+    fn = static_function(session.globals.vars["g"])  # type: ignore[attr-defined]
+    assert fn.traces == 2 and fn.dynamic_calls == 2 and len(fn.cached()) == 1  # n = 10 traced, then replayed
+    assert fn.cached()[0].calls == 2
+    assert not recording.listeners and watching.listener is None  # nothing listens after the run
+
+
+def test_a_listing_of_a_function_whose_calls_all_ran_dynamically_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dglang.interpreter.static import tracing
+    from dglang.interpreter.static.listing import listings
+
+    monkeypatch.setattr(tracing, "MAX_STEPS", 200)
+    _, _, session = run(LONG_LOOP.format(wrap="static(f)").replace("[10, 400, 400, 10]", "[400]"))
+    fn = static_function(session.globals.vars["g"])  # type: ignore[attr-defined]
+    assert (
+        listings(fn) == "static(f) has no traces: its calls ran dynamically (one call ran more than 200 ops, "
+        "more than a trace keeps)\n"
+    )
