@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import Tensor
+from dglang.autograd.exceptions import type_name
 from dglang.autograd.node import is_grad_enabled
 from dglang.autograd.op import Op
 from dglang.autograd.shaping import Index
@@ -332,8 +333,7 @@ class Tracer:
             top = stack.pop()
             node = top.grad_fn
             if node is not None and (id(top) not in self.by_id or self.by_id[id(top)].number not in made):
-                # a tensor computed before the call (an argument `w * 2`): the pass goes on into
-                # the caller's graph, which is not the function's to replay
+                # computed before the call (an argument `w * 2`): the pass goes on into the caller's graph
                 self.refuse("its `grad` reaches into the graph of a tensor computed outside it")
                 return
             for t in node.inputs if node is not None else ():
@@ -396,5 +396,5 @@ class Tracer:
             return type(value)(self.encode_result(v) for v in value)
         if value is None or type(value) in (int, float, bool, str):
             return Const(value)
-        self.refuse(f"it returns a {type(value).__name__}, which a static graph cannot rebuild")
+        self.refuse(f"it returns a {type_name(value)}")  # (a replay rebuilds tensors, numbers, text, lists)
         return Const(value)

@@ -292,6 +292,27 @@ def test_random_numbers_drawn_inside_run_the_function_dynamically_with_a_note() 
     assert static_of(session, "g").dynamic_calls == 2  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(("returned", "named"), [("f", "function"), ('{"y": x}', "dict"), ("range(2)", "range")])
+def test_a_function_returning_what_a_replay_cannot_rebuild_runs_dynamically_and_the_note_names_it(
+    returned: str, named: str
+) -> None:
+    out, err, session = run(f"""
+    def f(x):
+        y = x * 2
+        return {returned}
+    g = static(f)
+    print(g(tensor([1.0])), g(tensor([1.0])))
+    """)
+    assert out == run(f"""
+    def f(x):
+        y = x * 2
+        return {returned}
+    print(f(tensor([1.0])), f(tensor([1.0])))
+    """)[0]
+    assert err.count(f"runs f dynamically: it returns a {named}, which its trace cannot replay yet") == 1, err
+    assert static_of(session, "g").dynamic_calls == 2  # type: ignore[attr-defined]
+
+
 def test_an_index_of_tensors_in_a_tuple_follows_each_call() -> None:
     """x[rows, labels] with labels an argument: each call picks its own labels (the trace refuses
     to bake them in: the function runs dynamically, with a note)."""
