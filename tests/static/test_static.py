@@ -303,12 +303,15 @@ def test_a_function_returning_what_a_replay_cannot_rebuild_runs_dynamically_and_
     g = static(f)
     print(g(tensor([1.0])), g(tensor([1.0])))
     """)
-    assert out == run(f"""
+    assert (
+        out
+        == run(f"""
     def f(x):
         y = x * 2
         return {returned}
     print(f(tensor([1.0])), f(tensor([1.0])))
     """)[0]
+    )
     assert err.count(f"runs f dynamically: it returns a {named}, which its trace cannot replay yet") == 1, err
     assert static_of(session, "g").dynamic_calls == 2  # type: ignore[attr-defined]
 
