@@ -143,14 +143,13 @@ class Pow(Op):
         # mask at every b = 0 would cut d²/da db there). A negative a gives log(a) = nan, as in
         # PyTorch. Without a 0 in a, nothing is masked and the rules are the plain formulas.
         ga = gb = None
-        at_zero = np.any(a.data == 0)
         if a.requires_grad:
             ga = g * b * a ** (b - 1)
-            if at_zero and np.any(b.data == 0):
+            if np.any(b.data == 0) and np.any(a.data == 0):  # (b first: most often one number, `x ** 2`)
                 ga = ga.where(~np.logical_and(a.data == 0, b.data == 0), 0.0)
         if b.requires_grad:
             gb = g * out * a.log()
-            if at_zero:
+            if np.any(a.data == 0):
                 gb = gb.where(~np.logical_and(a.data == 0, b.data >= 0), 0.0)
         return ga, gb
 
