@@ -79,6 +79,8 @@ class Tracer:
         return var
 
     def _new(self, t: Tensor) -> Var:
+        if len(self.trace.steps) >= MAX_STEPS and not self.stopped:  # (an op's step, a rule's, a pick's)
+            self.stop(f"one call ran more than {MAX_STEPS:,} ops, more than a trace keeps")
         var = Var(len(self.values))
         self.by_id[id(t)] = var
         self.by_data.setdefault(id(t.data), var)
@@ -244,8 +246,6 @@ class Tracer:
         self.trace.steps.append(
             Step(op, tuple(encoded), places, var, recorded, recording.where, out.shape, recording.call)
         )
-        if len(self.trace.steps) > MAX_STEPS:
-            self.stop(f"one call ran more than {MAX_STEPS:,} ops, more than a trace keeps")
 
     def argument(self, a: Any, index: bool = False) -> Any:
         """An op's argument other than its inputs: a Const, or where it holds tensors (where's

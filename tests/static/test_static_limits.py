@@ -301,6 +301,31 @@ def test_a_call_past_the_trace_length_runs_on_dynamically_with_one_note(monkeypa
     assert not recording.listeners and watching.listener is None  # nothing listens after the run
 
 
+def test_the_trace_length_counts_the_steps_of_rules_run_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """relu's rule is one step of the trace (and one more for the gradient it sends), not ops the
+    tracer hears: 150 relus and their 300 backward steps pass a limit of 200 inside the backward."""
+    from dglang.interpreter.static import tracing
+
+    monkeypatch.setattr(tracing, "MAX_STEPS", 200)
+    program = """
+    def f(x):
+        h = x
+        for i in range(150):
+            h = relu(h)
+        loss = h.sum()
+        grad loss
+        return loss
+    g = {wrap}
+    x = tensor([1.0, -1.0], requires_grad=True)
+    for i in range(2):
+        x.grad = None
+        print(g(x), x.grad)
+    """
+    out, err, _ = run(program.format(wrap="static(f)"))
+    assert out == run(program.format(wrap="f"))[0]
+    assert err.count("one call ran more than 200 ops, more than a trace keeps") == 1, err
+
+
 def test_a_listing_of_a_function_whose_calls_all_ran_dynamically_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     from dglang.interpreter.static import tracing
     from dglang.interpreter.static.listing import listings
