@@ -195,6 +195,7 @@ def info_text(fn: Any, timing: bool = True) -> str:
     out.extend(f"    {f}" for f in fn.failures)
     if fn.dynamic_calls:
         out.append(f"  calls run dynamically: {fn.dynamic_calls}")
+        out.extend(f"    a trace refused: {why}" for why in dict.fromkeys(fn.refused.values()))
     if timing:
         tracing, running = fn.tracing_time * 1000, fn.running_time * 1000
         out.append(f"  time tracing: {tracing:.1f} ms; running generated code: {running:.1f} ms")

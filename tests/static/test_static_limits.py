@@ -326,9 +326,9 @@ def test_the_trace_length_counts_the_steps_of_rules_run_whole(monkeypatch: pytes
     assert err.count("one call ran more than 200 ops, more than a trace keeps") == 1, err
 
 
-def test_a_listing_of_a_function_whose_calls_all_ran_dynamically_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_listing_and_info_of_a_function_whose_calls_ran_dynamically_say_why(monkeypatch: pytest.MonkeyPatch) -> None:
     from dglang.interpreter.static import tracing
-    from dglang.interpreter.static.listing import listings
+    from dglang.interpreter.static.listing import info_text, listings
 
     monkeypatch.setattr(tracing, "MAX_STEPS", 200)
     _, _, session = run(LONG_LOOP.format(wrap="static(f)").replace("[10, 400, 400, 10]", "[400]"))
@@ -337,3 +337,5 @@ def test_a_listing_of_a_function_whose_calls_all_ran_dynamically_says_why(monkey
         listings(fn) == "static(f) has no traces: its calls ran dynamically (one call ran more than 200 ops, "
         "more than a trace keeps)\n"
     )
+    info = info_text(fn)
+    assert "calls run dynamically: 1\n    a trace refused: one call ran more than 200 ops" in info, info
