@@ -267,7 +267,8 @@ class RepeatInterleave(Composed):
             x, axis = x.reshape(-1), 0
         axis = one_axis(axis, x.ndim, "repeat_interleave")
         n = x.shape[axis] if x.ndim else 1
-        counts = np.asarray(getattr(repeats, "data", repeats))
+        # a tensor's counts through its tolist(), which a tracer hears: they set the result's shape
+        counts = np.asarray(repeats.tolist() if getattr(type(repeats), "dg_type_name", "") == "tensor" else repeats)
         if counts.dtype.kind not in "iu" or counts.ndim > 1:
             raise TensorTypeError(
                 f"repeat_interleave: repeats must be an int or a 1-d int tensor, not {type_name(repeats)}",

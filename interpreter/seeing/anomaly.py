@@ -25,6 +25,8 @@ class AnomalyCheck:
     """Listens to each backward step and stops at the first whose rule sent back a nan or an inf
     from a finite gradient (`dg --detect-anomaly` keeps one listening for every run)."""
 
+    hears_each_step = True  # a static call runs as it is while one listens (static/trace_steps.py: watched)
+
     def on_step(self, t: Tensor, g: Tensor, sent: tuple[Any, ...]) -> None:
         for i, gi in enumerate(sent):
             if gi is not None and not np.isfinite(gi.data).all() and np.isfinite(g.data).all():

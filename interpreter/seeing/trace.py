@@ -26,6 +26,8 @@ PREFIX = "[trace] "
 class Tracer:
     """Listens to the engine (autograd's Recording) and writes each event as a line."""
 
+    hears_each_step = True  # a static call runs as it is while one listens (static/trace_steps.py: watched)
+
     def __init__(self, write: Callable[[str], None], limit: int = 300) -> None:
         self.write = write
         self.limit = limit

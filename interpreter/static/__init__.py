@@ -9,7 +9,7 @@
 
 guard_model.py states what a call checks before a trace may stand in for f (the cache key, every name
 the trace read from outside f, which tensors are one tensor) and describes values for it;
-guard_code.py writes a trace's guards out as code. trace_steps.py holds the steps a trace has
+guard_code.py writes a trace's guards out as code, guard_words.py in words. trace_steps.py holds the steps a trace has
 besides the engine's ops (a rule run whole, a detached copy); optimizing.py the passes;
 replaying.py what a call does with the compiled code; side_effects.py what a trace changed that a
 replay would not. listing.py writes each trace for a student to read (a jaxpr-like listing with

@@ -29,7 +29,7 @@ from dglang.autograd import Tensor
 from dglang.autograd.node import is_grad_enabled
 
 from .generating import Code
-from .guard_model import SAME, TENSOR, UNREAD, Outside, masked
+from .guard_model import MISSING, SAME, TENSOR, UNREAD, Outside, masked
 
 MAX_LINES = 2_000  # past it (a long list read), the trace keeps the walk
 KINDS = {"float": "f", "int": "iu", "bool": "b"}  # Tensor.dtype's names, as NumPy's dtype kinds
@@ -168,6 +168,12 @@ class Writer:
             self.fail_unless(f"{x} is None")
         elif kind is object:
             self.fail_unless(f"{x} is {name('o', described[1].value)}")
+            if len(described) > 2:  # a function's defaults (Walk.describe): the same function, the same tuple
+                given = [i for i, d in enumerate(described[1].value.defaults) if d is not MISSING]
+                for i, item in zip(given, described[2], strict=True):
+                    y = self.fresh()
+                    self.add(f"{y} = {x}.defaults[{i}]")
+                    self.value(item, y)
         elif kind is list or kind is tuple:
             items = described[1]
             self.fail_unless(f"type({x}) is {name('t', kind)} and len({x}) == {len(items)}")

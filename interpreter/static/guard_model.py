@@ -24,8 +24,8 @@ How a value is described: two values with the same description take the trace th
     a number          its type and value, bit for bit: 0.0 and -0.0 differ, nan equals nan
     str, bool, None   the value
     list, tuple, dict each item in order (a dict's keys too)
-    anything else     which object it is: a function, a module, a builtin; a function defined
-                      again is another function
+    anything else     which object it is: a function (and its defaults, which a call may use),
+                      a module, a builtin; a function defined again is another function
     met again         a tensor, list or dict met earlier in the same walk is described as "the
                       same as that one": which arguments and captured tensors are one tensor
                       is part of the description, so a trace never takes one tensor for another
@@ -147,6 +147,9 @@ class Walk:
             return (kind, tuple([self.describe(v, depth + 1) for v in value]))
         if isinstance(value, np.generic):
             return (kind, value.tobytes())
+        if kind is Function and depth < MAX_DEPTH:  # and its defaults, which a call may use (a list changed)
+            defaults = [self.describe(d, depth + 1) for d in value.defaults if d is not MISSING]
+            return (object, Same(value), tuple(defaults))
         return (object, Same(value))
 
 
@@ -234,6 +237,8 @@ def masked(described: Any, counter: list[int], unread: dict[int, int]) -> Any:
         return (kind, tuple(masked(d, counter, unread) for d in described[1]))
     if kind is dict:
         return (dict, tuple((masked(k, counter, unread), masked(v, counter, unread)) for k, v in described[1]))
+    if kind is object and len(described) > 2:  # a function's defaults
+        return (object, described[1], tuple(masked(d, counter, unread) for d in described[2]))
     return described
 
 
@@ -242,7 +247,12 @@ def changed(label: str, was: Any, is_: Any, value: Any, owners: dict[int, str], 
     if value is MISSING:
         return f"{label} was {described_text(was)} when traced and is no longer defined"
     if was[0] is object and type(was[1].value) is Function and type(value) is Function:
-        return f"{label} was redefined (at {place(value)})"
+        if value is not was[1].value or len(was) < 3:
+            return f"{label} was redefined (at {place(value)})"
+        given = [(p, d) for p, d in zip(value.params, value.defaults, strict=True) if d is not MISSING]
+        for (param, default), a, b in zip(given, was[2], is_[2], strict=True):
+            if a != b:  # the same function, a default of it changed (a list's items)
+                return changed(f"the default of `{param}` in {label}", a, b, default, owners, walk)
     if was[0] == SAME and was != is_:
         if was[1] < 0:
             return f"{label} was the same list or dict as another it reads when traced, and is not now"
@@ -357,38 +367,6 @@ def described_text(part: Any) -> str:
     if kind is object:
         return shown(part[1].value)
     return shown(part[1])
-
-
-def decision_text(guard: Any) -> str:
-    """A decision a trace guards, as a note names it: "the condition `x.sum() > 0` on line 3"."""
-    span = getattr(guard.site, "span", None)
-    if span is None:
-        return "a value the trace depended on"
-    line = span.source.line(span.line)
-    text = line[span.column - 1 : span.end_column - 1 if span.end_line == span.line else None].strip()
-    if guard.how == "count":  # a bool index: the number of elements it picks
-        return f"the number of elements `{text}` on line {span.line} picks"
-    return f"the condition `{text}` on line {span.line}" if guard.how == "bool" else f"`{text}` on line {span.line}"
-
-
-def guard_text(label: str, described: Any, owners: dict[int, str], read: bool) -> str:
-    """One guard on a value, as `dg static` and static_info list it."""
-    kind = described[0]
-    if kind == TENSOR:
-        _, shape, dtype, requires_grad, leaf, grad = described
-        text = f"{label} is a {dtype}[{', '.join(map(str, shape))}] tensor"
-        text += " computed by an op" if not leaf else " that requires grad" if requires_grad else ""
-        text += ", its .grad set" if grad is not None and grad is not UNREAD else ""
-        return text + (", its values read again at each call" if read else "")
-    if kind == SAME:
-        return (
-            f"{label} is {owners.get(described[1], 'a tensor met before')}"
-            if described[1] >= 0
-            else f"{label} is a list or dict met before"
-        )
-    if kind is object:
-        return f"{label} is {described_text(described)}"
-    return f"{label} == {described_text(described)}"
 
 
 def place(f: Function) -> str:

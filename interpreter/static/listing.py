@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .generating import guard_places, leaves
-from .guard_model import decision_text, guard_text
+from .guard_words import decision_text, guard_text
 from .optimizing import PASSES, Literal, result_vars
 from .trace_form import Const, Nested, Step, Trace, Var, variables
 from .trace_steps import Pick, RuleCall

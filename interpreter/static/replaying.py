@@ -20,8 +20,16 @@ from dglang.autograd.tensor import run_op
 
 from .generating import Code, GuardFailed, arguments, leaves
 from .trace_form import Const, Nested, Trace, Var, variables
+from .trace_steps import watched
 
-DRAWING = "drawing"
+DRAWING = "drawing"  # the session keeps graphs to draw: the call runs f as it is, for the pictures
+WATCHED = "watched"  # something hears each backward step (detect_anomaly, dg --trace): f runs as it is
+AS_IT_IS = {  # the note each gives
+    DRAWING: "static({0}) runs {0} as it is while graphs are kept for drawing (graph(), the REPL, dg graph): "
+    "a picture shows the graph it records",
+    WATCHED: "static({0}) runs {0} as it is while each step of a backward pass is watched (detect_anomaly, "
+    "dg --trace): a replay runs its rules without those steps",
+}
 
 
 @dataclass
@@ -34,6 +42,7 @@ class Plan:
     grad_reads: list[tuple[int, int]]  # (forward argument, given index of the leaf whose .grad it is)
     effects: list[tuple[bool, int, int, int]]  # (values? else .grad, target, source kind 0/1/2, index)
     leaf_places: list[int]  # given indexes of the tensors gradients flow to
+    differentiates: bool  # a backward pass runs inside (a `grad` statement adds to a .grad)
     outputs: list[int]  # the variables the result's tensors are (seeds of the backward, in order)
     # What lets a replay run the bare forward (bare.py), which neither checks nor asks the host:
     checks: list[tuple[int, tuple[int, ...], Any]]  # (given index, shape, dtype) of each captured array
@@ -89,6 +98,7 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
         grad_reads=[(places[n], places[leaf.number]) for n, leaf in trace.grads.of.items()],
         effects=effects,
         leaf_places=[places[v.number] for v in leaves(trace)],
+        differentiates=any(what == "grad" and source is not None for what, _, source in trace.effects),
         outputs=[v.number for v in outputs],
         checks=[  # a captured tensor read by identity (one read by name has its shape guarded)
             (places[v.number], t.data.shape, t.data.dtype)
@@ -187,9 +197,12 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
             data = t.data
             if type(data) is not np.ndarray or data.shape != shape or data.dtype != dtype:
                 return f"{t.name or 'a tensor it reads'} had shape {shape} when traced and is a {t.describe()} now"
-    grads = entry.backward is not None and plan.leaf_places and is_grad_enabled()
+    # gradients flow back through the result: its steps were recorded (grad mode on, or enable_grad inside)
+    grads = entry.backward is not None and plan.leaf_places
     if grads and entry.drawing():
-        return DRAWING  # the session keeps graphs to draw: the caller runs the function as it is
+        return DRAWING
+    if recording.on_step and watched():
+        return WATCHED
     # the bare forward asks the host where the ops would, for the sizes it was written for (another
     # session's limits: the checked forward)
     forward = entry.bare if plan.asks == (hooks.watch, hooks.long_product) else entry.forward

@@ -32,10 +32,11 @@ from dglang.interpreter.semantics.interrupts import steps_message
 
 from .generating import GuardFailed, backward_code, forward_code, leaves, saved
 from .guard_code import compile_check, lazy_check
-from .guard_model import Unguardable, Walk, argument_walk, decision_text, described_text
+from .guard_model import Unguardable, Walk, argument_walk, described_text
+from .guard_words import decision_text
 from .listing import guard_lines
 from .optimizing import optimized
-from .replaying import DRAWING, make_plan, replay, static_call_op
+from .replaying import AS_IT_IS, DRAWING, WATCHED, make_plan, replay, static_call_op
 from .side_effects import changes, snapshot
 from .trace_form import Trace, Var
 from .tracing import Tracer
@@ -129,11 +130,10 @@ class StaticFunction:
             result = replay(entry, walk.tensors) if why is None else why
             walk = None
             self.running_time += time.perf_counter() - start
-            if result is DRAWING:
-                self.once(f"static({self.name}) runs {self.name} as it is while graphs are kept for drawing "
-                          "(graph(), the REPL, dg graph): a picture shows the graph it records", None)  # fmt: skip
+            if result is DRAWING or result is WATCHED:
+                self.once(AS_IT_IS[result].format(self.name), None)
                 self.dynamic_calls += 1
-                return self.traced_run(bound, key)[0]
+                return self.traced_run(bound, key)[0] if result is DRAWING else self.call_dynamic(bound)
             if type(result) is GuardFailed:
                 failed = failed or failure(self.name, entry.trace.guards[result.number], result.value)
             elif type(result) is str:
@@ -290,9 +290,8 @@ class StaticFunction:
                       "code would not do at each call (JAX and torch.compile's graphs do it only when traced)",
                       "return the new values from the function, and change the list outside it")  # fmt: skip
             tracer.refused = f"it changes {changed}"
-        elif tracer.stopped:
-            self.once(f"static({self.name}) runs {self.name} dynamically: {tracer.refused}",
-                      "make static a function of one step, and call it from the loop")  # fmt: skip
+        elif tracer.stopped is not None:
+            self.once(f"static({self.name}) runs {self.name} dynamically: {tracer.refused}", tracer.stopped or None)
         elif tracer.refused is not None:
             self.once(f"static({self.name}) runs {self.name} dynamically: {tracer.refused}, which its trace "
                       "cannot replay yet", None)  # fmt: skip

@@ -20,6 +20,7 @@ from typing import Any
 
 from dglang.autograd import Tensor
 from dglang.autograd.op import Op, source_of
+from dglang.autograd.tensor import recording
 
 
 class Detach(Op):
@@ -115,6 +116,16 @@ MAKERS = frozenset(
 )
 SHAPE_ONLY = frozenset(("zeros_like", "ones_like"))
 RANDOM = frozenset(("randn", "rand", "moons", "seed", "randint", "randperm"))
+# builtins a trace cannot stand in for, and why: their values change at each call, or they read values no op shows
+REFUSED = {name: f"it draws random numbers ({name}), new ones at each call" for name in RANDOM} | {
+    "assert_close": "it checks values with assert_close()"
+}
+
+
+def watched() -> bool:
+    """Does something listen to each step of a backward pass as it runs (detect_anomaly's check, dg
+    --trace)? A replay runs its rules without telling anyone: such a call must run as it is."""
+    return any(getattr(x, "hears_each_step", False) for x in recording.listeners)
 
 
 def holds_tensor(args: Any) -> bool:

@@ -31,13 +31,15 @@ from dglang.autograd.shaping import Index
 from dglang.autograd.tensor import lift, recording
 from dglang.interpreter.library.runtime import Env, watching
 
+from . import trace_steps
 from .grad_use import GradUse
 from .guard_model import Read, Unguardable, Walk
 from .side_effects import Snapshot, snapshot
 from .trace_form import Const, Guard, Nested, Step, Trace, Var
-from .trace_steps import MAKERS, RANDOM, SHAPE_ONLY, Detach, Pick, RuleCall, holds_tensor, input_places, traceable
+from .trace_steps import MAKERS, REFUSED, SHAPE_ONLY, Detach, Pick, RuleCall, holds_tensor, input_places, traceable
 
 MAX_STEPS = 50_000  # ops a trace keeps: a call that runs more goes on dynamically (a loop better left dynamic)
+ONE_STEP = "make static a function of one step, and call it from the loop"
 
 
 class Tracer:
@@ -46,7 +48,7 @@ class Tracer:
     def __init__(self, walk: Walk, arguments: list[Tensor], label: Callable[[Env, str], str]) -> None:
         self.trace = Trace()
         self.refused: str | None = None  # why this run cannot be a static graph (see refuse)
-        self.stopped = False  # past MAX_STEPS: no longer listening (see stop)
+        self.stopped: str | None = None  # no longer listening (see stop): the help of the note saying so
         self.walk = walk  # the arguments' walk, which each read from outside goes on with
         self.label = label  # how a note names a variable found in a scope ("the global `scale`")
         self.inside: set[int] = set()  # the scopes made while tracing (the function's own), by id
@@ -79,8 +81,8 @@ class Tracer:
         return var
 
     def _new(self, t: Tensor) -> Var:
-        if len(self.trace.steps) >= MAX_STEPS and not self.stopped:  # (an op's step, a rule's, a pick's)
-            self.stop(f"one call ran more than {MAX_STEPS:,} ops, more than a trace keeps")
+        if len(self.trace.steps) >= MAX_STEPS and self.stopped is None:  # (an op's step, a rule's, a pick's)
+            self.stop(f"one call ran more than {MAX_STEPS:,} ops, more than a trace keeps", ONE_STEP)
         var = Var(len(self.values))
         self.by_id[id(t)] = var
         self.by_data.setdefault(id(t.data), var)
@@ -156,10 +158,7 @@ class Tracer:
 
     def _walked_data(self, data: Any) -> Var | None:
         """The variable of a tensor read from outside that holds `data` (`W.detach()`, W a global)."""
-        for t in self.walk.tensors:
-            if t.data is data:
-                return self.var(t)
-        return None
+        return next((self.var(t) for t in self.walk.tensors if t.data is data), None)
 
     # ---- the evaluator's events (runtime.watching) ----------------------------------------------
     def read(self, start: Env, name: str, value: Any) -> None:
@@ -207,14 +206,14 @@ class Tracer:
         kept as made, when its values follow from what the trace guards; else the trace refuses."""
         name = builtin.name
         self.grads_used.given(name, args)
-        if name in RANDOM:
-            self.refuse(f"it draws random numbers ({name}), new ones at each call")
+        if name in REFUSED:
+            self.refuse(REFUSED[name])
         for t in value if type(value) in (tuple, list) else (value,):
             if type(t) is not Tensor or id(t) in self.by_id or id(t) in self.walk.seen:
                 continue
             if name not in MAKERS or (name not in SHAPE_ONLY and holds_tensor(args)):
                 what = "from the values of other tensors" if name in MAKERS else "that no op made"
-                self.refuse(f"{name}() gives it a tensor {what}, which a trace cannot follow")
+                self.refuse(f"{name}() gives it a tensor {what}")
             self.made[id(t)] = Tensor(t.data, requires_grad=t.requires_grad)
             self.alive.append(t)
 
@@ -326,6 +325,8 @@ class Tracer:
     def on_backward(self, root: Tensor, seed: Tensor) -> None:
         """A backward pass begins: its rules' ops are traced like any other; the leaves it will
         accumulate into are met now, and a .grad they hold already is read from them at each call."""
+        if trace_steps.watched():  # (`with detect_anomaly:` inside f: a replay runs no check)
+            self.refuse("its `grad` runs while each step of it is watched (detect_anomaly, dg --trace)")
         self._engine_seed(seed)
         stack, seen = [root], {id(root)}
         made = {step.out.number for step in self.trace.steps}
@@ -376,13 +377,12 @@ class Tracer:
         outside.forget_grads(self.grads_used.unread(outside))
 
     def refuse(self, why: str) -> None:
-        if self.refused is None:
-            self.refused = why
+        self.refused = self.refused or why  # (the first reason)
 
-    def stop(self, why: str) -> None:
+    def stop(self, why: str, help: str = "") -> None:
         """Refuse, and stop listening: the run goes on, with no trace (nor every tensor met) growing."""
         self.refuse(why)
-        self.stopped = True
+        self.stopped = help
         recording.stop_listening(self)
         watching.listener = None if watching.listener is self else watching.listener
         self.alive, self.values, self.trace.steps = [], [None] * len(self.values), []  # (numbering kept)

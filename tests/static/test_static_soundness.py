@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.frontends.sessions import new_session
 
 
@@ -514,6 +515,69 @@ CASES = {
         """,
         "runs f dynamically: its `grad` reaches into the graph of a tensor computed outside it",
     ),
+    "repeat_interleave with its counts in a tensor": (
+        """
+        def f(x, n):
+            return x.repeat_interleave(n)
+        g = static(f)
+        for counts in [[1, 1], [2, 0], [2, 0], [0, 3]]:
+            x = tensor([1.0, 2.0], requires_grad=True)
+            y = g(x, tensor(counts, dtype="int"))
+            grad (y * arange(float(y.shape[0]))).sum()
+            print(y.tolist(), x.grad.tolist())
+        print(g(tensor([1.0, 2.0]), tensor(2, dtype="int")).tolist())
+        """,
+        "re-traced f: `x.repeat_interleave(n)` on line 3 was [1, 1] when traced and is [2, 0] now",
+    ),
+    "enable_grad inside f, called under no_grad": (
+        """
+        def f(w):
+            with enable_grad:
+                return (w * 2.0).sum()
+        g = static(f)
+        w = tensor([1.0, 2.0], requires_grad=True)
+        with no_grad:
+            results = [g(w), g(w), g(w)]
+        print([r.requires_grad for r in results])
+        grad results[2]
+        print(w.grad.tolist())
+        """,
+        None,
+    ),
+    "a default of a helper it calls changed": (
+        """
+        D = [2.0]
+        def helper(x, d=D, scale={"k": 1.0}, w=tensor([1.0, 1.0])):
+            return x * d[0] * scale["k"] * w
+        def f(x):
+            return helper(x)
+        g = static(f)
+        x = tensor([1.0, 2.0])
+        print(g(x).tolist())
+        D[0] = 5.0
+        print(g(x).tolist())
+        print(g(x).tolist())
+        helper_defaults = D
+        D.append(7.0)
+        print(g(x).tolist())
+        """,
+        "re-traced f: item 0 of the default of `d` in the global `helper` was 2.0 when traced and is 5.0 now",
+    ),
+    "a default of a function given as an argument changed": (
+        """
+        D = {"k": 2.0}
+        def helper(x, d=D):
+            return x * d["k"]
+        def f(x, fn):
+            return fn(x)
+        g = static(f)
+        x = tensor([1.0, 2.0])
+        print(g(x, helper).tolist())
+        D["k"] = 5.0
+        print(g(x, helper).tolist())
+        """,
+        None,
+    ),
 }
 
 
@@ -894,3 +958,61 @@ def test_an_update_in_place_after_a_step_the_result_does_not_come_from_lets_a_gr
                 show("ddx", gradient((dx * dx).sum(), W))
         grads()
         """)
+
+
+def fails_alike(program: str) -> str:
+    """The program fails the same way with `g = static(f)` as with `g = f`; returns the static run's notes."""
+    outcomes = []
+    for text in (program, program.replace("g = static(f)", "g = f")):
+        out, err = io.StringIO(), io.StringIO()
+        session = new_session(out=out)
+        session.err = err
+        with pytest.raises(DGError) as caught:
+            session.run(textwrap.dedent(text), "soundness.dg")
+        outcomes.append((out.getvalue(), str(caught.value), err.getvalue()))
+    (static_out, static_error, notes), (dynamic_out, dynamic_error, _) = outcomes
+    assert (static_out, static_error) == (dynamic_out, dynamic_error)
+    return notes
+
+
+def test_assert_close_inside_f_is_checked_at_every_call() -> None:
+    notes = fails_alike("""
+        def f(x):
+            assert_close(x, tensor(1.0))
+            return x * 2.0
+        g = static(f)
+        print(g(tensor(1.0)).tolist())
+        print(g(tensor(1.0)).tolist())
+        print(g(tensor(5.0)).tolist())
+        """)
+    assert "runs f dynamically: it checks values with assert_close()" in notes
+
+
+def test_detect_anomaly_inside_f_checks_every_call() -> None:
+    notes = fails_alike("""
+        def f(x):
+            with detect_anomaly:
+                grad sqrt(x).sum()
+            return x.grad
+        g = static(f)
+        print(g(tensor([1.0], requires_grad=True)).tolist())
+        print(g(tensor([4.0], requires_grad=True)).tolist())
+        print(g(tensor([0.0], requires_grad=True)).tolist())
+        """)
+    assert "runs f dynamically: its `grad` runs while each step of it is watched" in notes
+
+
+def test_detect_anomaly_around_a_call_blames_the_op_inside_f() -> None:
+    notes = fails_alike("""
+        def f(x):
+            return sqrt(x).sum()
+        g = static(f)
+        for v in [1.0, 4.0]:
+            x = tensor([v], requires_grad=True)
+            grad g(x)
+            print(x.grad.tolist())
+        x = tensor([0.0], requires_grad=True)
+        with detect_anomaly:
+            grad g(x)
+        """)
+    assert "runs f as it is while each step of a backward pass is watched" in notes
