@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import ClassVar, TextIO
 from weakref import WeakKeyDictionary
 
+from dglang.autograd.tensor import recording
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.report import call_stack, snippet
 from dglang.interpreter.diagnostics.source import Source, Span
@@ -27,6 +28,7 @@ from dglang.interpreter.host.bounded import bounded
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.host.watchdog import Watchdog
 from dglang.interpreter.library.runtime import CallContext, Env
+from dglang.interpreter.static.tracing import Tracer
 
 from .repl import COMMANDS, CommandFunction, Commands, Outcome, QuitProgram, Repl, command, run_piped
 
@@ -132,6 +134,9 @@ class Debugger:
             self.open(session, span, env, reason)
 
     def open(self, session: Session, span: Span, env: Env, reason: str) -> None:
+        for listener in recording.listeners:  # a static call being traced: what is typed here is not f's
+            if isinstance(listener, Tracer):
+                listener.stop("it paused in the debugger", "a replay runs none of its lines, so it cannot pause at one")
         stepper = self.stepper(session)
         session.context.on_statement = None  # what is typed at the pause runs without stopping
         stack = frames_of(session, span, env)

@@ -219,3 +219,19 @@ def test_the_help_example_of_each_debugger_command_works_at_a_pause(name: str, l
     assert entry is not None and entry.example
     result = debug(loop, "".join(cell.code + "\n" for cell in entry.example) + ":clear\n:continue\n" * 4)
     assert "CommandError" not in result.stderr and result.stdout.endswith("total 5\n")
+
+
+def test_what_is_typed_at_a_pause_in_a_static_function_does_not_join_its_trace(tmp_path: Path) -> None:
+    """A pause while static(f) traces f: the trace stops (what is typed is not f's), and f runs as it
+    is from then on, pausing at every call, where a replay would have run the typed line each time."""
+    program = tmp_path / "paused.dg"
+    program.write_text("def f(x):\n    y = x * 2\n    breakpoint()\n    return y + 1\ng = static(f)\n"
+                       "for i in range(3):\n    print(g(ones(2)).tolist())\n")  # fmt: skip
+    result = debug(program, "y = y * 10\n:continue\n:continue\n:continue\n")
+    assert [line for line in result.stdout.splitlines() if line.startswith("[")] == [
+        "[21.0, 21.0]",
+        "[3.0, 3.0]",
+        "[3.0, 3.0]",
+    ]
+    assert result.stdout.count("paused at paused.dg:3:5 in f") == 3
+    assert "Note: static(f) runs f dynamically: it paused in the debugger" in result.stderr
