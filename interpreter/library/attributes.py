@@ -147,6 +147,8 @@ def get_grad_fn(t: Tensor) -> Any:
     >>> (w * 2).grad_fn
     '<MulBackward>'
     """
+    if watching.listener is not None and t.grad_fn is not None:  # which op made it: no static guard checks that
+        watching.listener.refuse("it reads a tensor's grad_fn")
     return None if t.grad_fn is None else f"<{t.grad_fn.op.name}Backward>"
 
 

@@ -61,8 +61,9 @@ class Watching:
     module name read (`read_module`), each scope a call or comprehension makes (`entered`: it is
     the function's own, not outside), and what each builtin returned (`returned`: a tensor made
     by a builtin is the function's own), and each `.grad` the program read or set (`read_grad`,
-    `wrote_grad`: a trace guards a .grad only where it read the one that came in). With no
-    listener each costs one test of None."""
+    `wrote_grad`: a trace guards a .grad only where it read the one that came in), and what it
+    cannot guard (`refuse`: which op made a tensor, its grad_fn). With no listener each costs one
+    test of None."""
 
     __slots__ = ("listener",)
 

@@ -578,6 +578,16 @@ CASES = {
         """,
         None,
     ),
+    "f reads the grad_fn of its argument": (
+        """
+        def f(x):
+            return (x * 1.0).tolist(), str(x.grad_fn), x.is_leaf
+        g = static(f)
+        a = tensor(1.0, requires_grad=True)
+        print(g(a * 2.0), g(a + 2.0), g(a * 3.0), g(a))
+        """,
+        "runs f dynamically: it reads a tensor's grad_fn",
+    ),
 }
 
 
