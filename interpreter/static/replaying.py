@@ -14,6 +14,7 @@ import numpy as np
 
 from dglang.autograd import Tensor, hooks
 from dglang.autograd.backward import count_consumers, gradient
+from dglang.autograd.exceptions import AutogradError
 from dglang.autograd.node import Node, is_grad_enabled, recording, updated_in_place, updates_in_place
 from dglang.autograd.op import Op
 from dglang.autograd.tensor import run_op
@@ -24,7 +25,9 @@ from .trace_steps import watched
 
 DRAWING = "drawing"  # the session keeps graphs to draw: the call runs f as it is, for the pictures
 WATCHED = "watched"  # something hears each backward step (detect_anomaly, dg --trace): f runs as it is
+FAILED = "failed"  # an op failed (an index out of range): f run as it is says where, inside f
 AS_IT_IS = {  # the note each gives
+    FAILED: "",
     DRAWING: "static({0}) runs {0} as it is while graphs are kept for drawing (graph(), the REPL, dg graph): "
     "a picture shows the graph it records",
     WATCHED: "static({0}) runs {0} as it is while each step of a backward pass is watched (detect_anomaly, "
@@ -208,11 +211,14 @@ def replay(entry: Any, tensors: list[Tensor]) -> Any:
     forward = entry.bare if plan.asks == (hooks.watch, hooks.long_product) else entry.forward
     hanging = entry if grads else None  # (its result's tensors hung from nodes: hung_from_nodes)
     try:
-        result = plan.call(tensors, forward, hanging)
-    except (ArithmeticError, IndexError, TypeError, ValueError):  # the ops' forwards say what it is
-        if forward is entry.forward:
-            raise
-        result = plan.call(tensors, entry.forward, hanging)
+        try:
+            result = plan.call(tensors, forward, hanging)
+        except (ArithmeticError, IndexError, TypeError, ValueError):  # the ops' forwards say what it is
+            if forward is entry.forward:
+                raise
+            result = plan.call(tensors, entry.forward, hanging)
+    except AutogradError:  # (before any effect of the call: they come last)
+        return FAILED
     if type(result) is not GuardFailed:
         entry.calls += 1
     return result

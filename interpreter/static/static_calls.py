@@ -36,7 +36,7 @@ from .guard_model import Unguardable, Walk, argument_walk, described_text
 from .guard_words import decision_text
 from .listing import guard_lines
 from .optimizing import optimized
-from .replaying import AS_IT_IS, DRAWING, WATCHED, make_plan, replay, static_call_op
+from .replaying import AS_IT_IS, DRAWING, make_plan, replay, static_call_op
 from .side_effects import changes, snapshot
 from .trace_form import Trace, Var
 from .tracing import Tracer
@@ -130,8 +130,9 @@ class StaticFunction:
             result = replay(entry, walk.tensors) if why is None else why
             walk = None
             self.running_time += time.perf_counter() - start
-            if result is DRAWING or result is WATCHED:
-                self.once(AS_IT_IS[result].format(self.name), None)
+            if type(result) is str and result in AS_IT_IS:  # f run as it is: for pictures, a watcher, an error
+                if AS_IT_IS[result]:
+                    self.once(AS_IT_IS[result].format(self.name), None)
                 self.dynamic_calls += 1
                 return self.traced_run(bound, key)[0] if result is DRAWING else self.call_dynamic(bound)
             if type(result) is GuardFailed:

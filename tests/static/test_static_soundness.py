@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from dglang.interpreter.diagnostics.errors import DGError
+from dglang.interpreter.diagnostics.report import format_error
 from dglang.interpreter.frontends.sessions import new_session
 
 
@@ -979,7 +980,7 @@ def fails_alike(program: str) -> str:
         session.err = err
         with pytest.raises(DGError) as caught:
             session.run(textwrap.dedent(text), "soundness.dg")
-        outcomes.append((out.getvalue(), str(caught.value), err.getvalue()))
+        outcomes.append((out.getvalue(), format_error(caught.value), err.getvalue()))
     (static_out, static_error, notes), (dynamic_out, dynamic_error, _) = outcomes
     assert (static_out, static_error) == (dynamic_out, dynamic_error)
     return notes
@@ -1026,3 +1027,21 @@ def test_detect_anomaly_around_a_call_blames_the_op_inside_f() -> None:
             grad g(x)
         """)
     assert "runs f as it is while each step of a backward pass is watched" in notes
+
+
+@pytest.mark.parametrize(
+    ("failing", "bad"),
+    [("x[i]", "[1, 3]"), ("x.gather(0, i)", "[1, 3]"), ("i // (3 - i)", "[3, 1]"), ("i ** (i - 1)", "[0, 1]")],
+)
+def test_an_op_that_fails_in_a_replay_is_shown_where_it_is_in_f(failing: str, bad: str) -> None:
+    """The replay's error is the op's; f run as it is places it inside f, with f in the call stack."""
+    notes = fails_alike(f"""
+        def f(x, i):
+            return {failing}
+        g = static(f)
+        x = tensor([1.0, 2.0, 3.0])
+        print(g(x, tensor([1, 2], dtype="int")).tolist())
+        print(g(x, tensor([2, 1], dtype="int")).tolist())
+        print(g(x, tensor({bad}, dtype="int")).tolist())
+        """)
+    assert notes == ""
