@@ -67,10 +67,11 @@ class Stepper:
         self.depth = 0  # the call depth a :next or :until was given at
         self.source: Source | None = None  # the file an :until line is in
         self.breakpoints: dict[tuple[str, int], str | None] = {}  # (file, line) -> condition
+        self.run = 0  # the session's run a :step, :next or :until was given in: it ends with that run
 
     def go_on(self, resume: Resume, frame_depth: int, source: Source) -> None:
         """Carry on after a pause, listening to the statements only if something may stop the program."""
-        self.resume, self.depth, self.source = resume, frame_depth, source
+        self.resume, self.depth, self.source, self.run = resume, frame_depth, source, self.session.runs
         self.listen()
 
     def listen(self) -> None:
@@ -79,6 +80,9 @@ class Stepper:
 
     def statement(self, span: Span, env: Env) -> None:
         """Called before each statement of a program compiled for the debugger."""
+        if self.run != self.session.runs and self.resume.how != "continue":  # the next REPL cell: it runs on
+            self.resume = Resume()
+            self.listen()
         depth, how = len(self.context.frames), self.resume.how
         if (
             how == "step"

@@ -95,8 +95,13 @@ class Repl:
         if stripped.startswith(":"):
             return self.run_command(stripped[1:])
         self.cells += 1
+        return self.run_text(text, f"<cell {self.cells}>", echo=True)
+
+    def run_text(self, text: str, name: str, echo: bool = False) -> Outcome:
+        """Run DG text (a cell, a :load-ed file) in the session; errors are printed, state is kept,
+        and a :quit at a pause inside it stops only it."""
         try:
-            self.session.run(text, f"<cell {self.cells}>", echo=True, env=self.env)
+            self.session.run(text, name, echo=echo, env=self.env)
         except DGError as e:
             self.report(e)
             return Outcome.ERROR
@@ -252,12 +257,7 @@ def _load(repl: Repl, argument: str) -> Outcome:
     except DGError as e:
         repl.report(DGError("CommandError", e.message.replace("cannot read", "cannot load", 1)))
         return Outcome.ERROR
-    try:
-        repl.session.run(text, argument, env=repl.env)
-    except DGError as e:
-        repl.report(e)
-        return Outcome.ERROR
-    return Outcome.OK
+    return repl.run_text(text, argument)
 
 
 @command(

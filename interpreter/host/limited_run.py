@@ -69,6 +69,7 @@ class Host(Protocol):
     limits: Limits
     listeners: list[Any]  # listen to the engine during the run (a tracer, an anomaly check)
     running: bool  # inside the outermost run (a breakpoint's cells run nested in it)
+    runs: int  # outermost runs begun: a debugger's :step ends with the run it was given in
     printed: int  # bytes printed by the run so far
     watchdog: Watchdog | None  # while a run is watched
     hard_stop: Callable[[DGError], None] | None  # what to do when a stopped program does not stop
@@ -89,6 +90,7 @@ def limited(session: Host, compiled: Callable[[], Any], env: Env, start: Span | 
         return
     context, limits = session.context, session.limits
     session.running = True
+    session.runs += 1
     context.steps = context.inside_builtins = session.printed = 0  # each program, each cell: the whole budget
     saved = recording.save()
     recording.where = recording.call = None

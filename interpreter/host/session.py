@@ -75,6 +75,7 @@ class Session:
         # tool's module would keep every session alive: what it holds refers back to its session.)
         self.tools: dict[str, Any] = {}
         self.running = False  # inside the outermost execute (a breakpoint's cells run nested in it)
+        self.runs = 0  # outermost runs begun (a REPL's cells, each): see limited_run.Host
         self.watchdog: Watchdog | None = None  # `--timeout` and `--max-memory`, while a run is under way
         # What to do when a stopped program does not stop (one long call into C): the CLI reports
         # the error and exits; None lets the program run until the call returns.

@@ -179,6 +179,24 @@ def test_quit_at_a_pause_in_a_repl_cell_stops_only_the_cell() -> None:
     assert "(stopped at the debugger's :quit)\nthe REPL goes on\n" in result.stdout
 
 
+def repl(lines: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dglang.interpreter"], input=lines, capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_quit_at_a_pause_in_a_loaded_file_stops_only_the_file(loop: Path) -> None:
+    result = repl("keep = 42\n:load loop.dg\n:quit\nprint('kept', keep)\n", cwd=loop.parent)
+    assert "(stopped at the debugger's :quit)\nkept 42\n" in result.stdout  # it left DG, and `keep` with it
+    assert result.returncode == 0
+
+
+def test_stepping_ends_with_the_cell_it_was_given_in() -> None:
+    cells = "def f(a):\n    breakpoint()\n    return a + 1\n\nr = f(1)\n"
+    result = repl(cells + ":step\n:step\nprint('next cell', r)\nprint('and the one after')\n")
+    out = result.stdout
+    assert "next cell 2\nand the one after\n" in out  # the next cell paused at its first statement
+    assert "<cell 2>" not in out and "<cell 3>" not in out  # neither paused
 # ---- the statement events ----------------------------------------------------------------------
 def events_while_running(session: Session, program: str) -> int:
     seen: list[int] = []
