@@ -154,7 +154,9 @@ def key_bindings(cells: Completeness) -> KeyBindings:
             buffer.apply_completion(buffer.complete_state.current_completion)
             return
         ahead = keys_ahead(event)
-        if cells.is_complete(buffer.text) and not block_goes_on(buffer.document.current_line, ahead):
+        if not buffer.document.on_last_line:  # inside a recalled block, as in IPython: a new line there
+            new_line(event, indented=ahead is None)
+        elif cells.is_complete(buffer.text) and not block_goes_on(buffer.document.current_line, ahead):
             buffer.validate_and_handle()
         else:
             new_line(event, indented=ahead is None)

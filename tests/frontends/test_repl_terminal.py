@@ -250,3 +250,24 @@ def test_a_lesson_pasted_without_bracketed_paste_runs_as_the_file_does(tmp_path:
     assert "Error" not in "\n".join(screen)
     found = [line for line in screen if line in printed]
     assert found == printed
+
+
+def test_enter_inside_a_recalled_block_adds_a_line_there(tmp_path: Path) -> None:
+    """As in IPython: Enter above a block's last line inserts a line; on the last line it runs the block."""
+    up, down, end = "\x1b[A", "\x1b[B", "\x1b[F"
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    term.type("def f(x):\ry = x * 2\rreturn y\r\r")
+    term.read_until(">>>")
+    for key in (up, up, up, end, "\r"):  # the block again (its last line the empty one that ended it),
+        term.type(key)  # up to the end of `    y = x * 2`, then Enter: a new line there, indented
+        term.settle()
+    for key in ("y = y + 1", down, down, "\r"):  # on the last line, Enter runs the block
+        term.type(key)
+        term.settle()
+    term.read_until(">>>")
+    term.type("f(1)\r")
+    term.read_until("3")
+    term.type(CTRL_D)
+    assert term.close() == 0
+    assert term.output() == "3\n"
