@@ -27,8 +27,9 @@ from dglang.interpreter.diagnostics.source import Source, Span
 from dglang.interpreter.host.bounded import bounded
 from dglang.interpreter.host.session import Session
 from dglang.interpreter.host.watchdog import Watchdog
-from dglang.interpreter.library.runtime import CallContext, Env
+from dglang.interpreter.library.runtime import MISSING, CallContext, Env
 from dglang.interpreter.static.tracing import Tracer
+from dglang.interpreter.syntax.parser import parse_expression
 
 from .repl import COMMANDS, CommandFunction, Commands, Outcome, QuitProgram, Repl, command, run_piped
 
@@ -199,6 +200,7 @@ class PausedRepl(Repl):
 
     commands: ClassVar[Commands] = {}  # filled below: every REPL command, and the debugger's
     stops_quietly = False  # :quit inside a cell run here stops the whole program
+    paused = True
 
     def __init__(self, session: Session, stack: list[Frame], err: TextIO, stepper: Stepper) -> None:
         super().__init__(session, env=stack[-1].env, err=err)
@@ -363,6 +365,12 @@ def _break(repl: Repl, argument: str) -> Outcome:
     if not code:
         repl.report(DGError("CommandError", f"line {line} of {source.name} holds no statement"))
         return Outcome.ERROR
+    if condition.strip():
+        try:  # a condition that cannot be read is said now, not at each pass
+            parse_expression(condition.strip(), Source("<condition>", condition.strip()), 1, 1)
+        except DGError as e:
+            repl.report(DGError("CommandError", f"the condition `{condition.strip()}` cannot be read: {e.message}"))
+            return Outcome.ERROR
     breakpoints[(source.name, line)] = condition.strip() or None
     repl.write(f"breakpoint at {source.name}:{line}: {code}" + (f"  (if {condition.strip()})" if condition else ""))
     return Outcome.OK
@@ -374,8 +382,12 @@ def _clear(repl: Repl, argument: str) -> Outcome:
     breakpoints = repl.stepper.breakpoints
     if not argument:
         breakpoints.clear()
-    else:
-        breakpoints.pop((repl.frame.span.source.name, int(argument) if argument.isdigit() else -1), None)
+    elif not argument.isdigit():
+        repl.report(DGError("CommandError", "usage: :clear [LINE]", help=":clear 12 removes the breakpoint at line 12"))
+        return Outcome.ERROR
+    elif breakpoints.pop((repl.frame.span.source.name, int(argument)), MISSING) is MISSING:
+        repl.report(DGError("CommandError", f"no breakpoint at line {argument} of {repl.frame.span.source.name}"))
+        return Outcome.ERROR
     repl.write("(breakpoints: " + (", ".join(f"line {line}" for _, line in breakpoints) or "none") + ")")
     return Outcome.OK
 

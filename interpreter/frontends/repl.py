@@ -76,6 +76,7 @@ class Repl:
     commands: ClassVar[Commands] = COMMANDS
     prompt = ">>> "
     stops_quietly = True  # a cell stopped by :quit at a pause inside it ends, and the REPL goes on
+    paused = False  # the REPL of a paused program (frontends/debugger.py)
 
     def __init__(self, session: Session, env: Env | None = None, err: TextIO | None = None) -> None:
         self.session = session
@@ -309,6 +310,10 @@ def _reload(repl: Repl, argument: str) -> Outcome:
     """,
 )
 def _reset(repl: Repl, argument: str) -> Outcome:
+    if repl.paused:
+        repl.report(DGError("CommandError", ":reset at a pause would clear the variables the paused program uses",
+                            help=":quit stops the program; :reset then clears the session"))  # fmt: skip
+        return Outcome.ERROR
     repl.env.vars.clear()
     repl.write("(all variables cleared)")
     return Outcome.OK

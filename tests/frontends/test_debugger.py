@@ -253,3 +253,17 @@ def test_what_is_typed_at_a_pause_in_a_static_function_does_not_join_its_trace(t
     ]
     assert result.stdout.count("paused at paused.dg:3:5 in f") == 3
     assert "Note: static(f) runs f dynamically: it paused in the debugger" in result.stderr
+
+
+def test_a_breakpoint_condition_that_cannot_be_read_and_a_clear_of_nothing_are_refused(loop: Path) -> None:
+    result = debug(loop, ":break 8 if i ==\n:clear 8\n:clear x\n:continue\n")
+    err = result.stderr
+    assert "the condition `i ==` cannot be read: unexpected end of input" in err  # it paused at every pass
+    assert "no breakpoint at line 8 of loop.dg" in err and "usage: :clear [LINE]" in err
+    assert "(breakpoint at line 8)" not in result.stdout and result.stdout.endswith("total 5\n")
+
+
+def test_reset_at_a_pause_keeps_the_paused_program_s_variables(loop: Path) -> None:
+    result = debug(loop, ":reset\n:continue\n:continue\n:continue\n")
+    assert ":reset at a pause would clear the variables the paused program uses" in result.stderr
+    assert result.stdout.endswith("total 5\n")  # it was a NameError about `total`
