@@ -48,4 +48,6 @@ def type_name(x: object) -> str:
     its own with `dg_type_name`, as Tensor does)."""
     if x is None:
         return "None"
+    if type(x).__module__ == "numpy":  # a tensor's values, as an op's forward got them (an axis given as a tensor)
+        return "tensor"
     return getattr(type(x), "dg_type_name", type(x).__name__)

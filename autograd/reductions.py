@@ -24,7 +24,9 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     out = []
     for a in items:
         if isinstance(a, bool) or not isinstance(a, int):
-            raise TensorTypeError(f"axis must be an int or a tuple of ints, not {type_name(a)}")
+            name = type_name(a)
+            help = "give its number: axis=n.item()" if name == "tensor" else None  # (a trace guards .item())
+            raise TensorTypeError(f"axis must be an int or a tuple of ints, not {name}", help=help)
         if not -max(ndim, 1) <= a < max(ndim, 1):
             raise TensorIndexError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
         out.append(a % max(ndim, 1))
