@@ -7,8 +7,9 @@ defines, a call with the wrong arguments). It reads the program as `dg lsp` read
 Reading and checking are held to --timeout and --max-memory, and what is printed to --max-output,
 as `dg parse` holds them: a teacher bounds this on a student's file as a run.
 
-The exit code is `dg FILE`'s for the same problems: 65 when the program cannot start (a syntax or
-static error), 70 when only a line would fail as it runs, 0 when nothing was found.
+The exit code is `dg FILE`'s for the same problems: 65 when the program cannot be read (a syntax
+error), 70 when it would stop with another error (a static one, a module not found, a line that
+would fail as it runs), 0 when nothing was found.
 """
 
 from __future__ import annotations
@@ -67,9 +68,9 @@ def check(args: argparse.Namespace, report: Callable[[DGError], None]) -> int:
         report(DGError("LimitError", message, first_line, help="the limit was set with --max-output"))
         return EXIT_RUNTIME
     sys.stderr.write(shown)
-    if analysis.problems:
+    if any(problem.is_syntax for problem in analysis.problems):
         return EXIT_SYNTAX
-    return EXIT_RUNTIME if analysis.warnings else EXIT_OK
+    return EXIT_RUNTIME if analysis.problems or analysis.warnings else EXIT_OK
 
 
 def report_every(text: str, name: str, first: DGError, report: Callable[[DGError], None]) -> None:

@@ -92,6 +92,16 @@ def test_dg_check_exit_codes(tmp_path: Path) -> None:
     assert dg("check", cwd=tmp_path).returncode == cli.EXIT_USAGE
 
 
+@pytest.mark.parametrize(
+    "program",
+    ["return 1\n", "break\n", "x = (1 +\n", "print(nope)\n", "def f(a):\n    return a\nf(1, 2)\n",
+     "import torch\n", "import no_such_module\nprint(1)\n", "import torch\nx = (1 +\n"],
+)  # fmt: skip
+def test_dg_check_exits_as_dg_file_would(program: str, tmp_path: Path) -> None:
+    (tmp_path / "p.dg").write_text(program)
+    assert dg("check", "p.dg", cwd=tmp_path).returncode == dg("p.dg", cwd=tmp_path).returncode != 0
+
+
 @pytest.mark.parametrize("path", sorted((ROOT / "programs").glob("*.dg")), ids=lambda p: p.stem)
 def test_the_lessons_check_clean(path: Path) -> None:
     assert cli.main(["check", str(path)]) == cli.EXIT_OK
