@@ -203,3 +203,10 @@ def test_dg_check_reads_any_mix_of_broken_lines_to_its_end(tmp_path: Path, seed:
         source_line, caret = shown[1], shown[2]
         assert source_line.rstrip().endswith(f"{line} | {lines[line - 1]}".rstrip()), problem
         assert caret.rstrip().endswith("^") and caret.index("^") == source_line.index("|") + 1 + column, problem
+
+
+@pytest.mark.parametrize("line", ["x = torch.zeros(3)", "y = np.ones(2)", "z = F.relu(1.0)", "optimizer.zero_grad()"])
+def test_dg_check_gives_a_pytorch_habit_the_help_a_run_gives(line: str, tmp_path: Path) -> None:
+    (tmp_path / "p.dg").write_text(line + "\n")
+    ran = dg("p.dg", cwd=tmp_path).stderr
+    assert "help:" in ran and dg("check", "p.dg", cwd=tmp_path).stderr == ran

@@ -19,7 +19,7 @@ from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.library.runtime import MISSING, Builtin, Env, Function
 from dglang.interpreter.semantics import ast_nodes as ast
 from dglang.interpreter.semantics.calls import bind_arguments, binding_problem
-from dglang.interpreter.semantics.hints import unknown_name
+from dglang.interpreter.semantics.hints import library_prefix, unknown_name
 from dglang.interpreter.semantics.resolver import Resolution
 
 from .symbols import Definition, nodes, signature
@@ -44,7 +44,7 @@ def unknown_names(
     for node in reads:
         compared = visible if budget >= len(visible) else ()  # a keyword's help needs no comparison
         budget -= len(compared)
-        help = unknown_name(node.name, compared)
+        help = library_prefix(node) or unknown_name(node.name, compared)  # (as a run's error says: hints.explain)
         problems.append(DGError("NameError", f"name '{node.name}' is not defined", node.span, help=help))
     return problems
 
