@@ -197,6 +197,8 @@ def test_stepping_ends_with_the_cell_it_was_given_in() -> None:
     out = result.stdout
     assert "next cell 2\nand the one after\n" in out  # the next cell paused at its first statement
     assert "<cell 2>" not in out and "<cell 3>" not in out  # neither paused
+
+
 # ---- the statement events ----------------------------------------------------------------------
 def events_while_running(session: Session, program: str) -> int:
     seen: list[int] = []
