@@ -50,6 +50,8 @@ def checked(module: ast.Module, context: RunContext) -> tuple[Resolution, bool]:
     linked; and whether it gets the debugger's statement events (it may pause)."""
     resolution = resolve(module)
     stepping = context.debugger and (context.debug_everything or "breakpoint" in resolution.free_names)
+    if stepping:  # a program that may pause: :step goes into the functions of the modules it imports too
+        context.debug_everything = True
     if resolution.imports:  # linking.py: the modules it imports found, the names taken from them checked
         link(resolution, context)
     return resolution, stepping

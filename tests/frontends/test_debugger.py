@@ -269,3 +269,10 @@ def test_reset_at_a_pause_keeps_the_paused_program_s_variables(loop: Path) -> No
     result = debug(loop, ":reset\n:continue\n:continue\n:continue\n")
     assert ":reset at a pause would clear the variables the paused program uses" in result.stderr
     assert result.stdout.endswith("total 5\n")  # it was a NameError about `total`
+
+
+def test_step_goes_into_a_function_of_an_imported_module(tmp_path: Path) -> None:
+    (tmp_path / "helpers.dg").write_text("def double(v):\n    w = v * 10\n    return w\n")
+    (tmp_path / "usemod.dg").write_text("import helpers\nbreakpoint()\na = helpers.double(4)\nprint(a)\n")
+    out = debug(tmp_path / "usemod.dg", ":step\n:step\n:continue\n").stdout
+    assert "helpers.dg:2 in double\n  2 ->     w = v * 10\n" in out and out.endswith("40\n")  # it went over it
