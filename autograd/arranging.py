@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError, type_name
+from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError, argument_name, type_name
 from .op import Composed, Op, value_shape
 from .shaping import Index, shape_of
 
@@ -21,7 +21,7 @@ from .shaping import Index, shape_of
 def one_axis(axis: Any, ndim: int, name: str) -> int:
     """A single axis of a tensor of `ndim` dimensions, as a non-negative int."""
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise TensorTypeError(f"{name}: the axis must be an int, not {type_name(axis)}")
+        raise TensorTypeError(f"{name}: the axis must be an int, not {argument_name(axis)}")
     if not -max(ndim, 1) <= axis < max(ndim, 1):
         raise TensorIndexError(f"{name}: axis {axis} is out of range for a tensor with {ndim} dimensions")
     return int(axis) % max(ndim, 1)

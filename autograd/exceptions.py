@@ -48,6 +48,10 @@ def type_name(x: object) -> str:
     its own with `dg_type_name`, as Tensor does)."""
     if x is None:
         return "None"
-    if type(x).__module__ == "numpy":  # a tensor's values, as an op's forward got them (an axis given as a tensor)
-        return "tensor"
     return getattr(type(x), "dg_type_name", type(x).__name__)
+
+
+def argument_name(x: object) -> str:
+    """type_name of an op's argument other than its inputs, as forward got it: a tensor given there
+    (an axis) arrives as its NumPy values."""
+    return "tensor" if type(x).__module__ == "numpy" else type_name(x)

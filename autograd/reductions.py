@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .exceptions import TensorIndexError, TensorTypeError, TensorValueError, type_name
+from .exceptions import TensorIndexError, TensorTypeError, TensorValueError, argument_name
 from .op import Op, value_shape
 
 Axis = int | tuple[int, ...] | None  # the axes a reduction reduces: None means all of them
@@ -24,7 +24,7 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     out = []
     for a in items:
         if isinstance(a, bool) or not isinstance(a, int):
-            name = type_name(a)
+            name = argument_name(a)
             help = "give its number: axis=n.item()" if name == "tensor" else None  # (a trace guards .item())
             raise TensorTypeError(f"axis must be an int or a tuple of ints, not {name}", help=help)
         if not -max(ndim, 1) <= a < max(ndim, 1):

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import hooks
-from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError, type_name
+from .exceptions import ShapeError, TensorIndexError, TensorTypeError, TensorValueError, argument_name, type_name
 from .indexing import pytorch_places, scattered
 from .op import Op, value_shape
 
@@ -305,7 +305,7 @@ class IndexAdd(Op):
 # ---- joining --------------------------------------------------------------------------------
 def _axis(axis: Any, ndim: int, name: str) -> int:
     if isinstance(axis, bool) or not isinstance(axis, int):
-        raise TensorTypeError(f"{name}: axis must be an int, not {type_name(axis)}")
+        raise TensorTypeError(f"{name}: axis must be an int, not {argument_name(axis)}")
     if not -ndim <= axis < ndim:
         raise TensorIndexError(f"{name}: axis {axis} is out of range for {ndim} dimensions")
     return axis % ndim
