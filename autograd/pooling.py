@@ -124,6 +124,24 @@ def numbers(a: Any) -> np.ndarray:
     return a
 
 
+SLICE = 1 << 24  # elements of overlapping windows one NumPy call goes through (a timeout stops a pooling between two)
+
+
+def in_slices(cols: np.ndarray, fn: Any) -> np.ndarray:
+    """fn(cols) for windows (N, C, H', W', kH, kW) that overlap (fn reduces their last two axes): a
+    few output rows at a time, or a few windows of one row, when they are more than SLICE elements."""
+    n, c, ho, wo, kh, kw = cols.shape
+    each = n * c * kh * kw  # the elements of one output place's windows
+    if each * ho * wo <= SLICE:
+        return fn(cols)
+    if each * wo <= SLICE:
+        step = SLICE // (each * wo)
+        return np.concatenate([fn(cols[:, :, i : i + step]) for i in range(0, ho, step)], axis=2)
+    step = max(1, SLICE // each)
+    row = [[fn(cols[:, :, i : i + 1, j : j + step]) for j in range(0, wo, step)] for i in range(ho)]
+    return np.concatenate([np.concatenate(parts, axis=3) for parts in row], axis=2)
+
+
 # ---- max pooling: where each window's largest is, and the values there ------------------------
 class WindowLargest(Op):
     """Where each window's largest element is, as a position in the flattened input: (N, C, H', W')
@@ -141,7 +159,8 @@ class WindowLargest(Op):
             return corners(n, c, height, width, ho, wo, kh, kw) + within[at.blocks(a).argmax(axis=-1)]
         else:
             cols = windows(padded(a, at, -np.inf), at)  # (N, C, H', W', kH, kW): a view
-            rows, columns = np.divmod(cols.reshape(n, c, ho, wo, kh * kw).argmax(axis=-1), kw)
+            hooks.allocating(min(cols.size, SLICE), "the windows max_pool2d compares")  # (a copy of each slice)
+            rows, columns = np.divmod(in_slices(cols, lambda w: w.reshape(*w.shape[:4], -1).argmax(axis=-1)), kw)
             (sh, sw), (ph, pw), (dh, dw) = at.stride, at.padding, at.dilation
             rows = np.clip(np.arange(ho)[:, None] * sh + rows * dh - ph, 0, height - 1)  # (a window of only
             columns = np.clip(np.arange(wo) * sw + columns * dw - pw, 0, width - 1)  # padding and -inf: its edge)
@@ -256,7 +275,7 @@ class WindowMean(Op):
         at.result("the result of avg_pool2d")
         if at.tiles:
             return at.blocks(a).sum(axis=-1) / at.divisor
-        return np.sum(windows(padded(a, at, 0.0), at), axis=(-2, -1)) / at.divisor
+        return in_slices(windows(padded(a, at, 0.0), at), lambda w: np.sum(w, axis=(-2, -1))) / at.divisor
 
     @staticmethod
     def backward(g: Any, out: Any, a: Any, at: Window) -> tuple[Any]:

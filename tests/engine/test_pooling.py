@@ -168,3 +168,35 @@ def test_a_kept_window_holds_counts_along_each_axis_not_a_divisor_per_window() -
     assert at.divisor.shape == at.out and at.divisor[0, 0] == 4.0 and at.divisor[1, 1] == 9.0
     x = Tensor(np.ones((1, 1, 300, 300)))
     assert np.all(autograd.avg_pool2d(x, 3, padding=1, count_include_pad=False).data == 1.0)
+
+
+@pytest.mark.parametrize("slice_", [7, 60, 3000])  # a window's part, a few rows' windows, many rows'
+@pytest.mark.parametrize(
+    ("shape", "kernel", "stride", "padding", "dilation"),
+    [((2, 3, 20, 17), 3, 1, 1, 1), ((1, 2, 30, 30), 7, 2, 3, 2), ((2, 1, 15, 16), (4, 3), (1, 2), (1, 0), 1)],
+)
+def test_overlapping_windows_pooled_in_slices_are_pooled_alike(
+    shape, kernel, stride, padding, dilation, slice_, monkeypatch
+):
+    """Windows that overlap are compared or summed a slice at a time when they are many (so that a
+    timeout can stop the op between two, and max pooling copies one slice at a time): max pooling
+    finds the same positions (ties and nan included), average pooling the same sums but for the
+    order of their additions."""
+    from dglang.autograd import pooling
+
+    a = np.random.default_rng(1).normal(size=shape)
+    a.flat[::13], a[..., 5, 5] = np.nan, a[..., 5, 6]
+
+    def pooled() -> tuple[np.ndarray, ...]:
+        x = Tensor(a.copy(), requires_grad=True)
+        largest = autograd.max_pool2d(x, kernel, stride=stride, padding=padding, dilation=dilation)
+        mean = autograd.avg_pool2d(x, kernel, stride=stride, padding=padding) if dilation == 1 else largest
+        (largest.sum() + (mean * mean).sum()).backward()
+        return largest.data, mean.data, x.grad.data
+
+    whole = pooled()
+    monkeypatch.setattr(pooling, "SLICE", slice_)
+    sliced = pooled()
+    assert whole[0].tobytes() == sliced[0].tobytes()
+    np.testing.assert_allclose(sliced[1], whole[1], rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(sliced[2], whole[2], rtol=1e-12, atol=1e-12)

@@ -88,6 +88,42 @@ def test_a_huge_matrix_product_is_stopped_in_time(monkeypatch: pytest.MonkeyPatc
     assert len(slices) == begun_at_stop[0], "a slice began after the stop was sent"
 
 
+@pytest.mark.slow
+def test_a_pooling_of_large_overlapping_windows_is_stopped_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """avg_pool2d of a 1024 x 1024 image with a 512 x 512 kernel, stride 1, is 68 billion additions:
+    one call into C ran for about 14 s past a 2 s timeout. DG sums the windows a slice at a time
+    (autograd/pooling.py: in_slices), so the stop arrives between two: no slice begins after it."""
+    from dglang.autograd import pooling
+    from dglang.interpreter.host.watchdog import Watchdog
+
+    session, _ = session_with()
+    session.run("x = randn(1, 1, 1024, 1024)", "t.dg")
+    session.limits.timeout = 1.0
+    slices: list[int] = []
+    begun_at_stop: list[int] = []
+    real_slices, fire = pooling.in_slices, Watchdog._fire
+
+    def counting(cols: np.ndarray, fn: object) -> np.ndarray:
+        def counted(part: np.ndarray) -> np.ndarray:
+            slices.append(1)
+            return fn(part)  # type: ignore[operator,no-any-return]
+
+        return real_slices(cols, counted)
+
+    def fire_and_count(self: Watchdog, stop: type, now: float) -> None:
+        begun_at_stop.append(len(slices))
+        fire(self, stop, now)
+
+    monkeypatch.setattr(pooling, "in_slices", counting)
+    monkeypatch.setattr(Watchdog, "_fire", fire_and_count)
+    error = timeout_error(session, "y = avg_pool2d(x, 512, stride=1)\nprint(y.shape)")
+    monkeypatch.undo()
+    assert error.span.line == 1 and "y" not in session.globals.vars
+    # 513 rows of 513 windows, 64 windows (16M additions) a slice: 9 slices a row, 4,617 in all
+    assert len(begun_at_stop) == 1 and 1 < begun_at_stop[0] < 4617, begun_at_stop
+    assert len(slices) == begun_at_stop[0], "a slice began after the stop was sent"
+
+
 def test_products_are_computed_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     real = np.matmul
