@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sysconfig
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,19 +82,36 @@ def render(dot_text: str, kind: str, dpi: int | None = None, layout: Layout | No
     if kind == "png":
         command.append(f"-Gdpi={dpi or DEFAULT_DPI}")
     try:
-        result = subprocess.run(command, input=dot_text.encode(), capture_output=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        raise DGError(
-            "GraphvizError",
-            f"Graphviz took more than {TIMEOUT} seconds to lay out the graph",
-            help="draw a smaller value, or write a .dot file",
-        ) from None
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:  # found a moment ago, gone or not runnable now
         raise DGError("GraphvizError", f"cannot run {program}: {e.strerror or e}") from None
-    if result.returncode != 0:
-        message = result.stderr.decode(errors="replace").strip()
+    with process:
+        try:
+            out, err = waited(process, dot_text.encode())
+        except BaseException:  # the run's --timeout or --max-memory stopped the wait, or TIMEOUT passed
+            process.kill()
+            raise
+    if process.returncode != 0:
+        message = err.decode(errors="replace").strip()
         raise DGError("GraphvizError", f"{program.name} could not draw the graph: {message}")
-    return result.stdout
+    return out
+
+
+def waited(process: subprocess.Popen[bytes], data: bytes | None) -> tuple[bytes, bytes]:
+    """What the layout program wrote, waiting a quarter of a second at a time: between two waits a
+    watchdog's stop (the run's --timeout, --max-memory) can arrive, which one long wait would hold up."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        try:
+            return process.communicate(data, timeout=0.25)
+        except subprocess.TimeoutExpired:
+            data = None  # (sent already: communicate goes on where it was)
+            if time.monotonic() > deadline:
+                raise DGError(
+                    "GraphvizError",
+                    f"Graphviz took more than {TIMEOUT} seconds to lay out the graph",
+                    help="draw a smaller value, or write a .dot file",
+                ) from None
 
 
 def svg(dot_text: str, layout: Layout | None = None) -> str:

@@ -252,3 +252,25 @@ def test_round_and_sorted_give_python_s_answers() -> None:
         assert ordered(values, reverse=True) == sorted(values, reverse=True)
     pairs = [[random.randint(0, 3)] for _ in range(SORTED_AT_ONCE + 5)]
     assert ordered(pairs) == sorted(pairs)
+
+
+@pytest.mark.slow  # (runs into the clock)
+@pytest.mark.skipif(os.name != "posix", reason="the stand-in layout program is a shell script")
+def test_a_layout_that_takes_too_long_is_stopped_at_the_timeout_and_killed(tmp_path: Path) -> None:
+    """Graphviz laying out a graph of 6,000 nodes ran for minutes past `dg graph --timeout 5`: the
+    wait for it held up the stop. A stand-in that never finishes is stopped and killed in time."""
+    from dglang.interpreter.diagnostics.errors import DGError
+    from dglang.interpreter.host.bounded import bounded
+    from dglang.interpreter.host.limits import Limits
+    from dglang.interpreter.seeing.render import Layout, render
+
+    stuck = tmp_path / "stuck"
+    stuck.write_text(f"#!/bin/sh\necho $$ > {tmp_path / 'pid'}\nexec sleep 600\n")
+    stuck.chmod(0o755)
+    start = time.monotonic()
+    with pytest.raises(DGError) as caught:
+        bounded(Limits(timeout=1.0), lambda: render("digraph { a -> b }", "svg", layout=Layout(str(stuck), "stuck")))
+    assert caught.value.kind == "TimeoutError" and time.monotonic() - start < HANG
+    pid = int((tmp_path / "pid").read_text())
+    time.sleep(0.2)
+    assert not os.path.exists(f"/proc/{pid}") or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
