@@ -95,11 +95,22 @@ def power(a: Any, b: Any) -> Any:
             f"{a} ** {b} is too large an integer",
             help=FLOAT_HINT,
         )
-    return _pow(a, b)
+    return real(_pow(a, b), a, b)
 
 
 def power_in_place(a: Any, b: Any) -> Any:
-    return power(a, b) if type(a) is int else _ipow(a, b)
+    return power(a, b) if type(a) is int else real(_ipow(a, b), a, b)
+
+
+def real(result: Any, a: Any, b: Any) -> Any:
+    """A power of plain numbers, unless Python made it a complex number (DG has none)."""
+    if type(result) is complex:
+        raise DGError(
+            "ValueError",
+            f"({a!r}) ** {b!r} has no real value: a negative number to a fractional power",
+            help="a tensor gives nan there, as PyTorch does: tensor(-8.0) ** 0.5",
+        )
+    return result
 
 
 def add(a: Any, b: Any) -> Any:
