@@ -311,14 +311,16 @@ def _keyword_as_name(failure: Failure) -> DGError | None:
 
 
 def _else_without_if(failure: Failure) -> DGError | None:
-    if failure.token.type not in ("ELSE", "ELIF"):
-        return None
-    return DGError(
-        "SyntaxError",
-        f"'{failure.token}' without a matching 'if' above it",
-        failure.span,
-        help="check that it is indented like its 'if'",
-    )
+    token, span = failure.token, failure.span
+    if token.type not in ("ELSE", "ELIF"):
+        # At the start of a program no statement may begin with `else`, so the parser's lexer read
+        # it as a name and stopped at what came after it
+        before = failure.tokens_before[-1] if failure.tokens_before else None
+        if before is None or str(before) not in ("else", "elif") or before.line is None:
+            return None
+        token, span = before, _point(failure.source, before.line, before.column, len(before))
+    help = "check that it is indented like its 'if'"
+    return DGError("SyntaxError", f"'{token}' without a matching 'if' above it", span, help=help)
 
 
 def _unexpected(failure: Failure) -> DGError:
