@@ -169,7 +169,8 @@ class Failure:
     def line_and_column(self) -> tuple[int, int]:
         """Where the caret goes: at the token, or for end of input just after the last character."""
         if self.token.type == "$END" or self.token.line is None:
-            lines = split_lines(self.text.rstrip("\n")) or [""]  # (an f-string's: its expression)
+            # (after the last line with something on it: a line of spaces, a REPL's automatic indent, shows nothing)
+            lines = split_lines(self.text.rstrip()) or [""]  # (an f-string's: its expression)
             return len(lines), len(lines[-1]) + 1
         return self.token.line, self.token.column
 
