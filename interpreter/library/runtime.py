@@ -36,13 +36,15 @@ class Env:
             env = env.parent
         return MISSING
 
-    def visible_names(self) -> set[str]:
-        names: set[str] = set()
+    def visible_names(self) -> list[str]:
+        """Every name visible here, innermost scope first (the builtins last): a "did you mean"
+        takes the first of equally near ones, the program's own before a builtin."""
+        names: dict[str, None] = {}
         env: Env | None = self
         while env is not None:
-            names.update(env.vars)
+            names.update(dict.fromkeys(env.vars))
             env = env.parent
-        return names
+        return list(names)
 
     def contexts(self) -> list[str]:
         """The names of the `with` contexts visible here, outermost scope (the builtins) first."""
@@ -332,8 +334,17 @@ def suggest(name: str, candidates: Iterable[str]) -> str | None:
     """`did you mean 'weight'?` for a near miss, or None."""
     import difflib  # only when there is a mistake to explain, not at every start-up
 
-    close = difflib.get_close_matches(name, [c for c in candidates if not c.startswith("_")], n=1, cutoff=0.7)
-    return f"did you mean '{close[0]}'?" if close else None
+    matcher, best, score = difflib.SequenceMatcher(b=name), None, 0.7  # (get_close_matches' way, and cutoff)
+    for candidate in candidates:  # the first of the nearest: candidates come in the order they matter
+        if candidate.startswith("_"):
+            continue
+        matcher.set_seq1(candidate)
+        if matcher.real_quick_ratio() < score or matcher.quick_ratio() < score:
+            continue  # (cheap upper bounds of the ratio)
+        ratio = matcher.ratio()
+        if ratio > score or (best is None and ratio == score):
+            best, score = candidate, ratio
+    return f"did you mean '{best}'?" if best else None
 
 
 @functools.lru_cache(maxsize=512)  # each session makes its builtins anew; inspecting signatures is the slow part

@@ -160,3 +160,10 @@ def test_a_pytorch_name_read_from_the_course_library_gets_its_way_not_a_near_nam
     with pytest.raises(DGError) as caught:  # was: "did you mean 'linear'?" for nn.Linear, which takes other arguments
         session.run("import nn\n" + line + "\n", "lesson.dg")
     assert (caught.value.help or "").startswith(help), caught.value.help
+
+
+def test_did_you_mean_prefers_the_program_s_own_name_to_an_equally_near_builtin() -> None:
+    """`ad` is as near `add` (the program's) as `pad` (a builtin): the program's is meant."""
+    with pytest.raises(DGError) as caught:
+        new_session(out=io.StringIO()).run("def add(a, b):\n    return a + b\nprint(ad(1, 2))\n", "t.dg")
+    assert caught.value.help == "did you mean 'add'?"

@@ -39,7 +39,7 @@ def unknown_names(
     if not unknown:
         return []
     reads = heapq.nsmallest(most, (n for n in resolution.lookups if n.name in unknown), key=lambda n: place(n.span))
-    visible = {*builtins, *(d.name for d in found)}
+    visible = list(dict.fromkeys([*(d.name for d in found), *builtins]))  # the program's own first ("did you mean")
     problems, budget = [], SUGGESTIONS
     for node in reads:
         compared = visible if budget >= len(visible) else ()  # a keyword's help needs no comparison
