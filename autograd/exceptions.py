@@ -51,6 +51,12 @@ def type_name(x: object) -> str:
     return getattr(type(x), "dg_type_name", type(x).__name__)
 
 
+def a_type(x: object) -> str:
+    """type_name with its article, for a message: "an int", "a list", "None"."""
+    name = type_name(x)
+    return name if x is None else ("an " if name[0] in "aeiou" else "a ") + name
+
+
 def argument_name(x: object) -> str:
     """type_name of an op's argument other than its inputs, as forward got it: a tensor given there
     (an axis) arrives as its NumPy values."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dglang.autograd import Tensor
-from dglang.autograd.tensor import type_name
+from dglang.autograd.exceptions import a_type
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.host.bounded import bounded
 from dglang.interpreter.library.runtime import MISSING
@@ -110,7 +110,7 @@ def draw(
         return code
     value = session.globals.vars.get(args.var, MISSING)
     if not isinstance(value, Tensor):
-        what = "is not a variable of the program" if value is MISSING else f"is a {type_name(value)}, not a tensor"
+        what = "is not a variable of the program" if value is MISSING else f"is {a_type(value)}, not a tensor"
         report(DGError("UsageError", f"'{args.var}' {what}", help="`dg graph --help` lists the options"))
         return EXIT_USAGE
     how = "expand" if args.expand else "boxes" if args.boxes else "auto"

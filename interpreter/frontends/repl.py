@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import ClassVar, TextIO
 
 from dglang.autograd import Tensor
+from dglang.autograd.exceptions import a_type
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError, OutputClosed
 from dglang.interpreter.diagnostics.report import format_error
@@ -345,7 +346,7 @@ def _quit(repl: Repl, argument: str) -> Outcome:
 def _graph(repl: Repl, argument: str) -> Outcome:
     value = repl.env.lookup(argument) if argument.isidentifier() else MISSING
     if not isinstance(value, Tensor):
-        what = "usage: :graph NAME" if value is MISSING else f"'{argument}' is a {type_name(value)}, not a tensor"
+        what = "usage: :graph NAME" if value is MISSING else f"'{argument}' is {a_type(value)}, not a tensor"
         repl.report(DGError("CommandError", what))
         return Outcome.ERROR
     repl.write(text_picture(repl.seeing.graph(value), argument))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from dglang.autograd import Tensor
+from dglang.autograd.exceptions import a_type
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
 
@@ -47,7 +48,7 @@ def key(value: Any) -> Any:
 
 def not_a_key(value: Any, inside_tuple: bool = False) -> DGError:
     where = "a tuple used as a dictionary key cannot hold" if inside_tuple else "a dictionary key cannot be"
-    message = f"{where} a {type_name(value)}"
+    message = f"{where} {a_type(value)}"
     if isinstance(value, Tensor):
         help = 'key by name (params["w1"]) or by number: a one-element tensor gives its number with .item()'
     elif type(value) is list:

@@ -12,6 +12,7 @@ from typing import Any
 
 from dglang import autograd as ag
 from dglang.autograd import Tensor
+from dglang.autograd.exceptions import a_type
 from dglang.autograd.inplace import update
 from dglang.autograd.tensor import type_name
 from dglang.interpreter.diagnostics.errors import DGError
@@ -69,7 +70,7 @@ def _repeat_guard(a: Any, b: Any) -> None:
     if isinstance(seq, list | tuple | str) and isinstance(n, int) and len(seq) * n > MAX_SEQUENCE:
         raise DGError(
             "ValueError",
-            f"that would make a {type_name(seq)} of {len(seq) * n:,} items, more than the limit of {MAX_SEQUENCE:,}",
+            f"that would make {a_type(seq)} of {len(seq) * n:,} items, more than the limit of {MAX_SEQUENCE:,}",
         )
 
 
@@ -115,14 +116,14 @@ def real(result: Any, a: Any, b: Any) -> Any:
 
 def add(a: Any, b: Any) -> Any:
     if type(a) in (list, str, tuple) and type(b) is type(a) and len(a) + len(b) > MAX_SEQUENCE:
-        raise DGError("ValueError", f"that would make a {type_name(a)} longer than {MAX_SEQUENCE:,} items")
+        raise DGError("ValueError", f"that would make {a_type(a)} longer than {MAX_SEQUENCE:,} items")
     return _add(a, b)
 
 
 def add_in_place(a: Any, b: Any) -> Any:
     """`x += y`; a list grows in place, so it is checked like `x + y`."""
     if type(a) in SEQUENCE_TYPES and type(b) in (list, str, tuple, range) and len(a) + len(b) > MAX_SEQUENCE:
-        raise DGError("ValueError", f"that would make a {type_name(a)} longer than {MAX_SEQUENCE:,} items")
+        raise DGError("ValueError", f"that would make {a_type(a)} longer than {MAX_SEQUENCE:,} items")
     return _iadd(a, b)
 
 
@@ -335,14 +336,14 @@ def get_item(obj: Any, index: Any) -> Any:
         return dictionaries.get(obj, index)
     if isinstance(obj, list | tuple | str | range):
         if isinstance(index, tuple):
-            raise DGError("TypeError", f"a {type_name(obj)} takes one index, not {len(index)}")
+            raise DGError("TypeError", f"{a_type(obj)} takes one index, not {len(index)}")
         if isinstance(index, Tensor):
             index = index.__index__()
         try:
             return obj[index]
         except IndexError:
             raise DGError(
-                "IndexError", f"index {index} is out of range for a {type_name(obj)} of length {len(obj)}"
+                "IndexError", f"index {index} is out of range for {a_type(obj)} of length {len(obj)}"
             ) from None
         except TypeError:
             raise DGError(
@@ -371,7 +372,7 @@ def set_item(obj: Any, index: Any, value: Any) -> None:
         return
     raise DGError(
         "TypeError",
-        f"cannot assign into a {type_name(obj)}",
+        f"cannot assign into {a_type(obj)}",
         help="only lists, dicts and tensors can be changed in place",
     )
 
@@ -395,5 +396,5 @@ def delete_item(obj: Any, index: Any) -> None:
         "a tensor keeps its shape: make a new one without the item (x[mask], concat)" if type(obj) is Tensor else None
     )
     raise DGError(
-        "TypeError", f"cannot delete from a {type_name(obj)}", help=help or "del removes a dict's key or a list's item"
+        "TypeError", f"cannot delete from {a_type(obj)}", help=help or "del removes a dict's key or a list's item"
     )

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from dglang.autograd import Tensor
+from dglang.autograd.exceptions import a_type
 from dglang.autograd.tensor import recording, set_grad_enabled, type_name
 from dglang.interpreter.diagnostics.errors import DGError
 from dglang.interpreter.diagnostics.source import Site, Span
@@ -326,7 +327,7 @@ def show_short(value: Any, limit: int = 40) -> str:
     try:
         s = show(value)
     except (DGError, RecursionError):  # a list nested too deeply to show at all
-        return f"<a {type_name(value)} too deeply nested to show>"
+        return f"<{a_type(value)} too deeply nested to show>"
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from dglang.autograd import Tensor
-from dglang.autograd.exceptions import type_name
+from dglang.autograd.exceptions import a_type
 from dglang.autograd.node import is_grad_enabled
 from dglang.autograd.op import Op
 from dglang.autograd.shaping import Index
@@ -396,5 +396,5 @@ class Tracer:
             return type(value)(self.encode_result(v) for v in value)
         if value is None or type(value) in (int, float, bool, str):
             return Const(value)
-        self.refuse(f"it returns a {type_name(value)}")  # (a replay rebuilds tensors, numbers, text, lists)
+        self.refuse(f"it returns {a_type(value)}")  # (a replay rebuilds tensors, numbers, text, lists)
         return Const(value)
