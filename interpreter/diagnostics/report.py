@@ -12,6 +12,8 @@ DG call stack (innermost last):
 
 from __future__ import annotations
 
+import unicodedata
+
 from .errors import CallFrame, DGError
 from .source import Span
 
@@ -53,12 +55,20 @@ def snippet(span: Span) -> list[str]:
         line = ("..." if left else "") + line[left:right] + ("..." if right < len(line) else "")
         start = start - left + (3 if left else 0)
         width = min(width, MAX_SHOWN_LINE - (start - (3 if left else 0)))
+    elif not line.isascii():  # the caret under the characters as a terminal shows them (中文 takes four columns)
+        start, width = columns(line[:start]), max(1, columns(line[start : start + width]))
     pad = " " * gutter_width(span)
     return [
         f"{pad}|",
         f"{span.line:>{len(pad) - 1}} | {line}",
         f"{pad}| {' ' * start}{'^' * width}",
     ]
+
+
+def columns(text: str) -> int:
+    """The columns a terminal gives `text`: two for a wide character (Chinese, Japanese, Korean), none
+    for a combining accent."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def call_stack(frames: tuple[CallFrame, ...], span: Span | None) -> list[str]:

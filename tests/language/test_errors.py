@@ -135,3 +135,15 @@ def test_a_real_process_reports_deep_nesting_without_a_traceback(command: list[s
     assert result.returncode == cli.EXIT_SYNTAX
     assert "Traceback" not in result.stderr and "InternalError" not in result.stderr
     assert result.stderr.count("SyntaxError: this is nested too deeply for DG") == 1
+
+
+def test_the_caret_stands_under_the_mistake_after_wide_characters() -> None:
+    """A terminal gives 日 two columns and the accent of é none: the caret counts columns, not characters."""
+    from dglang.interpreter.diagnostics.report import snippet
+    from dglang.interpreter.diagnostics.source import Source, Span
+
+    text = 'print("日本語", "cafe\u0301", 1 + "a")'
+    column = text.index("1 +") + 1
+    shown = snippet(Span(Source("t.dg", text), 1, column, 1, column + 7))
+    code, caret = shown[1].split(" | ", 1)[1], shown[2].split("| ", 1)[1]
+    assert code == text and caret == " " * (len(text[: column - 1]) + 3 - 1) + "^" * 7  # 3 wide, 1 combining
