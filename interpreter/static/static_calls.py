@@ -289,7 +289,7 @@ class StaticFunction:
         if changed is not None and tracer.refused is None:  # a replay would not change it: f runs as it is
             self.once(f"static({self.name}) runs {self.name} dynamically: it changes {changed}, which its generated "
                       "code would not do at each call (JAX and torch.compile's graphs do it only when traced)",
-                      "return the new values from the function, and change the list outside it")  # fmt: skip
+                      "return the new values from the function, and change the list or dict outside it")  # fmt: skip
             tracer.refused = f"it changes {changed}"
         elif tracer.stopped is not None:
             self.once(f"static({self.name}) runs {self.name} dynamically: {tracer.refused}", tracer.stopped or None)
