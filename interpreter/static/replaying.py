@@ -45,7 +45,6 @@ class Plan:
     grad_reads: list[tuple[int, int]]  # (forward argument, given index of the leaf whose .grad it is)
     effects: list[tuple[bool, int, int, int]]  # (values? else .grad, target, source kind 0/1/2, index)
     leaf_places: list[int]  # given indexes of the tensors gradients flow to
-    differentiates: bool  # a backward pass runs inside (a `grad` statement adds to a .grad)
     outputs: list[int]  # the variables the result's tensors are (seeds of the backward, in order)
     # What lets a replay run the bare forward (bare.py), which neither checks nor asks the host:
     checks: list[tuple[int, tuple[int, ...], Any]]  # (given index, shape, dtype) of each captured array
@@ -101,7 +100,6 @@ def make_plan(trace: Trace, keep: list[Var], outputs: list[Var]) -> Plan:
         grad_reads=[(places[n], places[leaf.number]) for n, leaf in trace.grads.of.items()],
         effects=effects,
         leaf_places=[places[v.number] for v in leaves(trace)],
-        differentiates=any(what == "grad" and source is not None for what, _, source in trace.effects),
         outputs=[v.number for v in outputs],
         checks=[  # a captured tensor read by identity (one read by name has its shape guarded)
             (places[v.number], t.data.shape, t.data.dtype)
