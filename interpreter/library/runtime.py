@@ -335,6 +335,8 @@ def suggest(name: str, candidates: Iterable[str]) -> str | None:
     """`did you mean 'weight'?` for a near miss, or None."""
     import difflib  # only when there is a mistake to explain, not at every start-up
 
+    if isinstance(candidates, set | frozenset):  # no order of their own: ties go as get_close_matches sends them
+        candidates = sorted(candidates, reverse=True)
     matcher, best, score = difflib.SequenceMatcher(b=name), None, 0.7  # (get_close_matches' way, and cutoff)
     for candidate in candidates:  # the first of the nearest: candidates come in the order they matter
         if candidate.startswith("_"):
