@@ -371,7 +371,8 @@ def _static(repl: Repl, argument: str) -> Outcome:
     made = static_function(value)
     found = [made] if made is not None else made_in(repl.session, argument) if argument.isidentifier() else []
     if not found:
-        what = "usage: :static NAME" if not argument.isidentifier() else f"static({argument}) was never made here"
+        what = f"no variable {argument}" if value is MISSING else f"static({argument}) was never made here"
+        what = what if argument.isidentifier() else "usage: :static NAME"
         repl.report(DGError("CommandError", what, help="wrap a function first: `fast = static(f)`, and call it"))
         return Outcome.ERROR
     for fn in found:
