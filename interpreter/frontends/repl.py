@@ -126,6 +126,9 @@ class Repl:
             hint = suggest(name, self.commands) or "type :help to list the commands"
             self.report(DGError("CommandError", f"no command ':{name}'", help=hint))
             return Outcome.ERROR
+        if argument.strip() and " " not in cmd.usage:  # (`:step 3`, `:vars zz`: the argument was ignored)
+            self.report(DGError("CommandError", f"usage: {cmd.usage} (it takes nothing after it)"))
+            return Outcome.ERROR
         return cmd.run(self, argument.strip())
 
     def write(self, text: str) -> None:

@@ -276,3 +276,11 @@ def test_step_goes_into_a_function_of_an_imported_module(tmp_path: Path) -> None
     (tmp_path / "usemod.dg").write_text("import helpers\nbreakpoint()\na = helpers.double(4)\nprint(a)\n")
     out = debug(tmp_path / "usemod.dg", ":step\n:step\n:continue\n").stdout
     assert "helpers.dg:2 in double\n  2 ->     w = v * 10\n" in out and out.endswith("40\n")  # it went over it
+
+
+def test_a_command_that_takes_nothing_refuses_what_is_typed_after_it(loop: Path) -> None:
+    """`:up 2` and `:step 3` went up one frame and stepped once, as if the count were not there."""
+    result = debug(loop, ":step 3\n:vars zz\n:continue\n:continue\n:continue\n")
+    assert "usage: :step (it takes nothing after it)" in result.stderr
+    assert "usage: :vars (it takes nothing after it)" in result.stderr
+    assert "loop.dg:8 in <program>" not in result.stdout and result.stdout.endswith("total 5\n")  # it did not step
