@@ -191,6 +191,17 @@ def key_bindings(cells: Completeness) -> KeyBindings:
         before = event.current_buffer.document.current_line_before_cursor
         event.current_buffer.delete_before_cursor(len(before) % len(INDENT) or len(INDENT))
 
+    @Condition
+    def at_line_start() -> bool:
+        from prompt_toolkit.application import get_app
+
+        return not get_app().current_buffer.document.current_line_before_cursor.strip(" ")
+
+    @bindings.add("tab", filter=at_line_start)
+    def _indent(event: KeyPressEvent) -> None:  # (after a name, Tab completes it)
+        before = event.current_buffer.document.current_line_before_cursor
+        event.current_buffer.insert_text(" " * (len(INDENT) - len(before) % len(INDENT)))
+
     @bindings.add(Keys.BracketedPaste)
     def _paste(event: KeyPressEvent) -> None:
         buffer = event.current_buffer

@@ -271,3 +271,16 @@ def test_enter_inside_a_recalled_block_adds_a_line_there(tmp_path: Path) -> None
     term.type(CTRL_D)
     assert term.close() == 0
     assert term.output() == "3\n"
+
+
+def test_tab_at_the_start_of_a_line_indents(tmp_path: Path) -> None:
+    """Backspace went a level too far: Tab puts it back (Tab after a name still completes it)."""
+    term = Terminal(tmp_path)
+    term.read_until(">>>")
+    for keys in ("for i in range(2):\r", BACKSPACE, "\t", "print('in', i)\r\r"):
+        term.type(keys)
+        term.settle()
+    term.read_until(">>>")
+    term.type(CTRL_D)
+    assert term.close() == 0
+    assert term.output() == "in 0\nin 1\n"
