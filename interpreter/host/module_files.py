@@ -118,7 +118,9 @@ def missing(name: str, at: Span, folders: Sequence[Folder]) -> DGError:
     if python_file is not None:
         help = f"{python_file} is Python; DG runs only DG programs: write the module in DG as {name}.dg"
     else:
-        places = [f"'{f.shown}'" if f.shown else "the program's folder" for f in folders]
+        here = Path.cwd().resolve()  # (the REPL's program is there)
+        unnamed = ["the current folder" if f.path == here else "the program's folder" for f in folders]
+        places = [f"'{f.shown}'" if f.shown else where for f, where in zip(folders, unnamed, strict=True)]
         looked = ", ".join(places[:-1]) + " and " + places[-1] if len(places) > 1 else "".join(places)
         where = f"DG looked for {name}.dg in {looked or 'the library path only'}"
         help = python_module(name) or f"{where}; put it there, or its folder on the library path (--lib DIR, DG_LIB)"
