@@ -166,8 +166,10 @@ def pass_phrase(drawn: BackwardPass) -> str:
     """`the grad on line 15`, or `the gradient() call on line 7`."""
     if drawn.site is None:
         return "the last backward pass"
-    what = "grad" if source_text(drawn.site.span).startswith("grad ") else "gradient() call"
-    return f"the {what} on line {drawn.site.span.line}"
+    span = drawn.site.span
+    what = "grad" if source_text(span).startswith("grad ") else "gradient() call"
+    cell = f" of {span.source.name}" if span.source.name.startswith("<cell ") else ""  # (a REPL's: each its own lines)
+    return f"the {what} on line {span.line}{cell}"
 
 
 def key(graph: Graph) -> list[str]:

@@ -357,3 +357,11 @@ def test_conditional_breakpoint_and_errors_in_the_debugger(tmp_path: Path) -> No
     assert result.stdout.count("paused at") == 2  # loss < 8 at steps 3 and 4
     assert "\n3\n" in result.stdout and "\n4\n" in result.stdout
     assert "NameError: name 'nope' is not defined" in result.stderr
+
+
+def test_a_picture_names_the_cell_its_grad_was_typed_in() -> None:
+    """Every cell has a line 1: the backward pass a picture draws says which cell's."""
+    repl, out, _ = new_repl()
+    for cell in ("x = tensor([1.0], requires_grad=True)", "y = (x * 2).sum()", "grad y", ":graph y"):
+        repl.run_cell(cell)
+    assert "backward: the grad on line 1 of <cell 3>" in out.getvalue()
