@@ -143,7 +143,16 @@ def call_code(trace: Trace, plan: Plan, places: dict[int, int], kept: dict[int, 
     hung = code.name("hung", hung_from_nodes)
     code.add(f"    hang = {hung}(entry, values, out, ({inputs}), [{watched}]) if entry is not None else None")
     wrap = code.name("T", Tensor)
-    result = _result(code, trace.result, given, places, kept, trace.variables.needs_grad, trace.variables.fresh, wrap)
+    # A result the function also wrote into a tensor (`x += 1; return x`, `return w.grad` after a grad) is
+    # that tensor, read after the writes below: the same object, as the function returns it
+    aliases = {
+        kept_: f"{given[target]}" + ("" if values_ else ".grad")
+        for values_, target, kind, kept_ in plan.effects
+        if kind == 1
+    }
+    result = _result(
+        code, trace.result, given, places, kept, trace.variables.needs_grad, trace.variables.fresh, wrap, aliases
+    )
     updated = []
     for values_, target, kind, index in plan.effects:  # after the result's nodes: they saw the old values
         value = "None" if kind == 0 else f"out[{int(index)}]" if kind == 1 else f"{given[index]}.data"
@@ -160,11 +169,13 @@ def call_code(trace: Trace, plan: Plan, places: dict[int, int], kept: dict[int, 
 
 def _result(
     code: Code, encoded: Any, given: list[str], places: dict[int, int], kept: dict[int, int], needs_grad: set[int],
-    fresh: set[int], wrap: str,
+    fresh: set[int], wrap: str, aliases: dict[int, str],
 ) -> str:  # fmt: skip
     """Lines that make the function's value (see Tracer.encode_result); the expression for it."""
     if isinstance(encoded, Var):
         number = encoded.number
+        if number in kept and kept[number] in aliases:
+            return aliases[kept[number]]
         if number not in kept:
             g = given[places[number]]
             if number in fresh:  # a tensor the function made: a new one at each call, as it would be
@@ -177,7 +188,7 @@ def _result(
         return r
     if isinstance(encoded, Const):
         return code.name("c", encoded.value)
-    parts = [_result(code, e, given, places, kept, needs_grad, fresh, wrap) for e in encoded]
+    parts = [_result(code, e, given, places, kept, needs_grad, fresh, wrap, aliases) for e in encoded]
     inner = "".join(p + ", " for p in parts)
     return f"[{inner}]" if type(encoded) is list else f"({inner})"
 

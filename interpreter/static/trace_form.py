@@ -6,6 +6,7 @@ tracing.py makes one; optimizing.py rewrites its steps; generating.py writes it 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,10 @@ class Guard:
     observed: Any
     after: int
     site: Any
+
+    def __post_init__(self) -> None:  # a list of its own: the program gets the one tolist() gave, and may change it
+        if type(self.observed) is list:
+            self.observed = copy.deepcopy(self.observed)
 
 
 @dataclass

@@ -95,14 +95,14 @@ class Tracer:
         return var
 
     def var(self, t: Tensor) -> Var:
-        """The variable of `t`. A tensor not met before is a number written in the program, one
-        read from outside (in an argument, or through a name: read again there at each call),
-        w.grad as a backward pass found it, a detached copy of one met, or one the function made."""
+        """The variable of `t`. One not met before is a number written in the program, one read from outside (in an
+        argument, or by a name: read again at each call), w.grad as backward found it, a detached copy, or made by f."""
         var = self.by_id.get(id(t))
         if var is not None:
-            # updated in place since: its new values (a number written in the program is one variable
-            # for every tensor the engine made of it: `1 - beta1` computed twice is two floats)
+            # updated in place since: its new values (a number in the program is one variable per tensor made of it)
             if t.data is not self.values[var.number] and var.number not in self.trace.variables.literals:
+                if t.requires_grad and is_grad_enabled():  # recorded: a gradient through it would reach no input
+                    self.refuse("it computes with a tensor that requires grad after changing it in place")
                 return self.by_data.get(id(t.data)) or self._lost(var)
             return var
         data = t.data

@@ -108,7 +108,7 @@ def test_colon_static_lists_the_traces_in_the_repl() -> None:
     assert "static(f): 2 traces, 2 in the cache" in text
     assert "guard failures: 1" in text
     assert "guard bool(t3) == False" in text and "# 2: if x.sum() > 0:" in text
-    assert "static(nothing) was never made here" in err.getvalue()
+    assert "no variable nothing" in err.getvalue()
 
 
 def test_dg_static_holds_its_listing_to_max_output(tmp_path: Path) -> None:

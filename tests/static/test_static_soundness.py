@@ -589,6 +589,67 @@ CASES = {
         """,
         "runs f dynamically: it reads a tensor's grad_fn",
     ),
+    "an argument changed in place under no_grad, then computed with": (
+        """
+        w = tensor([1.0, 2.0], requires_grad=True)
+        def f(w):
+            with no_grad:
+                w *= 1.5
+            return (w * w).sum()
+        g = static(f)
+        for i in range(3):
+            y = g(w)
+            grad y
+            print(i, y.tolist(), w.grad.tolist())
+        """,
+        "runs f dynamically: it computes with a tensor that requires grad after changing it in place",
+    ),
+    "the list tolist() gave, changed inside f": (
+        """
+        def f(x):
+            l = x.tolist()
+            a = l[0]
+            l[0] = 0.0
+            return a
+        g = static(f)
+        for v in [1.0, 0.0, 1.0]:
+            print(g(tensor([v, 2.0])))
+        """,
+        None,
+    ),
+    "the list tolist() gave, changed by the caller": (
+        """
+        def f(x):
+            l = x.tolist()
+            return l, l[0] * 10.0
+        g = static(f)
+        l, a = g(tensor([1.0, 2.0]))
+        l[0] = 5.0
+        print(l, a, g(tensor([5.0, 2.0])), g(tensor([1.0, 2.0])))
+        """,
+        None,
+    ),
+    "a tensor changed in place and returned is that tensor": (
+        """
+        ps = [tensor([1.0, 2.0])]
+        w = tensor([1.0, 2.0], requires_grad=True)
+        def f(x):
+            x += 1.0
+            ps[0] *= 2.0
+            zero_grad(w)
+            grad (w * w).sum()
+            return x, [ps[0]], w.grad
+        g = static(f)
+        for i in range(3):
+            x = tensor([1.0, 1.0])
+            y, kept, wg = g(x)
+            y += 10.0
+            kept[0] += 100.0
+            wg += 1000.0
+            print(i, x.tolist(), ps[0].tolist(), w.grad.tolist())
+        """,
+        None,
+    ),
 }
 
 
