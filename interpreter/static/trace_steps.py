@@ -118,7 +118,8 @@ SHAPE_ONLY = frozenset(("zeros_like", "ones_like"))
 RANDOM = frozenset(("randn", "rand", "moons", "seed", "randint", "randperm"))
 # builtins a trace cannot stand in for, and why: their values change at each call, or they read values no op shows
 REFUSED = {name: f"it draws random numbers ({name}), new ones at each call" for name in RANDOM} | {
-    "assert_close": "it checks values with assert_close()"
+    "assert_close": "it checks values with assert_close()",
+    **{name: f"it shows what tensors hold with {name}()" for name in ("graph", "plot", "show_image")},
 }
 
 

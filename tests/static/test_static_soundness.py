@@ -650,6 +650,19 @@ CASES = {
         """,
         None,
     ),
+    "f draws what a tensor holds": (
+        """
+        def f(x):
+            y = x * 2.0
+            plot(y)
+            show_image(y.reshape(2, 2))
+            return y.sum()
+        g = static(f)
+        for i in range(3):
+            print(g(tensor([1.0, 2.0 + i, 0.0, 3.0])).tolist())
+        """,
+        "runs f dynamically: it shows what tensors hold with plot()",
+    ),
 }
 
 
