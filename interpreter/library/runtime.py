@@ -37,7 +37,10 @@ class Env:
             env = env.parent
         return MISSING
 
-    def visible_names(self) -> list[str]:
+    def visible_names(self) -> set[str]:
+        return set(self.names_in_order())
+
+    def names_in_order(self) -> list[str]:
         """Every name visible here, innermost scope first (the builtins last): a "did you mean"
         takes the first of equally near ones, the program's own before a builtin."""
         names: dict[str, None] = {}

@@ -60,7 +60,7 @@ class Expressions(Blocks, Calls):
             if value is MISSING and start.parent is not None:
                 value = start.parent.lookup(name)
             if value is MISSING:  # with the names it could have meant, for "did you mean"
-                raise DGError("NameError", f"name '{name}' is not defined", node=node, clues=(*env.visible_names(),))
+                raise DGError("NameError", f"name '{name}' is not defined", node=node, clues=(*env.names_in_order(),))
             if watching.listener is not None:  # a static trace guards what its function reads from outside
                 watching.listener.read(start, name, value)
             return value

@@ -154,7 +154,7 @@ class ReferenceExpressions(Calls):
         start: Env = env.parent if lookup is Lookup.ENCLOSING else env  # type: ignore[assignment]
         value = start.lookup(name)
         if value is MISSING:  # with the names it could have meant, for "did you mean"
-            raise DGError("NameError", f"name '{name}' is not defined", node=node, clues=(*env.visible_names(),))
+            raise DGError("NameError", f"name '{name}' is not defined", node=node, clues=(*env.names_in_order(),))
         if watching.listener is not None:  # a static trace guards what its function reads from outside
             watching.listener.read(start, name, value)
         return value
