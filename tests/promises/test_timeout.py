@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -55,37 +56,52 @@ def test_parsing_counts_toward_the_timeout() -> None:
     session.run("print(1)", "t.dg")  # the session goes on
 
 
+def slices_at_the_stop(
+    session: Session, monkeypatch: pytest.MonkeyPatch, program: str, count_slices: Callable[[list[int]], None]
+) -> tuple[DGError, int, int]:
+    """`program` run to its timeout, `count_slices(slices)` having made each slice of the long op
+    append to `slices`: the error, how many slices had begun when the stop was sent (it is sent
+    once), and how many began in all."""
+    from dglang.interpreter.host.watchdog import Watchdog
+
+    slices: list[int] = []
+    begun_at_stop: list[int] = []
+    fire = Watchdog._fire
+
+    def fire_and_count(self: Watchdog, stop: type, now: float) -> None:
+        begun_at_stop.append(len(slices))
+        fire(self, stop, now)
+
+    count_slices(slices)
+    monkeypatch.setattr(Watchdog, "_fire", fire_and_count)
+    error = timeout_error(session, program)
+    monkeypatch.undo()
+    assert len(begun_at_stop) == 1, begun_at_stop
+    return error, begun_at_stop[0], len(slices)
+
+
 @pytest.mark.slow
 def test_a_huge_matrix_product_is_stopped_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """One 6000x6000 product is several seconds in one call into C, where nothing can stop it;
     DG computes it a slice of rows at a time, so the stop arrives between two slices. Checked by
     what was counted, not by a clock (on a busy machine each slice takes longer): once the stop
     is sent, no further slice begins, and the product was under way when it came."""
-    from dglang.interpreter.host.watchdog import Watchdog
-
     session, _ = session_with()
     session.run("a = ones(6000, 6000)", "t.dg")
     session.limits.timeout = 1.0
-    slices: list[int] = []
-    begun_at_stop: list[int] = []
-    real, fire = np.matmul, Watchdog._fire
+    real = np.matmul
 
-    def counting(*args: object, **kwargs: object) -> object:
-        slices.append(1)
-        return real(*args, **kwargs)
+    def count_products(slices: list[int]) -> None:
+        def counting(*args: object, **kwargs: object) -> object:
+            slices.append(1)
+            return real(*args, **kwargs)
 
-    def fire_and_count(self: Watchdog, stop: type, now: float) -> None:
-        begun_at_stop.append(len(slices))
-        fire(self, stop, now)
+        monkeypatch.setattr(np, "matmul", counting)
 
-    monkeypatch.setattr(np, "matmul", counting)
-    monkeypatch.setattr(Watchdog, "_fire", fire_and_count)
-    error = timeout_error(session, "b = a @ a\nprint(b.shape)")
-    monkeypatch.undo()
+    error, at_stop, begun = slices_at_the_stop(session, monkeypatch, "b = a @ a\nprint(b.shape)", count_products)
     assert error.span.line == 1 and "b" not in session.globals.vars
     # by_slices: one empty product checks the shapes, then 26 slices of 2**33 multiply-adds at most
-    assert len(begun_at_stop) == 1 and 1 < begun_at_stop[0] <= 27, begun_at_stop
-    assert len(slices) == begun_at_stop[0], "a slice began after the stop was sent"
+    assert 1 < at_stop <= 27 and begun == at_stop, (at_stop, begun)  # no slice began after the stop was sent
 
 
 @pytest.mark.slow
@@ -94,34 +110,27 @@ def test_a_pooling_of_large_overlapping_windows_is_stopped_in_time(monkeypatch: 
     one call into C ran for about 14 s past a 2 s timeout. DG sums the windows a slice at a time
     (autograd/pooling.py: in_slices), so the stop arrives between two: no slice begins after it."""
     from dglang.autograd import pooling
-    from dglang.interpreter.host.watchdog import Watchdog
 
     session, _ = session_with()
     session.run("x = randn(1, 1, 1024, 1024)", "t.dg")
     session.limits.timeout = 1.0
-    slices: list[int] = []
-    begun_at_stop: list[int] = []
-    real_slices, fire = pooling.in_slices, Watchdog._fire
+    real = pooling.in_slices
 
-    def counting(cols: np.ndarray, fn: object) -> np.ndarray:
-        def counted(part: np.ndarray) -> np.ndarray:
-            slices.append(1)
-            return fn(part)  # type: ignore[operator,no-any-return]
+    def count_window_slices(slices: list[int]) -> None:
+        def counting(cols: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+            def counted(part: np.ndarray) -> np.ndarray:
+                slices.append(1)
+                return fn(part)
 
-        return real_slices(cols, counted)
+            return real(cols, counted)
 
-    def fire_and_count(self: Watchdog, stop: type, now: float) -> None:
-        begun_at_stop.append(len(slices))
-        fire(self, stop, now)
+        monkeypatch.setattr(pooling, "in_slices", counting)
 
-    monkeypatch.setattr(pooling, "in_slices", counting)
-    monkeypatch.setattr(Watchdog, "_fire", fire_and_count)
-    error = timeout_error(session, "y = avg_pool2d(x, 512, stride=1)\nprint(y.shape)")
-    monkeypatch.undo()
+    program = "y = avg_pool2d(x, 512, stride=1)\nprint(y.shape)"
+    error, at_stop, begun = slices_at_the_stop(session, monkeypatch, program, count_window_slices)
     assert error.span.line == 1 and "y" not in session.globals.vars
     # 513 rows of 513 windows, 64 windows (16M additions) a slice: 9 slices a row, 4,617 in all
-    assert len(begun_at_stop) == 1 and 1 < begun_at_stop[0] < 4617, begun_at_stop
-    assert len(slices) == begun_at_stop[0], "a slice began after the stop was sent"
+    assert 1 < at_stop < 4617 and begun == at_stop, (at_stop, begun)  # no slice began after the stop was sent
 
 
 def test_products_are_computed_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
