@@ -70,6 +70,9 @@ class ASTBuilder(StringLiterals):
         return ast.AugAssign(self.span(meta), target, str(op)[:-1], value)
 
     def check_target(self, target: ast.Expr, allow_tuple: bool) -> None:
+        if isinstance(target, ast.Name) and target.name in KEYWORDS:  # (`else = 3` as a program's first line:
+            word = target.name  # lark's lexer reads a word no statement may start with as a name)
+            raise self.error(f"'{word}' is a keyword and cannot be a variable name", target.span, help=as_a_name(word))
         if isinstance(target, ast.Name | ast.Index | ast.Attribute):
             return
         if isinstance(target, ast.TupleExpr) and allow_tuple:
