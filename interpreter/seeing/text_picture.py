@@ -12,6 +12,8 @@ takes no gradient (a constant, data) shares its edge's line.
 
 from __future__ import annotations
 
+from dglang.autograd.tensor import recording
+
 from .function_boxes import box_lines
 from .graph import Edge, Graph, GraphNode, arm_phrase, from_edges_drawn
 from .passes import BackwardPass
@@ -168,8 +170,10 @@ def pass_phrase(drawn: BackwardPass) -> str:
         return "the last backward pass"
     span = drawn.site.span
     what = "grad" if source_text(span).startswith("grad ") else "gradient() call"
-    cell = f" of {span.source.name}" if span.source.name.startswith("<cell ") else ""  # (a REPL's: each its own lines)
-    return f"the {what} on line {span.line}{cell}"
+    # a REPL's cells each have a line 1: the cell is named, when the picture is drawn from elsewhere
+    here = getattr(recording.where, "span", None)
+    other = span.source.name.startswith("<cell ") and (here is None or here.source is not span.source)
+    return f"the {what} on line {span.line}" + (f" of {span.source.name}" if other else "")
 
 
 def key(graph: Graph) -> list[str]:

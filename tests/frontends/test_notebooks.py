@@ -60,7 +60,9 @@ def test_a_lesson_becomes_markdown_then_code_cells() -> None:
 
 def unnumbered(text: str) -> str:
     """The text without its line numbers (a picture's `line 9: x * 2`, a quoted line's `9 | else:`):
-    a notebook counts the lines of each cell from its top, the lesson file from the file's."""
+    a notebook counts the lines of each cell from its top, the lesson file from the file's, and a
+    picture names the cell of a grad made in another (`the grad on line 2 of <cell 3>`)."""
+    text = re.sub(r"\bline \d+ of <cell \d+>", "line N", text)
     return re.sub(r"(?m)^ *\d+ \|", "N |", re.sub(r"\bline \d+", "line N", text))
 
 
