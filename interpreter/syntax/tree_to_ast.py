@@ -70,9 +70,8 @@ class ASTBuilder(StringLiterals):
         return ast.AugAssign(self.span(meta), target, str(op)[:-1], value)
 
     def check_target(self, target: ast.Expr, allow_tuple: bool) -> None:
-        if isinstance(target, ast.Name) and target.name in KEYWORDS:  # (`else = 3` as a program's first line:
-            word = target.name  # lark's lexer reads a word no statement may start with as a name)
-            raise self.error(f"'{word}' is a keyword and cannot be a variable name", target.span, help=as_a_name(word))
+        if isinstance(target, ast.Name):  # (`else = 3` as a program's first line: lark's lexer reads a word
+            self.check_not_keyword(target.name, "a variable name", target.span)  # no statement starts with as a name)
         if isinstance(target, ast.Name | ast.Index | ast.Attribute):
             return
         if isinstance(target, ast.TupleExpr) and allow_tuple:
@@ -193,12 +192,13 @@ class ASTBuilder(StringLiterals):
     def with_stmt(self, meta: Meta, children: list[Any]) -> ast.With:
         return ast.With(self.span(meta), children[0], children[1])
 
-    def check_not_keyword(self, name: Token | None, what: str) -> None:
+    def check_not_keyword(self, name: Token | str | None, what: str, where: Span | None = None) -> None:
         """`def grad(f):`, `for if in xs:`: where only a name may come (after `def` or `for`, in a
         parameter list), the parser reads any word as one, so a keyword is refused here, as it is
         on the left of `=` (syntax_errors.py)."""
         if name is not None and str(name) in KEYWORDS:
-            raise self.error(f"'{name}' is a keyword and cannot be {what}", name, help=as_a_name(str(name)))
+            at = where or name
+            raise self.error(f"'{name}' is a keyword and cannot be {what}", at, help=as_a_name(str(name)))
 
     def refuse_keywords(self, names: list[ast.ImportedName], what: str) -> None:
         """The names an import binds, as check_not_keyword's (`import grad`, `from nn import if`)."""
